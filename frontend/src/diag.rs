@@ -1,0 +1,194 @@
+//! Diagnostics: stable codes, severities, labelled spans and notes.
+//!
+//! Every code of the project is declared here, once, so that the catalogue in
+//! `docs/diagnostics.md` can be checked against it by a test. Later stages
+//! (the vectorizer's performance diagnostics) use the same type.
+
+use crate::source::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($variant:ident = $code:literal, $sev:ident, $title:literal;)*) => {
+        /// A stable diagnostic code (`L0003`). See `docs/diagnostics.md`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $($variant,)* }
+
+        impl Code {
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The code as users see it, e.g. `"L0003"`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $code,)* }
+            }
+
+            /// Severity unless configured otherwise.
+            pub fn default_severity(self) -> Severity {
+                match self { $(Code::$variant => Severity::$sev,)* }
+            }
+
+            /// A one-line title for catalogues and SARIF rule descriptions.
+            pub fn title(self) -> &'static str {
+                match self { $(Code::$variant => $title,)* }
+            }
+
+            pub fn from_str(s: &str) -> Option<Code> {
+                match s { $($code => Some(Code::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+codes! {
+    // Syntax and lexical errors.
+    Syntax = "L0001", Error, "syntax error";
+    InvalidToken = "L0002", Error, "invalid token";
+    Undeclared = "L0003", Error, "use of undeclared identifier";
+    TypeMismatch = "L0004", Error, "mismatched or invalid operand types";
+    Redefinition = "L0005", Error, "redefinition";
+    ArgCount = "L0006", Error, "wrong number of arguments";
+    NoOverload = "L0007", Error, "no matching overload of a built-in function";
+    NotAssignable = "L0008", Error, "expression is not assignable";
+    NoMember = "L0009", Error, "no such field or invalid swizzle";
+    IncludeNotFound = "L0010", Error, "included file not found";
+    BadDirective = "L0011", Error, "malformed preprocessor directive";
+    UnbalancedConditional = "L0012", Error, "unbalanced `#if`/`#endif`";
+    ErrorDirective = "L0013", Error, "`#error` directive";
+    MacroCall = "L0014", Error, "invalid macro invocation";
+    InvalidCast = "L0015", Error, "invalid conversion";
+    AddressSpace = "L0016", Error, "invalid address space";
+    KernelSignature = "L0017", Error, "invalid kernel signature";
+    MisplacedJump = "L0018", Error, "`break`, `continue`, `case` or `default` out of place";
+    BadReturn = "L0019", Error, "return value does not match the function";
+    NotCallable = "L0020", Error, "called object is not a function";
+    Recursion = "L0021", Error, "recursive call";
+    TooDeep = "L0022", Error, "nesting too deep";
+    NotConstant = "L0023", Error, "integer constant expression required";
+    InvalidDeclaration = "L0024", Error, "invalid declaration";
+    // Front-end warnings.
+    MacroRedefined = "L0100", Warning, "macro redefined";
+    UnknownPragma = "L0101", Hint, "unknown `#pragma` ignored";
+    // Features of OpenCL C that lanes does not compile yet (DESIGN.md §1, "later").
+    UnsupportedBarrier = "L0901", Error, "unsupported: barriers and memory fences";
+    UnsupportedLocalMemory = "L0902", Error, "unsupported: `__local` memory";
+    UnsupportedAtomics = "L0903", Error, "unsupported: atomic operations";
+    UnsupportedImages = "L0904", Error, "unsupported: images and samplers";
+    UnsupportedPrintf = "L0905", Error, "unsupported: `printf`";
+    UnsupportedHalf = "L0906", Error, "unsupported: `half` arithmetic";
+    UnsupportedGoto = "L0907", Error, "unsupported: `goto` and labels";
+    UnsupportedFunctionPointer = "L0908", Error, "unsupported: function pointers";
+    UnsupportedDeviceEnqueue = "L0909", Error, "unsupported: pipes, blocks and device-side enqueue";
+    UnsupportedProgramScopeVariable = "L0910", Error, "unsupported: program-scope variables outside `__constant`";
+    UnsupportedUnion = "L0911", Error, "unsupported: unions";
+    UnsupportedEnum = "L0912", Error, "unsupported: enumerations";
+    UnsupportedVariadic = "L0913", Error, "unsupported: variadic functions";
+    UnsupportedVla = "L0914", Error, "unsupported: variable-length arrays";
+    UnsupportedAsm = "L0915", Error, "unsupported: inline assembly";
+    UnsupportedBitField = "L0916", Error, "unsupported: bit-fields";
+    UnsupportedWorkGroupCollective = "L0917", Error, "unsupported: work-group collective functions";
+    UnsupportedString = "L0918", Error, "unsupported: string literals";
+    UnsupportedSystemInclude = "L0919", Error, "unsupported: `#include <...>`";
+    UnsupportedGenericAddressSpace = "L0920", Error, "unsupported: the generic address space";
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A span with a message, pointing at source text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+/// One finding: a code, a severity, the primary location and message, and any
+/// secondary labels (reason chains, earlier definitions, macro expansions) and notes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    pub span: Span,
+    /// Text shown under the caret of the primary span (may be empty).
+    pub label: String,
+    pub related: Vec<Label>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: code.default_severity(),
+            message: message.into(),
+            span,
+            label: String::new(),
+            related: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.related.push(Label { span, message: message.into() });
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// An accumulator of diagnostics.
+#[derive(Clone, Debug, Default)]
+pub struct Diagnostics {
+    pub items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn push(&mut self, d: Diagnostic) {
+        self.items.push(d);
+    }
+
+    pub fn error(&mut self, code: Code, span: Span, message: impl Into<String>) -> &mut Diagnostic {
+        self.items.push(Diagnostic::new(code, span, message));
+        self.items.last_mut().unwrap()
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.items.iter().any(Diagnostic::is_error)
+    }
+
+    pub fn extend(&mut self, other: impl IntoIterator<Item = Diagnostic>) {
+        self.items.extend(other);
+    }
+}

@@ -1,0 +1,1 @@
+//! The incremental database: which queries re-run after an edit.

@@ -1,0 +1,1 @@
+//! The lanes language server: transport, document store, scheduling.
