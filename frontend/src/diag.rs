@@ -104,8 +104,7 @@ codes! {
     UnsupportedBitField = "L0916", Error, "unsupported: bit-fields";
     UnsupportedWorkGroupCollective = "L0917", Error, "unsupported: work-group collective functions";
     UnsupportedString = "L0918", Error, "unsupported: string literals";
-    UnsupportedSystemInclude = "L0919", Error, "unsupported: `#include <...>`";
-    UnsupportedGenericAddressSpace = "L0920", Error, "unsupported: the generic address space";
+    UnsupportedGenericAddressSpace = "L0919", Error, "unsupported: the generic address space";
 }
 
 impl std::fmt::Display for Code {

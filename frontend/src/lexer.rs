@@ -245,9 +245,22 @@ pub struct Token {
     pub leading_space: bool,
 }
 
-/// Lexes a whole file into tokens without trivia. Lexical errors (unknown
-/// characters, unterminated comments and literals) are reported and the
-/// offending text becomes an `Unknown` token, so nothing is silently dropped.
+/// Why an `Unknown` token is not a token, for the error message. The
+/// preprocessor reports these only in groups that are not skipped by `#if`.
+pub fn unknown_token_message(text: &str) -> String {
+    if text.starts_with('"') {
+        "missing terminating `\"` character".to_string()
+    } else if text.starts_with('\'') {
+        "missing terminating `'` character".to_string()
+    } else {
+        format!("unexpected character `{}`", text.escape_debug())
+    }
+}
+
+/// Lexes a whole file into tokens without trivia. Text that starts no token
+/// becomes an `Unknown` token (reported by the preprocessor where it is not
+/// skipped, see [`unknown_token_message`]); an unterminated block comment is
+/// reported here since it swallows the rest of the file.
 pub fn lex(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> {
     let mut out = Vec::new();
     let mut lexer = TokenKind::lexer(text);
@@ -268,22 +281,12 @@ pub fn lex(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> 
                 continue;
             }
             Ok(k) => k,
-            Err(()) => {
-                let message = if slice.starts_with("/*") {
-                    "unterminated block comment".to_string()
-                } else if slice.starts_with('"') {
-                    "missing terminating `\"` character".to_string()
-                } else if slice.starts_with('\'') {
-                    "missing terminating `'` character".to_string()
-                } else {
-                    format!("unexpected character `{}`", slice.escape_debug())
-                };
-                diags.push(Diagnostic::new(Code::InvalidToken, span, message));
-                if slice.starts_with("/*") {
-                    continue;
-                }
-                TokenKind::Unknown
+            Err(()) if slice.starts_with("/*") => {
+                let start = Span::new(file, span.start, span.start + 2);
+                diags.push(Diagnostic::new(Code::InvalidToken, start, "unterminated block comment").with_label("comment starts here"));
+                continue;
             }
+            Err(()) => TokenKind::Unknown,
         };
         out.push(Token {
             kind,
@@ -344,8 +347,11 @@ mod tests {
     fn errors_are_reported_not_dropped() {
         let mut d = Vec::new();
         let toks = lex(FileId(0), "a @ \"abc\n/* open", &mut d);
-        assert_eq!(d.len(), 3, "{d:?}");
-        assert!(d.iter().all(|d| d.code == Code::InvalidToken));
-        assert_eq!(toks.iter().filter(|t| t.kind == TokenKind::Unknown).count(), 2);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].code, Code::InvalidToken);
+        let unknown: Vec<&Token> = toks.iter().filter(|t| t.kind == TokenKind::Unknown).collect();
+        assert_eq!(unknown.len(), 2);
+        assert_eq!(unknown_token_message(&unknown[0].text), "unexpected character `@`");
+        assert!(unknown_token_message(&unknown[1].text).contains("terminating"));
     }
 }
