@@ -1,1 +1,184 @@
-fn main() {}
+//! lanes benchmarks. `make bench` runs them; results go to bench/RESULTS.md.
+//!
+//! `frontend`: preprocessing + parsing + type checking of a generated
+//! 10,000-line file with 200 kernels (DESIGN §8; target: median under 50 ms).
+
+use std::time::{Duration, Instant};
+
+use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
+use lanes_frontend::unit::check_text;
+
+/// Five kernel shapes of ~50 lines each, instantiated with a numeric suffix so
+/// the file has 200 distinct kernels and their helpers.
+fn kernel(i: usize) -> String {
+    match i % 5 {
+        0 => format!(
+            r#"
+// 1-D convolution with a clamped stencil, instance {i}
+inline float weight_{i}(__constant float *stencil, int k) {{
+    return stencil[k];
+}}
+
+__kernel void convolution_{i}(__global const float *input, __global float *output,
+                              __constant float *stencil, int stencilWidth, int width) {{
+    int x = get_global_id(0);
+    if (x >= width)
+        return;
+    int vstep = (stencilWidth - 1) / 2;
+    int left = max(0, x - vstep);
+    int right = min(width - 1, x + vstep);
+    float sum = 0.0f;
+    for (int i = left; i <= right; ++i) {{
+        sum += input[i] * weight_{i}(stencil, i - (x - vstep));
+    }}
+    output[x] = sum;
+}}
+"#
+        ),
+        1 => format!(
+            r#"
+// PolyBench-style gemm, instance {i}
+#define ALPHA_{i} 1.5f
+__kernel void gemm_{i}(__global const float *A, __global const float *B, __global float *C,
+                       float beta, int ni, int nj, int nk) {{
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    if (i >= ni || j >= nj)
+        return;
+    float acc = 0.0f;
+    for (int k = 0; k < nk; ++k) {{
+        acc += ALPHA_{i} * A[i * nk + k] * B[k * nj + j];
+    }}
+    C[i * nj + j] = beta * C[i * nj + j] + acc;
+}}
+"#
+        ),
+        2 => format!(
+            r#"
+// Mandelbrot with float2, instance {i}
+__kernel void mandelbrot_{i}(__global int *out, float x0, float y0, float dx, float dy,
+                             int width, int height, int max_iter) {{
+    int px = get_global_id(0);
+    int py = get_global_id(1);
+    if (px >= width || py >= height)
+        return;
+    float2 c = (float2)(x0 + px * dx, y0 + py * dy);
+    float2 z = (float2)(0.0f, 0.0f);
+    int n = 0;
+    while (n < max_iter && dot(z, z) <= 4.0f) {{
+        z = (float2)(z.x * z.x - z.y * z.y, 2.0f * z.x * z.y) + c;
+        ++n;
+    }}
+    out[py * width + px] = n;
+}}
+"#
+        ),
+        3 => format!(
+            r#"
+// Black-Scholes with helpers, instance {i}
+typedef struct {{ float call; float put; }} option_price_{i};
+
+float cnd_{i}(float d) {{
+    const float a1 = 0.31938153f, a2 = -0.356563782f, a3 = 1.781477937f;
+    const float a4 = -1.821255978f, a5 = 1.330274429f;
+    float k = 1.0f / (1.0f + 0.2316419f * fabs(d));
+    float c = 0.39894228040143267794f * exp(-0.5f * d * d) *
+              (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
+    return d > 0.0f ? 1.0f - c : c;
+}}
+
+__kernel void black_scholes_{i}(__global option_price_{i} *out, __global const float *S,
+                                __global const float *X, __global const float *T,
+                                float r, float v, int n) {{
+    int i = get_global_id(0);
+    if (i >= n)
+        return;
+    float sqrt_t = sqrt(T[i]);
+    float d1 = (log(S[i] / X[i]) + (r + 0.5f * v * v) * T[i]) / (v * sqrt_t);
+    float d2 = d1 - v * sqrt_t;
+    float e = exp(-r * T[i]);
+    out[i].call = S[i] * cnd_{i}(d1) - X[i] * e * cnd_{i}(d2);
+    out[i].put = X[i] * e * (1.0f - cnd_{i}(d2)) - S[i] * (1.0f - cnd_{i}(d1));
+}}
+"#
+        ),
+        _ => format!(
+            r#"
+// float4 stencil with vload/vstore and a switch, instance {i}
+__kernel void blur4_{i}(__global const float *in, __global float *out, int n, int mode) {{
+    int g = get_global_id(0);
+    if (g * 4 + 4 > n)
+        return;
+    float4 v = vload4(g, in);
+    float4 l = g > 0 ? vload4(g - 1, in) : v;
+    float4 r = (g + 2) * 4 <= n ? vload4(g + 1, in) : v;
+    float4 res;
+    switch (mode) {{
+    case 0:
+        res = (l + v + r) * (1.0f / 3.0f);
+        break;
+    case 1:
+        res = fmax(l, fmax(v, r));
+        break;
+    default:
+        res = v.wzyx;
+    }}
+    vstore4(res, g, out);
+}}
+"#
+        ),
+    }
+}
+
+fn generate() -> String {
+    let mut s = String::from("// Generated benchmark input: 200 kernels.\n");
+    let mut i = 0;
+    while i < 200 || s.lines().count() < 10_000 {
+        s.push_str(&kernel(i));
+        i += 1;
+    }
+    s
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn frontend() {
+    let text = generate();
+    let lines = text.lines().count();
+    let opts = PreprocessOptions { width: 8, ..Default::default() };
+    let warm = check_text("bench.cl", None, &text, &opts, &RealFs);
+    let kernels = warm.hir.kernels().count();
+    assert!(warm.diagnostics.is_empty(), "the benchmark input must be valid: {:?}", warm.diagnostics.first());
+    let runs = 31;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        let unit = check_text("bench.cl", None, &text, &opts, &RealFs);
+        times.push(t.elapsed());
+        std::hint::black_box(unit);
+    }
+    let min = *times.iter().min().unwrap();
+    let max = *times.iter().max().unwrap();
+    let med = median(times);
+    println!("front end (preprocess + parse + type check), {lines} lines, {kernels} kernels, {runs} runs");
+    println!("| input | median | min | max | lines/s (median) |");
+    println!("|---|---|---|---|---|");
+    println!(
+        "| {lines} lines, {kernels} kernels | {:.2} ms | {:.2} ms | {:.2} ms | {:.1} M |",
+        med.as_secs_f64() * 1e3,
+        min.as_secs_f64() * 1e3,
+        max.as_secs_f64() * 1e3,
+        lines as f64 / med.as_secs_f64() / 1e6
+    );
+}
+
+fn main() {
+    let which: Vec<String> = std::env::args().skip(1).collect();
+    let all = which.is_empty();
+    if all || which.iter().any(|w| w == "frontend") {
+        frontend();
+    }
+}

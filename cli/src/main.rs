@@ -1,1 +1,65 @@
-fn main() {}
+//! The `lanes` command line.
+
+mod check;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(name = "lanes", version, about = "A vectorization advisor and SIMD compiler for OpenCL C kernels")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check kernels: syntax, types, unsupported features (exit status 1 on errors).
+    Check(check::CheckArgs),
+    /// List the SIMD targets and their widths.
+    Targets,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Deeply nested input is rejected by depth limits in the front end; a
+    // large stack is the second line of defence.
+    let worker = std::thread::Builder::new()
+        .name("lanes".into())
+        .stack_size(256 << 20)
+        .spawn(move || match cli.command {
+            Command::Check(args) => check::run(args),
+            Command::Targets => targets(),
+        });
+    match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => {
+            eprintln!("error: internal compiler error (panic); please report this with the input file");
+            ExitCode::from(101)
+        }
+        Err(e) => {
+            eprintln!("error: cannot start worker thread: {e}");
+            ExitCode::from(101)
+        }
+    }
+}
+
+fn targets() -> ExitCode {
+    use lanes_vectorizer::target::{Target, TARGETS};
+    let host = Target::host();
+    println!("{:<16} {:>5}  {:<48} runs here", "target", "width", "instruction set");
+    for t in TARGETS {
+        let here = if t.isa.runs_here() { "yes" } else { "no" };
+        println!("{:<16} {:>5}  {:<48} {here}", t.name, t.width, t.isa.description());
+    }
+    println!("{:<16} {:>5}  {:<48} yes", "host", host.width, format!("= {} (the default)", host.name));
+    ExitCode::SUCCESS
+}

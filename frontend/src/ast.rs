@@ -330,9 +330,10 @@ pub enum ExprKind {
     VectorLiteral { ty: Box<TypeName>, elems: Vec<Expr> },
     SizeofType(Box<TypeName>),
     SizeofExpr(Box<Expr>),
-    /// `vec_step(type)` / `vec_step(expr)` is parsed as a call; `__alignof__`/
-    /// `_Alignof(type)`:
+    /// `_Alignof(type)` / `__alignof__(type)`
     AlignofType(Box<TypeName>),
+    /// `vec_step(type)`; `vec_step(expr)` is an ordinary call.
+    VecStepType(Box<TypeName>),
     /// An expression the parser could not make sense of; already reported.
     Error,
 }

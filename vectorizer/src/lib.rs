@@ -1,2 +1,4 @@
 //! The lanes IR, its analyses (shapes, control divergence) and transforms.
-//! Depends only on the front end; built out by the divergence-analysis work.
+//! For now: the SIMD targets and their widths.
+
+pub mod target;

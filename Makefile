@@ -1,0 +1,41 @@
+# lanes — build, test, demo and benchmarks.
+# `make test` is what CI runs (.ci/run); `make demo` shows lanes on examples/.
+
+CARGO ?= cargo
+VENV := .venv
+PY := $(VENV)/bin/python
+LANES := target/release/lanes
+
+.PHONY: all setup build test test-rust test-python fmt-check demo bench fuzz clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	$(CARGO) build --release --bin lanes
+
+test: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) build --bin lanes
+	$(CARGO) test --workspace --no-fail-fast
+	LANES=$(CURDIR)/target/debug/lanes $(PY) -m pytest -q tests
+
+demo: build
+	@echo "== lanes check examples/*.cl"
+	-$(LANES) check examples/*.cl
+	@echo
+	@echo "== lanes check on a kernel with mistakes (tests/kernels/invalid/multiple_errors.cl)"
+	-$(LANES) check tests/kernels/invalid/multiple_errors.cl
+
+bench: setup
+	$(CARGO) run --release -p lanes-bench -- frontend
+
+# Runs the front-end fuzz target (needs `cargo install cargo-fuzz`); SECONDS=600 by default.
+FUZZ_SECONDS ?= 600
+fuzz:
+	cd fuzz && $(CARGO) fuzz run -s none frontend corpus ../tests/kernels/valid ../tests/kernels/invalid ../examples -- -max_total_time=$(FUZZ_SECONDS) -dict=frontend.dict
+
+clean:
+	$(CARGO) clean

@@ -1,0 +1,55 @@
+//! One compilation unit through the whole front end: read, preprocess, parse,
+//! check. This is what `lanes check` and the later stages call.
+
+use std::path::{Path, PathBuf};
+
+use crate::ast::TranslationUnit;
+use crate::diag::Diagnostic;
+use crate::hir;
+use crate::preprocess::{self, FileLoader, PreprocessOptions, Preprocessed};
+use crate::source::{FileId, SourceFile, SourceMap};
+
+/// Everything the front end knows about one main file.
+pub struct CheckedUnit {
+    pub sources: SourceMap,
+    pub main: FileId,
+    pub preprocessed: Preprocessed,
+    pub ast: TranslationUnit,
+    pub hir: hir::Unit,
+    /// All diagnostics of all stages, in the order they were found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckedUnit {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Checks source text that is not (necessarily) on disk, e.g. an editor buffer.
+/// `path` is used to resolve relative `#include`s.
+pub fn check_text(
+    name: &str,
+    path: Option<PathBuf>,
+    text: &str,
+    options: &PreprocessOptions,
+    loader: &dyn FileLoader,
+) -> CheckedUnit {
+    let mut sources = SourceMap::new();
+    let main = sources.add(SourceFile::new(name, path, text));
+    check_in(sources, main, options, loader)
+}
+
+/// Reads and checks a file.
+pub fn check_file(path: &Path, options: &PreprocessOptions, loader: &dyn FileLoader) -> std::io::Result<CheckedUnit> {
+    let text = loader.read(path)?;
+    Ok(check_text(&path.display().to_string(), Some(path.to_path_buf()), &text, options, loader))
+}
+
+fn check_in(mut sources: SourceMap, main: FileId, options: &PreprocessOptions, loader: &dyn FileLoader) -> CheckedUnit {
+    let mut diagnostics = Vec::new();
+    let preprocessed = preprocess::preprocess(&mut sources, main, options, loader, &mut diagnostics);
+    let ast = crate::parser::parse(&preprocessed.tokens, &mut diagnostics);
+    let hir = crate::sema::check(&ast, &mut diagnostics);
+    CheckedUnit { sources, main, preprocessed, ast, hir, diagnostics }
+}

@@ -1,0 +1,48 @@
+// doubles.cl - double precision: daxpy, a compensated (Kahan) row sum, and
+// float <-> double conversions with double math built-ins.
+//
+// Launch: 1-D. daxpy: global = round_up(n). kahan_row_sum: global =
+//   round_up(rows). widen_and_back: global = round_up(n). Extra items return.
+// Arguments: daxpy: x, y have n doubles. kahan_row_sum: m is rows x cols
+//   row-major doubles, sums has rows doubles. widen_and_back: in has n
+//   floats, out_d has n doubles, out_f n floats.
+// Requires a device with double support (cl_khr_fp64).
+
+__kernel void daxpy(int n, double a, __global const double *x, __global double *y)
+{
+    int i = get_global_id(0);
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+
+__kernel void kahan_row_sum(__global const double *m, __global double *sums,
+                            int rows, int cols)
+{
+    int r = get_global_id(0);
+    if (r >= rows)
+        return;
+
+    double sum = 0.0;
+    double comp = 0.0;
+    for (int c = 0; c < cols; c++) {
+        double y = m[r * cols + c] - comp;
+        double t = sum + y;
+        comp = (t - sum) - y;
+        sum = t;
+    }
+    sums[r] = sum;
+}
+
+__kernel void widen_and_back(__global const float *in, __global double *out_d,
+                             __global float *out_f, int n)
+{
+    int i = get_global_id(0);
+    if (i >= n)
+        return;
+
+    double v = (double)in[i];
+    double h = sqrt(fabs(v) + 1.0) * exp(-0.5 * v * v / (1.0 + v * v));
+    double2 pair = (double2)(v, h);
+    out_d[i] = pair.x * 0.5 + pair.y * 0.25 + (double)1.0e-3f;
+    out_f[i] = (float)h + convert_float(pair.x * 2.0);
+}

@@ -1,0 +1,65 @@
+// early_exit.cl - early exits: a loop with a data-dependent break, a helper
+// with an early return from inside its loop, and an early return from the
+// kernel on a data-dependent condition.
+//
+// Launch: 1-D, one work-item per row: global = round_up(rows); ids >= rows
+//   return.
+// Arguments: m is a rows x cols row-major float matrix (cols >= 0); first
+//   has rows ints; prefix has rows floats; count has rows ints.
+
+// The column of the first negative entry of a row, or -1.
+int first_negative(__global const float *row, int cols)
+{
+    for (int c = 0; c < cols; c++) {
+        if (row[c] < 0.0f)
+            return c;
+    }
+    return -1;
+}
+
+__kernel void first_negative_per_row(__global const float *m, __global int *first,
+                                     int rows, int cols)
+{
+    int r = get_global_id(0);
+    if (r >= rows)
+        return;
+    first[r] = first_negative(m + r * cols, cols);
+}
+
+// Sums the row until the running sum exceeds limit; stores the sum and the
+// number of entries used.
+__kernel void accumulate_until(__global const float *m, __global float *prefix,
+                               __global int *count, int rows, int cols, float limit)
+{
+    int r = get_global_id(0);
+    if (r >= rows)
+        return;
+
+    float s = 0.0f;
+    int used = 0;
+    for (int c = 0; c < cols; c++) {
+        s += m[r * cols + c];
+        used++;
+        if (s > limit)
+            break;
+    }
+    prefix[r] = s;
+    count[r] = used;
+}
+
+// Rows whose first entry is NaN are left untouched (a data-dependent early
+// return); the others are normalised by their first entry.
+__kernel void normalise_rows(__global float *m, int rows, int cols)
+{
+    int r = get_global_id(0);
+    if (r >= rows || cols == 0)
+        return;
+
+    float pivot = m[r * cols];
+    if (isnan(pivot) || pivot == 0.0f)
+        return;
+
+    float inv = 1.0f / pivot;
+    for (int c = 0; c < cols; c++)
+        m[r * cols + c] *= inv;
+}

@@ -1,0 +1,63 @@
+// typedefs_casts.cl - typedefs of scalars, vectors and pointers; explicit
+// casts between int, uint, float, char, uchar and short; casts between
+// __global pointer types (reinterpreting a float buffer as uints); implicit
+// arithmetic conversions.
+//
+// Launch: 1-D, global = round_up(n); ids >= n return.
+// Arguments: in has n floats (any values); iout has n ints, uout n uints,
+//   cout n chars, fout n floats; bits (reinterpret) has n uints.
+
+typedef float real;
+typedef float4 real4;
+typedef unsigned int u32;
+typedef int index_t;
+typedef unsigned char byte;
+typedef __global const real *real_cptr;
+
+__kernel void casts(real_cptr in, __global int *iout, __global u32 *uout,
+                    __global char *cout, __global real *fout, index_t n)
+{
+    index_t i = get_global_id(0);
+    if (i >= n)
+        return;
+
+    // bound the value first: float -> int of an out-of-range value is undefined
+    real f = fmax(fmin(in[i], 100.0f), -100.0f);
+    int k = (int)f;                      // truncates toward zero
+    u32 u = (u32)(k + 200);              // 100 .. 300
+    char c = (char)(k / 2);              // -50 .. 50
+    byte b = (byte)(u & 0xffu);
+    short s = (short)(k * 300);
+    real back = (real)k / 3.0f + (real)c;
+
+    iout[i] = k + (int)b - (int)s / 100;
+    uout[i] = u + (u32)b;
+    cout[i] = c;
+    fout[i] = back + (float)u * 0.5f + s;   // implicit short -> float
+}
+
+// Reinterprets the float buffer as uint bit patterns through a pointer cast
+// and compares with as_uint.
+__kernel void reinterpret(__global const float *in, __global u32 *bits, index_t n)
+{
+    index_t i = get_global_id(0);
+    if (i >= n)
+        return;
+
+    __global const u32 *raw = (__global const u32 *)in;
+    __global const uchar *bytes = (__global const uchar *)(in + i);
+    u32 low_byte = bytes[0];                     // little-endian devices
+    bits[i] = (raw[i] ^ as_uint(in[i])) | (low_byte & 0u);
+}
+
+__kernel void vector_typedefs(__global const real4 *a, __global real4 *out, index_t n)
+{
+    index_t i = get_global_id(0);
+    if (i >= n)
+        return;
+
+    real4 v = a[i];
+    real4 bounded = fmax(fmin(v, (real4)(1000.0f)), (real4)(-1000.0f));
+    int4 t = convert_int4(bounded);
+    out[i] = convert_float4(t) + (real4)(0.5f);
+}

@@ -1,0 +1,123 @@
+//! SIMD targets, named as ISPC names them (`avx2-i32x8`: ISA, mask element
+//! size, gang width). The width is what the analyses need; the back end maps
+//! the ISA to LLVM CPU features.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Isa {
+    Sse4,
+    Avx2,
+    Avx512Skx,
+    Neon,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub name: &'static str,
+    pub isa: Isa,
+    /// Gang size: work-items per SIMD group (= OpenCL sub-group size).
+    pub width: u32,
+}
+
+/// Every named target, in the order `lanes targets` lists them.
+pub const TARGETS: &[Target] = &[
+    Target { name: "sse4-i32x4", isa: Isa::Sse4, width: 4 },
+    Target { name: "sse4-i32x8", isa: Isa::Sse4, width: 8 },
+    Target { name: "avx2-i32x8", isa: Isa::Avx2, width: 8 },
+    Target { name: "avx2-i32x16", isa: Isa::Avx2, width: 16 },
+    Target { name: "avx512skx-x8", isa: Isa::Avx512Skx, width: 8 },
+    Target { name: "avx512skx-x16", isa: Isa::Avx512Skx, width: 16 },
+    Target { name: "neon-i32x4", isa: Isa::Neon, width: 4 },
+];
+
+impl Isa {
+    pub fn description(self) -> &'static str {
+        match self {
+            Isa::Sse4 => "x86-64 SSE4.2",
+            Isa::Avx2 => "x86-64 AVX2 + FMA",
+            Isa::Avx512Skx => "x86-64 AVX-512 (Skylake-X: F, VL, BW, DQ, CD)",
+            Isa::Neon => "AArch64 Advanced SIMD",
+        }
+    }
+
+    /// Whether the machine running lanes can execute code for this ISA.
+    pub fn runs_here(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match self {
+                Isa::Sse4 => std::arch::is_x86_feature_detected!("sse4.2"),
+                Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
+                Isa::Avx512Skx => {
+                    std::arch::is_x86_feature_detected!("avx512f")
+                        && std::arch::is_x86_feature_detected!("avx512vl")
+                        && std::arch::is_x86_feature_detected!("avx512bw")
+                        && std::arch::is_x86_feature_detected!("avx512dq")
+                }
+                Isa::Neon => false,
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            self == Isa::Neon
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        {
+            false
+        }
+    }
+}
+
+impl Target {
+    /// Looks a target up by name; `host` is the best target this machine runs.
+    pub fn from_name(name: &str) -> Option<Target> {
+        if name == "host" {
+            return Some(Target::host());
+        }
+        TARGETS.iter().copied().find(|t| t.name == name)
+    }
+
+    /// The widest target whose ISA this machine executes: AVX-512 with 16
+    /// lanes, else AVX2 with 8, else SSE4 with 4 (NEON with 4 on AArch64).
+    pub fn host() -> Target {
+        let pick = |name| TARGETS.iter().copied().find(|t| t.name == name);
+        ["avx512skx-x16", "avx2-i32x8", "sse4-i32x4", "neon-i32x4"]
+            .into_iter()
+            .filter_map(pick)
+            .find(|t| t.isa.runs_here())
+            .unwrap_or(TARGETS[0])
+    }
+
+    /// Names accepted by `--target`, for error messages.
+    pub fn names() -> Vec<&'static str> {
+        TARGETS.iter().map(|t| t.name).chain(std::iter::once("host")).collect()
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn width_matches_name() {
+        for t in TARGETS {
+            let digits: String = t.name.chars().rev().take_while(|c| c.is_ascii_digit()).collect();
+            let w: u32 = digits.chars().rev().collect::<String>().parse().unwrap();
+            assert_eq!(w, t.width, "{}", t.name);
+        }
+    }
+
+    #[test]
+    fn lookup() {
+        assert_eq!(Target::from_name("avx2-i32x16").unwrap().width, 16);
+        assert!(Target::from_name("avx3").is_none());
+        let host = Target::from_name("host").unwrap();
+        assert!(TARGETS.contains(&host));
+    }
+}
