@@ -26,8 +26,8 @@ demo: build
 	@echo "== lanes check examples/*.cl"
 	-$(LANES) check examples/*.cl
 	@echo
-	@echo "== lanes check on a kernel with mistakes (tests/kernels/invalid/multiple_errors.cl)"
-	-$(LANES) check tests/kernels/invalid/multiple_errors.cl
+	@echo "== lanes check on a kernel with mistakes (tests/kernels/invalid/multi_three_kernels.cl)"
+	-$(LANES) check tests/kernels/invalid/multi_three_kernels.cl
 
 bench: setup
 	$(CARGO) run --release -p lanes-bench -- frontend

@@ -150,7 +150,7 @@ fn frontend() {
     let lines = text.lines().count();
     let opts = PreprocessOptions { width: 8, ..Default::default() };
     let warm = check_text("bench.cl", None, &text, &opts, &RealFs);
-    let kernels = warm.hir.kernels().count();
+    let kernels = warm.hir.kernels().len();
     assert!(warm.diagnostics.is_empty(), "the benchmark input must be valid: {:?}", warm.diagnostics.first());
     let runs = 31;
     let mut times = Vec::with_capacity(runs);

@@ -113,7 +113,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
             for (sources, diags) in &views {
                 result = result.and_then(|_| lanes_diagnostics::human::emit(&mut err, sources, diags));
             }
-            let kernels: usize = units.iter().map(|u| u.hir.kernels().count()).sum();
+            let kernels: usize = units.iter().map(|u| u.hir.kernels().len()).sum();
             result.and_then(|_| {
                 writeln!(
                     err,

@@ -219,6 +219,8 @@ pub enum ConstInit {
     Vector(Vec<ConstValue>),
     Array(Vec<ConstInit>),
     Struct(Vec<ConstInit>),
+    /// All zero bytes: an element the source did not initialize.
+    Zero,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]

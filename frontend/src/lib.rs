@@ -6,7 +6,11 @@
 //! [`check`] runs all of it on one file.
 
 pub mod ast;
+pub mod builtins;
 pub mod diag;
+pub mod hir;
 pub mod lexer;
+pub mod parser;
+pub mod preprocess;
 pub mod source;
 pub mod types;

@@ -45,6 +45,7 @@ __kernel void float4_swizzles(__global const float *in, __global float *out,
     float4 halves = (float4)(hi, lo);
     float4 mixed = (float4)(ev.x, od.y, v.zw);
     float4 rev = v.wzyx;
+    float4 same = v.xyzw;
     float3 head = v.xyz;
     float s3 = v.s3 + v.s0;
 
@@ -62,5 +63,5 @@ __kernel void float4_swizzles(__global const float *in, __global float *out,
     geo[2 * i] = dot(lo, hi) + len;
     geo[2 * i + 1] = dot(unit, rev) + s3;
 
-    vstore4(halves + mixed * 0.25f - rev, i, out);
+    vstore4(halves + mixed * 0.25f - rev + same, i, out);
 }

@@ -37,7 +37,7 @@ __kernel void casts(real_cptr in, __global int *iout, __global u32 *uout,
 }
 
 // Reinterprets the float buffer as uint bit patterns through a pointer cast
-// and compares with as_uint.
+// and rebuilds each value from its high bytes and its first byte.
 __kernel void reinterpret(__global const float *in, __global u32 *bits, index_t n)
 {
     index_t i = get_global_id(0);
@@ -46,8 +46,8 @@ __kernel void reinterpret(__global const float *in, __global u32 *bits, index_t 
 
     __global const u32 *raw = (__global const u32 *)in;
     __global const uchar *bytes = (__global const uchar *)(in + i);
-    u32 low_byte = bytes[0];                     // little-endian devices
-    bits[i] = (raw[i] ^ as_uint(in[i])) | (low_byte & 0u);
+    u32 low_byte = bytes[0];             // the low byte on little-endian devices
+    bits[i] = (raw[i] & 0xffffff00u) | low_byte;
 }
 
 __kernel void vector_typedefs(__global const real4 *a, __global real4 *out, index_t n)

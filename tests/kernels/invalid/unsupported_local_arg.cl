@@ -1,0 +1,17 @@
+// L0902: __local memory is not supported yet: a kernel parameter pointing
+// into __local memory (its size set by clSetKernelArg). Otherwise valid
+// OpenCL C; the uses of the parameter are not reported again.
+//
+// Launch: 1-D, the local buffer holds one float per work-item.
+
+__kernel void stage_through_local(__global const float *in,
+                                  __global float *out,
+                                  __local float *tile,     //~ error[L0902]
+                                  int n)
+{
+    int i = get_global_id(0);
+    int l = get_local_id(0);
+    tile[l] = i < n ? in[i] : 0.0f;
+    if (i < n)
+        out[i] = tile[l] * 0.5f;
+}
