@@ -8,7 +8,6 @@
 //! Built-ins that lanes does not compile yet are recognised separately
 //! ([`unsupported`]) so that they get their own diagnostic code.
 
-use crate::ast::AddressSpace;
 use crate::diag::Code;
 use crate::types::{Scalar, Type};
 

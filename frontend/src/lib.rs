@@ -12,5 +12,6 @@ pub mod hir;
 pub mod lexer;
 pub mod parser;
 pub mod preprocess;
+pub mod sema;
 pub mod source;
 pub mod types;

@@ -106,6 +106,8 @@ struct Parser<'t> {
     pending_attrs: Vec<Attribute>,
     /// Set when a parameter list was an old-style identifier list.
     knr_seen: bool,
+    /// Set when a struct body ended without its `}`.
+    struct_unclosed: bool,
 }
 
 /// How a token is named in a message: `` `)` `` or `end of file`.
@@ -292,6 +294,7 @@ impl<'t> Parser<'t> {
             scopes: vec![HashMap::new()],
             pending_attrs: Vec::new(),
             knr_seen: false,
+            struct_unclosed: false,
         }
     }
 
@@ -365,13 +368,14 @@ impl<'t> Parser<'t> {
         Mark { pos: self.pos, span: self.tok().span }
     }
 
-    /// The span from `m` to the last consumed token; empty (at `m`) if
-    /// nothing was consumed since.
+    /// The span from `m` to the last consumed token. If nothing was consumed
+    /// since, an empty span at the end of the previous token, so that it
+    /// lies inside the span of the enclosing node.
     fn finish(&self, m: Mark) -> Span {
         if self.pos > m.pos {
             m.span.to(self.prev_span)
         } else {
-            Span { end: m.span.start, ..m.span }
+            self.prev_span.end_point()
         }
     }
 
@@ -605,33 +609,29 @@ impl<'t> Parser<'t> {
         }
     }
 
-    /// File-scope resynchronization: skips to the next line that starts a
-    /// declaration (at brace level 0), past a `;` or a `}` that closes a
-    /// skipped brace group, or to a `__kernel` at a line start anywhere.
+    /// File-scope resynchronization: skips to a declaration keyword that
+    /// starts a line or follows a `;` or a skipped `{ ... }` group (at brace
+    /// level 0), or to a `__kernel` at a line start anywhere.
     fn skip_to_item_start(&mut self) {
         let start = self.pos;
         let mut braces: u32 = 0;
+        let mut after_terminator = false;
         loop {
             if self.pos > start && self.at_kernel_line_start() {
                 return;
             }
             let t = self.tok();
-            if self.pos > start && braces == 0 && t.line_start && self.starts_decl(t) {
+            if self.pos > start && braces == 0 && (t.line_start || after_terminator) && self.starts_decl(t) {
                 return;
             }
+            after_terminator = false;
             match t.kind {
                 TokenKind::Eof => return,
-                TokenKind::Semi if braces == 0 => {
-                    self.bump();
-                    return;
-                }
+                TokenKind::Semi if braces == 0 => after_terminator = true,
                 TokenKind::LBrace => braces += 1,
                 TokenKind::RBrace if braces > 0 => {
                     braces -= 1;
-                    if braces == 0 {
-                        self.bump();
-                        return;
-                    }
+                    after_terminator = braces == 0;
                 }
                 _ => {}
             }
@@ -710,7 +710,7 @@ impl<'t> Parser<'t> {
                 }
             }
             if self.at(TokenKind::LBrace) {
-                let function = self.parse_function_body(spec, declarator);
+                let function = self.parse_function_body(spec, declarator, true);
                 let span = self.finish(m);
                 return Item { id: self.id(), kind: ItemKind::Function(function), span };
             }
@@ -724,6 +724,11 @@ impl<'t> Parser<'t> {
                     let message = format!("expected `;` or `{{` after function declarator, found {}", describe(self.tok()));
                     let span = self.prev_span.end_point();
                     self.report(Diagnostic::new(Code::Syntax, span, message));
+                    if self.body_brace_missing() {
+                        let function = self.parse_function_body(spec, declarator, false);
+                        let span = self.finish(m);
+                        return Item { id: self.id(), kind: ItemKind::Function(function), span };
+                    }
                     if !(self.tok().line_start || self.at(TokenKind::Eof)) {
                         self.skip_to_item_start();
                     }
@@ -757,14 +762,35 @@ impl<'t> Parser<'t> {
         Item { id: self.id(), kind: ItemKind::Declaration(decl), span }
     }
 
+    /// Could the current token begin the next item? Only at a line start:
+    /// a type keyword in the middle of a line after a declarator is more
+    /// likely part of the same broken declaration (`void f int a)`).
     fn plausible_item_start(&self) -> bool {
         let t = self.tok();
-        t.kind == TokenKind::Eof || t.line_start || self.starts_decl(t)
+        t.kind == TokenKind::Eof || t.line_start
     }
 
-    /// Parses the body of a function definition (the current token is `{`),
-    /// with the parameters in scope.
-    fn parse_function_body(&mut self, spec: DeclSpec, declarator: Declarator) -> Function {
+    /// After a function declarator followed by neither `;` nor `{`: is the
+    /// body's `{` missing? It is when a `}` without its `{` comes before the
+    /// next `__kernel` line (a prototype missing its `;` is followed by
+    /// balanced code).
+    fn body_brace_missing(&self) -> bool {
+        let mut level: u32 = 0;
+        for (i, t) in self.toks.iter().enumerate().skip(self.pos) {
+            match t.kind {
+                TokenKind::LBrace => level += 1,
+                TokenKind::RBrace if level == 0 => return true,
+                TokenKind::RBrace => level -= 1,
+                TokenKind::Ident if i > self.pos && t.line_start && is_kernel_keyword(&t.text) => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// Parses the body of a function definition (the current token is `{`,
+    /// unless `has_brace` is false), with the parameters in scope.
+    fn parse_function_body(&mut self, spec: DeclSpec, declarator: Declarator, has_brace: bool) -> Function {
         if let Some(name) = &declarator.name {
             self.declare(&name.name.clone(), false);
         }
@@ -776,7 +802,7 @@ impl<'t> Parser<'t> {
                 self.declare(name, false);
             }
         }
-        let body = self.parse_block();
+        let body = self.parse_block_with(has_brace);
         self.pop_scope();
         into_function(spec, declarator, Some(body))
     }

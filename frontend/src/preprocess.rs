@@ -19,6 +19,7 @@ mod macros;
 mod tests;
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -101,17 +102,28 @@ pub fn preprocess(
     if main.0 as usize >= sources.len() {
         // Not a file of this map: nothing to read, but still a valid stream.
         let eof = eof_token(Span::new(main, 0, 0));
-        return Preprocessed { tokens: vec![eof], ..Preprocessed::default() };
+        return Preprocessed {
+            tokens: vec![eof],
+            ..Preprocessed::default()
+        };
     }
     let builtin = sources.add(SourceFile::new("<built-in>", None, builtins::text(opts)));
     let mut pp = Preprocessor::new(sources, loader, opts, diags, builtin);
     pp.enter_file(main);
+    // Most output tokens are the main file's; growing the vector is costly.
+    let main_len = pp.files.last().map_or(0, |f| f.tokens.len());
+    pp.out.reserve(main_len + 1);
     // On top of the main file, so that it runs first.
     pp.enter_file(builtin);
     pp.run();
     let end = pp.sources.get(main).text.len() as u32;
     pp.out.push(eof_token(Span::new(main, end, end)));
-    Preprocessed { tokens: pp.out, expansions: pp.expansions, pragmas: pp.pragmas, includes: pp.includes }
+    Preprocessed {
+        tokens: pp.out,
+        expansions: pp.expansions,
+        pragmas: pp.pragmas,
+        includes: pp.includes,
+    }
 }
 
 fn eof_token(span: Span) -> Token {
@@ -142,7 +154,9 @@ const MAX_ARG_DEPTH: usize = 200;
 const MAX_EXPR_DEPTH: usize = 256;
 
 /// Pragmas lanes or the OpenCL/C world knows; others get a hint.
-const KNOWN_PRAGMAS: &[&str] = &["OPENCL", "unroll", "nounroll", "lanes", "ignore", "once", "clang", "GCC", "STDC"];
+const KNOWN_PRAGMAS: &[&str] = &[
+    "OPENCL", "unroll", "nounroll", "lanes", "ignore", "once", "clang", "GCC", "STDC",
+];
 
 /// One file of the include stack.
 struct FileState {
@@ -179,7 +193,7 @@ struct Preprocessor<'a> {
     opts: &'a PreprocessOptions,
     diags: &'a mut Vec<Diagnostic>,
     builtin_file: FileId,
-    macros: HashMap<SmolStr, Rc<Macro>>,
+    macros: HashMap<SmolStr, Rc<Macro>, BuildHasherDefault<FxHasher>>,
     /// Macro name -> its element in hide sets.
     names: HashMap<SmolStr, u32>,
     hidesets: HideSets,
@@ -187,6 +201,9 @@ struct Preprocessor<'a> {
     /// Lexed files, so that a header included many times is lexed (and its
     /// lexical errors reported) once.
     lexed: HashMap<FileId, Rc<[Token]>>,
+    /// Paths already resolved to files, so that a header included many
+    /// times is looked up in constant time.
+    paths: HashMap<PathBuf, FileId>,
     /// Files with `#pragma once`.
     once: HashSet<FileId>,
     input: Input,
@@ -220,11 +237,12 @@ impl<'a> Preprocessor<'a> {
             opts,
             diags,
             builtin_file,
-            macros: HashMap::new(),
+            macros: HashMap::default(),
             names: HashMap::new(),
             hidesets: HideSets::new(),
             files: Vec::new(),
             lexed: HashMap::new(),
+            paths: HashMap::new(),
             once: HashSet::new(),
             input: Input::files(),
             out: Vec::new(),
@@ -242,7 +260,9 @@ impl<'a> Preprocessor<'a> {
     fn run(&mut self) {
         while let Some(t) = self.next_expanded() {
             if self.out.len() >= MAX_OUTPUT_TOKENS {
-                let msg = format!("preprocessing produces too many tokens (more than {MAX_OUTPUT_TOKENS})");
+                let msg = format!(
+                    "preprocessing produces too many tokens (more than {MAX_OUTPUT_TOKENS})"
+                );
                 self.halt(t.tok.span, msg);
                 break;
             }
@@ -253,7 +273,8 @@ impl<'a> Preprocessor<'a> {
     /// Reports a limit and stops all further output.
     fn halt(&mut self, span: Span, message: String) {
         if !self.halted {
-            self.diags.push(Diagnostic::new(Code::TooDeep, span, message));
+            self.diags
+                .push(Diagnostic::new(Code::TooDeep, span, message));
             self.halted = true;
         }
     }
@@ -276,14 +297,23 @@ impl<'a> Preprocessor<'a> {
 
     fn enter_file(&mut self, id: FileId) {
         let tokens = self.tokens_of(id);
-        self.files.push(FileState { id, tokens, pos: 0, conds: Vec::new() });
+        self.files.push(FileState {
+            id,
+            tokens,
+            pos: 0,
+            conds: Vec::new(),
+        });
     }
 
     fn leave_file(&mut self) {
         if let Some(file) = self.files.pop() {
             for c in file.conds {
-                let d = Diagnostic::new(Code::UnbalancedConditional, c.span, format!("unterminated `#{}`", c.directive))
-                    .with_label("this conditional has no matching `#endif`");
+                let d = Diagnostic::new(
+                    Code::UnbalancedConditional,
+                    c.span,
+                    format!("unterminated `#{}`", c.directive),
+                )
+                .with_label("this conditional has no matching `#endif`");
                 self.diags.push(d);
             }
         }
@@ -317,7 +347,11 @@ impl<'a> Preprocessor<'a> {
             let tok = tok.clone();
             file.pos += 1;
             if tok.kind == TokenKind::Unknown {
-                self.error(Code::InvalidToken, tok.span, lexer::unknown_token_message(&tok.text));
+                self.error(
+                    Code::InvalidToken,
+                    tok.span,
+                    lexer::unknown_token_message(&tok.text),
+                );
                 continue;
             }
             return Some(tok);
@@ -328,7 +362,9 @@ impl<'a> Preprocessor<'a> {
 
     /// Runs the directive whose `#` is the next token of the current file.
     fn directive(&mut self) {
-        let Some(file) = self.files.last_mut() else { return };
+        let Some(file) = self.files.last_mut() else {
+            return;
+        };
         let toks = Rc::clone(&file.tokens);
         let start = file.pos;
         let mut end = start + 1;
@@ -336,8 +372,12 @@ impl<'a> Preprocessor<'a> {
             end += 1;
         }
         file.pos = end;
-        let Some(line) = toks.get(start..end) else { return };
-        let (Some(hash), Some(last)) = (line.first(), line.last()) else { return };
+        let Some(line) = toks.get(start..end) else {
+            return;
+        };
+        let (Some(hash), Some(last)) = (line.first(), line.last()) else {
+            return;
+        };
         let line_span = hash.span.to(last.span);
         // `#` alone is the null directive.
         let Some(name) = line.get(1) else { return };
@@ -370,7 +410,11 @@ impl<'a> Preprocessor<'a> {
             "endif" => {
                 let popped = self.files.last_mut().and_then(|f| f.conds.pop());
                 if popped.is_none() {
-                    self.error(Code::UnbalancedConditional, dir_span, "`#endif` without `#if`");
+                    self.error(
+                        Code::UnbalancedConditional,
+                        dir_span,
+                        "`#endif` without `#if`",
+                    );
                 }
             }
             "pragma" => {
@@ -379,7 +423,11 @@ impl<'a> Preprocessor<'a> {
             }
             "error" | "warning" => {
                 let text = self.rest_of_line(rest);
-                let message = if text.is_empty() { format!("`#{}` directive", name.text) } else { text };
+                let message = if text.is_empty() {
+                    format!("`#{}` directive", name.text)
+                } else {
+                    text
+                };
                 let mut d = Diagnostic::new(Code::ErrorDirective, line_span, message);
                 if name.text == "warning" {
                     d.severity = Severity::Warning;
@@ -398,9 +446,10 @@ impl<'a> Preprocessor<'a> {
     /// The text of a directive's operand tokens as written (for `#error`).
     fn rest_of_line(&self, rest: &[Token]) -> String {
         match (rest.first(), rest.last()) {
-            (Some(a), Some(b)) if a.span.file == b.span.file => {
-                self.sources.text(Span::new(a.span.file, a.span.start, b.span.end)).to_string()
-            }
+            (Some(a), Some(b)) if a.span.file == b.span.file => self
+                .sources
+                .text(Span::new(a.span.file, a.span.start, b.span.end))
+                .to_string(),
             _ => String::new(),
         }
     }
@@ -408,9 +457,20 @@ impl<'a> Preprocessor<'a> {
     // ---- conditionals ----
 
     fn push_cond(&mut self, span: Span, directive: &str, active: bool) {
-        let Some(file) = self.files.last_mut() else { return };
-        let state = if active { CondState::Taking } else { CondState::Searching };
-        file.conds.push(Cond { span, directive: directive.into(), state, else_span: None });
+        let Some(file) = self.files.last_mut() else {
+            return;
+        };
+        let state = if active {
+            CondState::Taking
+        } else {
+            CondState::Searching
+        };
+        file.conds.push(Cond {
+            span,
+            directive: directive.into(),
+            state,
+            else_span: None,
+        });
         if !active {
             self.skip_group();
         }
@@ -445,8 +505,12 @@ impl<'a> Preprocessor<'a> {
         };
         let (state, else_span) = (cond.state, cond.else_span);
         if let Some(e) = else_span {
-            let d = Diagnostic::new(Code::UnbalancedConditional, dir_span, format!("`#{}` after `#else`", name.text))
-                .with_related(e, "the `#else` is here");
+            let d = Diagnostic::new(
+                Code::UnbalancedConditional,
+                dir_span,
+                format!("`#{}` after `#else`", name.text),
+            )
+            .with_related(e, "the `#else` is here");
             self.diags.push(d);
             self.set_cond_state(CondState::Taken);
             self.skip_group();
@@ -476,13 +540,21 @@ impl<'a> Preprocessor<'a> {
 
     fn else_directive(&mut self, dir_span: Span) {
         let Some(cond) = self.files.last_mut().and_then(|f| f.conds.last_mut()) else {
-            self.error(Code::UnbalancedConditional, dir_span, "`#else` without `#if`");
+            self.error(
+                Code::UnbalancedConditional,
+                dir_span,
+                "`#else` without `#if`",
+            );
             return;
         };
         if let Some(e) = cond.else_span {
             cond.state = CondState::Taken;
-            let d = Diagnostic::new(Code::UnbalancedConditional, dir_span, "`#else` after `#else`")
-                .with_related(e, "the first `#else` is here");
+            let d = Diagnostic::new(
+                Code::UnbalancedConditional,
+                dir_span,
+                "`#else` after `#else`",
+            )
+            .with_related(e, "the first `#else` is here");
             self.diags.push(d);
             self.skip_group();
             return;
@@ -507,13 +579,18 @@ impl<'a> Preprocessor<'a> {
     /// that ends it (not consuming it), or to the end of the file. Nothing in
     /// the group is reported, so it may hold any text (`don't`).
     fn skip_group(&mut self) {
-        let Some(file) = self.files.last_mut() else { return };
+        let Some(file) = self.files.last_mut() else {
+            return;
+        };
         let toks = &file.tokens;
         let mut depth = 0usize;
         let mut i = file.pos;
         while i < toks.len() {
             if toks[i].kind == TokenKind::Hash && toks[i].line_start {
-                if let Some(n) = toks.get(i + 1).filter(|n| !n.line_start && n.kind == TokenKind::Ident) {
+                if let Some(n) = toks
+                    .get(i + 1)
+                    .filter(|n| !n.line_start && n.kind == TokenKind::Ident)
+                {
                     match n.text.as_str() {
                         "if" | "ifdef" | "ifndef" => depth += 1,
                         "elif" | "elifdef" | "elifndef" | "else" if depth == 0 => break,
@@ -537,7 +614,11 @@ impl<'a> Preprocessor<'a> {
             return false;
         }
         if let Some(t) = rest.iter().find(|t| t.kind == TokenKind::Unknown) {
-            self.error(Code::InvalidToken, t.span, lexer::unknown_token_message(&t.text));
+            self.error(
+                Code::InvalidToken,
+                t.span,
+                lexer::unknown_token_message(&t.text),
+            );
             return false;
         }
         let toks: Vec<PTok> = rest.iter().map(|t| PTok::new(t.clone())).collect();
@@ -553,13 +634,20 @@ impl<'a> Preprocessor<'a> {
     // ---- #include ----
 
     fn include(&mut self, dir_span: Span, line_span: Span, rest: &[Token]) {
-        let Some((name, angled, name_span)) = self.include_name(dir_span, rest) else { return };
+        let Some((name, angled, name_span)) = self.include_name(dir_span, rest) else {
+            return;
+        };
         if name.is_empty() {
-            self.error(Code::BadDirective, name_span, "empty file name in `#include`");
+            self.error(
+                Code::BadDirective,
+                name_span,
+                "empty file name in `#include`",
+            );
             return;
         }
         if self.files.len() > MAX_INCLUDE_DEPTH {
-            let msg = format!("`#include` nested too deeply (more than {MAX_INCLUDE_DEPTH} levels)");
+            let msg =
+                format!("`#include` nested too deeply (more than {MAX_INCLUDE_DEPTH} levels)");
             self.halt(line_span, msg);
             return;
         }
@@ -568,7 +656,9 @@ impl<'a> Preprocessor<'a> {
             self.halt(line_span, msg);
             return;
         }
-        let Some(id) = self.resolve_include(&name, angled, name_span) else { return };
+        let Some(id) = self.resolve_include(&name, angled, name_span) else {
+            return;
+        };
         self.includes.push((line_span, id));
         if !self.once.contains(&id) {
             self.enter_file(id);
@@ -590,18 +680,32 @@ impl<'a> Preprocessor<'a> {
             TokenKind::StringLit => Some((unquote(&first.text).to_string(), false, first.span)),
             TokenKind::Lt => {
                 let Some(gt) = rest.iter().find(|t| t.text.starts_with('>')) else {
-                    self.error(Code::BadDirective, first.span, "expected `>` after the file name of `#include <...`");
+                    self.error(
+                        Code::BadDirective,
+                        first.span,
+                        "expected `>` after the file name of `#include <...`",
+                    );
                     return None;
                 };
                 let inner = Span::new(first.span.file, first.span.end, gt.span.start);
-                Some((self.sources.text(inner).to_string(), true, first.span.to(gt.span)))
+                Some((
+                    self.sources.text(inner).to_string(),
+                    true,
+                    first.span.to(gt.span),
+                ))
             }
             _ => {
                 let toks = rest.iter().map(|t| PTok::new(t.clone())).collect();
-                let expanded: Vec<Token> = self.expand_isolated(toks, None, false).into_iter().map(|t| t.tok).collect();
+                let expanded: Vec<Token> = self
+                    .expand_isolated(toks, None, false)
+                    .into_iter()
+                    .map(|t| t.tok)
+                    .collect();
                 let span = rest.iter().fold(first.span, |s, t| s.to(t.span));
                 match expanded.first() {
-                    Some(t) if t.kind == TokenKind::StringLit => Some((unquote(&t.text).to_string(), false, span)),
+                    Some(t) if t.kind == TokenKind::StringLit => {
+                        Some((unquote(&t.text).to_string(), false, span))
+                    }
                     Some(t) if t.kind == TokenKind::Lt => {
                         let mut name = String::new();
                         for t in &expanded[1..] {
@@ -613,7 +717,11 @@ impl<'a> Preprocessor<'a> {
                             }
                             name.push_str(&t.text);
                         }
-                        self.error(Code::BadDirective, span, "expected `>` after the file name of `#include <...`");
+                        self.error(
+                            Code::BadDirective,
+                            span,
+                            "expected `>` after the file name of `#include <...`",
+                        );
                         None
                     }
                     _ => {
@@ -634,7 +742,9 @@ impl<'a> Preprocessor<'a> {
             candidates.push(PathBuf::from(name));
         } else {
             if !angled {
-                let here = self.current_file().and_then(|f| self.sources.get(f).path.as_deref());
+                let here = self
+                    .current_file()
+                    .and_then(|f| self.sources.get(f).path.as_deref());
                 if let Some(dir) = here.and_then(Path::parent) {
                     dirs.push(dir.to_path_buf());
                 }
@@ -644,11 +754,20 @@ impl<'a> Preprocessor<'a> {
         }
         for path in candidates {
             let path = normalize(&path);
+            if let Some(&id) = self.paths.get(&path) {
+                return Some(id);
+            }
+            // The main file, or a file loaded by an earlier run on this map.
             if let Some(id) = self.sources.find_path(&path) {
+                self.paths.insert(path, id);
                 return Some(id);
             }
             match self.loader.read(&path) {
-                Ok(text) => return Some(self.sources.add_path(&path, text)),
+                Ok(text) => {
+                    let id = self.sources.add_path(&path, text);
+                    self.paths.insert(path, id);
+                    return Some(id);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => {
                     let msg = format!("cannot read included file `{}`: {e}", path.display());
@@ -663,7 +782,12 @@ impl<'a> Preprocessor<'a> {
             let list: Vec<String> = dirs.iter().map(|d| format!("`{}`", d.display())).collect();
             format!("searched: {}", list.join(", "))
         };
-        let d = Diagnostic::new(Code::IncludeNotFound, span, format!("file `{name}` not found")).with_note(note);
+        let d = Diagnostic::new(
+            Code::IncludeNotFound,
+            span,
+            format!("file `{name}` not found"),
+        )
+        .with_note(note);
         self.diags.push(d);
         None
     }
@@ -672,7 +796,11 @@ impl<'a> Preprocessor<'a> {
 
     fn pragma(&mut self, span: Span, name_span: Span, toks: &[Token]) {
         let Some(first) = toks.first() else { return };
-        let text = toks.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ");
+        let text = toks
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
         if first.text == "once" {
             if let Some(f) = self.current_file() {
                 self.once.insert(f);
@@ -686,9 +814,48 @@ impl<'a> Preprocessor<'a> {
     }
 }
 
+/// The multiply-rotate hash of rustc (FxHash): the macro table is looked up
+/// for every identifier, and SipHash's DoS resistance buys nothing here.
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.add(b as u64);
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
 /// The characters between the quotes of a string literal.
 fn unquote(text: &str) -> &str {
-    text.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(text)
+    text.strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(text)
 }
 
 /// Removes `.` and folds `dir/..` so that one file has one path (for
@@ -698,7 +865,9 @@ fn normalize(path: &Path) -> PathBuf {
     for c in path.components() {
         match c {
             Component::CurDir => {}
-            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
                 out.pop();
             }
             other => out.push(other.as_os_str()),

@@ -87,19 +87,35 @@ impl TypeSpec {
 impl Parser<'_> {
     /// Is the current token an unknown type name, i.e. a plain identifier
     /// used where a type must be (`foo x;`, `foo *x` outside statements)?
+    /// Only declaration-shaped text qualifies, so that junk is not taken
+    /// for a declaration.
     pub(super) fn unknown_type_ahead(&self, ctx: SpecCtx) -> bool {
         if !self.is_plain_ident(self.tok()) {
             return false;
         }
         let next = self.nth(1);
+        if ctx == SpecCtx::TypeName || (ctx == SpecCtx::Block && next.line_start) {
+            return false;
+        }
+        // `kernal void f()`, `foo const x`: a type keyword follows.
+        if self.starts_decl(next) {
+            return true;
+        }
+        // In a block `foo * x` is a multiplication.
+        if next.kind == TokenKind::Star {
+            return ctx != SpecCtx::Block;
+        }
+        // `foo x` followed by what can follow a declarator.
+        if !self.is_plain_ident(next) {
+            return false;
+        }
+        use TokenKind::*;
+        let after = self.nth_kind(2);
         match ctx {
-            // In a block `foo * x` is a multiplication; `foo x` on one line
-            // can only be a declaration.
-            SpecCtx::Block => next.kind == TokenKind::Ident && !next.line_start,
-            SpecCtx::File | SpecCtx::Param | SpecCtx::Field => {
-                (next.kind == TokenKind::Ident && !is_reserved(&next.text) || self.starts_decl(next))
-                    || next.kind == TokenKind::Star
-            }
+            SpecCtx::File => matches!(after, LParen | Semi | Eq | Comma | LBracket),
+            SpecCtx::Block => matches!(after, Semi | Eq | Comma | LBracket),
+            SpecCtx::Param => matches!(after, RParen | Comma | LBracket),
+            SpecCtx::Field => matches!(after, Semi | Comma | LBracket | Colon),
             SpecCtx::TypeName => false,
         }
     }
@@ -188,16 +204,28 @@ impl Parser<'_> {
                 "struct" | "union" | "enum" => {
                     let had_type = ts.has_type() && !matches!(ts.other, Some(BaseType::Error));
                     let base = if text == "enum" {
-                        BaseType::Enum(self.parse_enum())
+                        let e = self.parse_enum();
+                        if e.tag.is_none() && e.variants.is_none() {
+                            BaseType::Error
+                        } else {
+                            BaseType::Enum(e)
+                        }
                     } else {
                         let st = self.parse_struct_or_union();
-                        if text == "union" {
+                        if st.tag.is_none() && st.fields.is_none() {
+                            // `struct` alone (reported): let a type that
+                            // follows take its place without more errors.
+                            BaseType::Error
+                        } else if text == "union" {
                             BaseType::Union(st)
                         } else {
                             BaseType::Struct(st)
                         }
                     };
                     attributes.append(&mut self.pending_attrs);
+                    // After a struct body that never closed, what follows
+                    // belongs to the next declaration.
+                    let unclosed = std::mem::take(&mut self.struct_unclosed);
                     if had_type {
                         self.semantic_error(
                             Code::InvalidDeclaration,
@@ -211,6 +239,9 @@ impl Parser<'_> {
                         ts = TypeSpec { first: Some(text.clone()), ..TypeSpec::default() };
                         ts.other = Some(base);
                         ts.extend(span.to(self.prev_span));
+                    }
+                    if unclosed {
+                        break;
                     }
                 }
                 _ if is_type_keyword(&text) => {
@@ -510,6 +541,7 @@ impl Parser<'_> {
         let open = self.bump();
         let mut params = Vec::new();
         let mut variadic = false;
+        let mut list_broken = false;
         if self.eat(TokenKind::RParen).is_some() {
             return (params, variadic, open.to(self.prev_span));
         }
@@ -542,7 +574,12 @@ impl Parser<'_> {
                 let declarator = Declarator { name: Some(name), derived: Vec::new(), span };
                 params.push(Param { id: self.id(), spec, declarator, span: self.finish(m) });
             } else {
-                self.expected("parameter declaration");
+                // One error per list: the rest of a broken list is likely
+                // broken for the same reason.
+                if !list_broken {
+                    self.expected("parameter declaration");
+                }
+                list_broken = true;
                 self.skip_param_garbage();
             }
             if self.eat(TokenKind::Comma).is_none() {
@@ -742,7 +779,8 @@ impl Parser<'_> {
         let m = self.mark();
         let keyword = self.tok().text.clone();
         self.bump();
-        self.skip_type_attributes();
+        // Attributes of the type itself; kept apart from those of the fields.
+        let mut attrs = self.parse_type_attributes();
         let tag = if self.is_field_name() { Some(self.bump_ident()) } else { None };
         let fields = if self.at(TokenKind::LBrace) {
             Some(self.with_depth(
@@ -758,17 +796,18 @@ impl Parser<'_> {
             }
             None
         };
-        self.skip_type_attributes();
+        attrs.append(&mut self.parse_type_attributes());
+        self.pending_attrs.append(&mut attrs);
         StructType { tag, fields, span: self.finish(m) }
     }
 
     /// Attributes next to a struct or enum keyword or body (`packed`).
-    fn skip_type_attributes(&mut self) {
+    fn parse_type_attributes(&mut self) -> Vec<Attribute> {
+        let mut attrs = Vec::new();
         while self.tok().kind == TokenKind::Ident && is_attribute_keyword(&self.tok().text) {
-            let mut attrs = Vec::new();
             self.parse_attribute_spec(&mut attrs);
-            self.pending_attrs.append(&mut attrs);
         }
+        attrs
     }
 
     /// `{ field declarations }`; the current token is `{`.
@@ -783,6 +822,7 @@ impl Parser<'_> {
                 }
                 TokenKind::Eof => {
                     self.report_unclosed_brace(open);
+                    self.struct_unclosed = true;
                     break;
                 }
                 // An extra `;` between fields is harmless.
@@ -792,8 +832,9 @@ impl Parser<'_> {
                 }
                 _ => {}
             }
-            if self.at_kernel_line_start() {
+            if self.at_non_field_line_start() {
                 self.report_unclosed(TokenKind::RBrace, open);
+                self.struct_unclosed = true;
                 break;
             }
             let before = self.pos;
@@ -847,6 +888,19 @@ impl Parser<'_> {
         }
     }
 
+    /// A line that starts with what no field can start with (a storage
+    /// class, `inline`, an address space, `__kernel`): the struct's `}` is
+    /// missing before it.
+    fn at_non_field_line_start(&self) -> bool {
+        let t = self.tok();
+        t.line_start
+            && t.kind == TokenKind::Ident
+            && (matches!(t.text.as_str(), "typedef" | "static" | "extern")
+                || is_kernel_keyword(&t.text)
+                || is_inline_keyword(&t.text)
+                || address_space(&t.text).is_some())
+    }
+
     /// Skips to after the next `;` or to the `}` ending the struct.
     fn skip_field_garbage(&mut self) {
         let mut braces: u32 = 0;
@@ -866,7 +920,7 @@ impl Parser<'_> {
                 TokenKind::LBrace => braces += 1,
                 _ => {}
             }
-            if self.at_kernel_line_start() {
+            if self.at_non_field_line_start() {
                 return;
             }
             self.bump();
@@ -878,7 +932,7 @@ impl Parser<'_> {
     fn parse_enum(&mut self) -> EnumType {
         let m = self.mark();
         self.bump();
-        self.skip_type_attributes();
+        let mut attrs = self.parse_type_attributes();
         let tag = if self.is_field_name() { Some(self.bump_ident()) } else { None };
         let mut variants = None;
         if let Some(open) = self.eat(TokenKind::LBrace) {
@@ -921,7 +975,8 @@ impl Parser<'_> {
         } else if tag.is_none() {
             self.expected("identifier or `{` after `enum`");
         }
-        self.skip_type_attributes();
+        attrs.append(&mut self.parse_type_attributes());
+        self.pending_attrs.append(&mut attrs);
         EnumType { tag, variants, span: self.finish(m) }
     }
 }

@@ -172,11 +172,13 @@ impl Parser<'_> {
 
     /// A cast expression: `(type) operand`, an OpenCL vector literal
     /// `(float4)(a, b, c, d)`, or a unary expression.
-    fn parse_cast_expr(&mut self) -> Expr {
-        self.with_depth(|p| p.parse_cast_inner(), |p| p.bail_expr())
+    /// The operand of a prefix operator or cast: one level deeper. (A
+    /// parenthesized expression is counted once, in `parse_assign`.)
+    fn parse_operand(&mut self) -> Expr {
+        self.with_depth(|p| p.parse_cast_expr(), |p| p.bail_expr())
     }
 
-    fn parse_cast_inner(&mut self) -> Expr {
+    fn parse_cast_expr(&mut self) -> Expr {
         if !(self.at(TokenKind::LParen) && self.starts_type_name(self.nth(1))) {
             return self.parse_unary();
         }
@@ -191,7 +193,8 @@ impl Parser<'_> {
                 self.skip_deep_group();
                 self.mk(ExprKind::Error, m)
             }
-            TokenKind::LParen => {
+            // `(float4)(a, b)`, `(float)(x)`; `(int)(float)x` is a cast of a cast.
+            TokenKind::LParen if !self.starts_type_name(self.nth(1)) => {
                 let lm = self.mark();
                 let open = self.bump();
                 let mut elems = Vec::new();
@@ -215,7 +218,7 @@ impl Parser<'_> {
                 self.mk(ExprKind::Cast { ty, expr: Box::new(operand) }, m)
             }
             _ => {
-                let operand = self.parse_cast_expr();
+                let operand = self.parse_operand();
                 self.mk(ExprKind::Cast { ty, expr: Box::new(operand) }, m)
             }
         }
@@ -258,7 +261,7 @@ impl Parser<'_> {
         let m = self.mark();
         if let Some(op) = prefix_op(self.kind()) {
             self.bump();
-            let operand = self.parse_cast_expr();
+            let operand = self.parse_operand();
             return self.mk(ExprKind::Unary { op, operand: Box::new(operand) }, m);
         }
         let t = self.tok();
@@ -270,7 +273,7 @@ impl Parser<'_> {
                     let ty = self.parse_paren_type();
                     return self.mk(ExprKind::SizeofType(ty), m);
                 }
-                let operand = self.parse_cast_expr();
+                let operand = self.parse_operand();
                 return self.mk(ExprKind::SizeofExpr(Box::new(operand)), m);
             }
             if is_alignof_keyword(&text) {
@@ -281,7 +284,7 @@ impl Parser<'_> {
                 }
                 let span = self.tok().span;
                 self.syntax_error(span, format!("expected a type name in parentheses after `{text}`"));
-                let _ = self.parse_cast_expr();
+                let _ = self.parse_operand();
                 return self.mk(ExprKind::Error, m);
             }
             if text == "vec_step" && self.nth_kind(1) == TokenKind::LParen && self.starts_type_name(self.nth(2)) {
@@ -296,6 +299,11 @@ impl Parser<'_> {
     fn parse_postfix(&mut self) -> Expr {
         let m = self.mark();
         let e = self.parse_primary();
+        if self.pos == m.pos {
+            // No operand (already reported): a following `[` or `(` is not
+            // a suffix of anything.
+            return e;
+        }
         self.parse_postfix_suffixes(e, m)
     }
 

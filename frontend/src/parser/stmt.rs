@@ -12,8 +12,14 @@ impl Parser<'_> {
     /// at the end of file, or at a `__kernel` that starts a line (no kernel
     /// can be inside a block, so the block must have ended before it).
     pub(super) fn parse_block(&mut self) -> Block {
+        self.parse_block_with(true)
+    }
+
+    /// A block whose `{` is present (`has_brace`) or was found missing
+    /// (already reported).
+    pub(super) fn parse_block_with(&mut self, has_brace: bool) -> Block {
         let m = self.mark();
-        let open = self.bump();
+        let open = if has_brace { self.bump() } else { self.prev_span.end_point() };
         self.push_scope();
         let mut stmts = Vec::new();
         loop {
@@ -181,7 +187,11 @@ impl Parser<'_> {
             return;
         }
         if self.error_count != errors_before {
-            self.recover_stmt();
+            // Stopped at the start of a line that can begin a statement: the
+            // broken statement most likely ended on the previous line.
+            if !(self.tok().line_start && can_start_stmt(self.kind())) {
+                self.recover_stmt();
+            }
             return;
         }
         self.report_missing_semi(what);
@@ -383,4 +393,27 @@ impl Parser<'_> {
             self.bump();
         }
     }
+}
+
+/// Tokens that can begin a statement.
+fn can_start_stmt(kind: TokenKind) -> bool {
+    use TokenKind::*;
+    matches!(
+        kind,
+        Ident
+            | Number
+            | CharLit
+            | StringLit
+            | LParen
+            | LBrace
+            | Semi
+            | Star
+            | Amp
+            | Plus
+            | Minus
+            | PlusPlus
+            | MinusMinus
+            | Bang
+            | Tilde
+    )
 }

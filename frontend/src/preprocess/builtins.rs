@@ -91,7 +91,8 @@ const PREDEFINED: &[(&str, &str)] = &[
     ("CLK_GLOBAL_MEM_FENCE", "0x02"),
 ];
 
-const KERNEL_EXEC: &str = "__kernel __attribute__((work_group_size_hint(X, 1, 1))) __attribute__((vec_type_hint(typen)))";
+const KERNEL_EXEC: &str =
+    "__kernel __attribute__((work_group_size_hint(X, 1, 1))) __attribute__((vec_type_hint(typen)))";
 
 /// The text of the `<built-in>` file. `-D`s come in order after the
 /// predefined macros (so they may redefine them, with a warning), and `-U`s

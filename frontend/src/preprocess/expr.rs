@@ -17,7 +17,10 @@ pub(super) struct Value {
 
 impl Value {
     fn signed(v: i64) -> Value {
-        Value { v: v as u64, unsigned: false }
+        Value {
+            v: v as u64,
+            unsigned: false,
+        }
     }
 
     fn truth(b: bool) -> Value {
@@ -32,7 +35,13 @@ impl Value {
 /// Evaluates the expression; reports the first error and returns false then.
 /// `end` is where "found end of line" errors point.
 pub(super) fn evaluate(toks: &[Token], end: Span, diags: &mut Vec<Diagnostic>) -> bool {
-    let mut p = ExprParser { toks, pos: 0, end, diags, depth: 0 };
+    let mut p = ExprParser {
+        toks,
+        pos: 0,
+        end,
+        diags,
+        depth: 0,
+    };
     p.top().map(Value::is_true).unwrap_or(false)
 }
 
@@ -130,7 +139,11 @@ impl ExprParser<'_, '_> {
         self.depth += 1;
         if self.depth > MAX_EXPR_DEPTH {
             let (_, span) = self.found();
-            self.error(Code::TooDeep, span, format!("`#if` expression nested too deeply (more than {MAX_EXPR_DEPTH} levels)"))?;
+            self.error(
+                Code::TooDeep,
+                span,
+                format!("`#if` expression nested too deeply (more than {MAX_EXPR_DEPTH} levels)"),
+            )?;
         }
         Ok(())
     }
@@ -138,7 +151,10 @@ impl ExprParser<'_, '_> {
     fn top(&mut self) -> R {
         let v = self.comma(true)?;
         if let Some(t) = self.peek() {
-            let (msg, span) = (format!("missing binary operator before `{}`", t.text), t.span);
+            let (msg, span) = (
+                format!("missing binary operator before `{}`", t.text),
+                t.span,
+            );
             return self.error(Code::BadDirective, span, msg);
         }
         Ok(v)
@@ -160,11 +176,18 @@ impl ExprParser<'_, '_> {
             let a = self.comma(eval && c.is_true())?;
             if !self.eat(TokenKind::Colon) {
                 let (found, span) = self.found();
-                return self.error(Code::BadDirective, span, format!("expected `:` in `#if` expression, found {found}"));
+                return self.error(
+                    Code::BadDirective,
+                    span,
+                    format!("expected `:` in `#if` expression, found {found}"),
+                );
             }
             let b = self.cond(eval && !c.is_true())?;
             let v = if c.is_true() { a.v } else { b.v };
-            Value { v, unsigned: a.unsigned || b.unsigned }
+            Value {
+                v,
+                unsigned: a.unsigned || b.unsigned,
+            }
         } else {
             c
         };
@@ -203,14 +226,26 @@ impl ExprParser<'_, '_> {
             Op::Div | Op::Rem => {
                 if b.v == 0 {
                     if eval {
-                        let what = if op == Op::Div { "division" } else { "remainder" };
-                        return self.error(Code::BadDirective, span, format!("{what} by zero in `#if` expression"));
+                        let what = if op == Op::Div {
+                            "division"
+                        } else {
+                            "remainder"
+                        };
+                        return self.error(
+                            Code::BadDirective,
+                            span,
+                            format!("{what} by zero in `#if` expression"),
+                        );
                     }
                     arith(0)
                 } else if unsigned {
                     arith(if op == Op::Div { a.v / b.v } else { a.v % b.v })
                 } else {
-                    arith(if op == Op::Div { sa.wrapping_div(sb) } else { sa.wrapping_rem(sb) } as u64)
+                    arith(if op == Op::Div {
+                        sa.wrapping_div(sb)
+                    } else {
+                        sa.wrapping_rem(sb)
+                    } as u64)
                 }
             }
             Op::Add => arith(a.v.wrapping_add(b.v)),
@@ -219,7 +254,11 @@ impl ExprParser<'_, '_> {
                 // The result has the type of the left operand. Shifting by a
                 // negative amount or by the width or more is undefined in C;
                 // here it shifts everything out.
-                let amount = if (!b.unsigned && sb < 0) || b.v >= 64 { None } else { Some(b.v as u32) };
+                let amount = if (!b.unsigned && sb < 0) || b.v >= 64 {
+                    None
+                } else {
+                    Some(b.v as u32)
+                };
                 let negative = !a.unsigned && sa < 0;
                 let v = match (op, amount) {
                     (Op::Shl, Some(s)) => a.v << s,
@@ -229,7 +268,10 @@ impl ExprParser<'_, '_> {
                     (_, None) if negative => u64::MAX,
                     (_, None) => 0,
                 };
-                Value { v, unsigned: a.unsigned }
+                Value {
+                    v,
+                    unsigned: a.unsigned,
+                }
             }
             Op::Lt | Op::Gt | Op::Le | Op::Ge => {
                 let ord = if unsigned { a.v.cmp(&b.v) } else { sa.cmp(&sb) };
@@ -257,7 +299,10 @@ impl ExprParser<'_, '_> {
             Some(TokenKind::Minus) => {
                 self.pos += 1;
                 let v = self.unary(eval)?;
-                Value { v: v.v.wrapping_neg(), unsigned: v.unsigned }
+                Value {
+                    v: v.v.wrapping_neg(),
+                    unsigned: v.unsigned,
+                }
             }
             Some(TokenKind::Plus) => {
                 self.pos += 1;
@@ -266,7 +311,10 @@ impl ExprParser<'_, '_> {
             Some(TokenKind::Tilde) => {
                 self.pos += 1;
                 let v = self.unary(eval)?;
-                Value { v: !v.v, unsigned: v.unsigned }
+                Value {
+                    v: !v.v,
+                    unsigned: v.unsigned,
+                }
             }
             Some(TokenKind::Bang) => {
                 self.pos += 1;
@@ -282,7 +330,11 @@ impl ExprParser<'_, '_> {
     fn primary(&mut self, eval: bool) -> R {
         let (found, span) = self.found();
         let Some(t) = self.next() else {
-            return self.error(Code::BadDirective, span, format!("expected value in `#if` expression, found {found}"));
+            return self.error(
+                Code::BadDirective,
+                span,
+                format!("expected value in `#if` expression, found {found}"),
+            );
         };
         match t.kind {
             TokenKind::Number => match parse_int(&t.text) {
@@ -305,14 +357,22 @@ impl ExprParser<'_, '_> {
                 let v = self.comma(eval)?;
                 if !self.eat(TokenKind::RParen) {
                     let (found, span) = self.found();
-                    let d = Diagnostic::new(Code::BadDirective, span, format!("expected `)` in `#if` expression, found {found}"))
-                        .with_related(t.span, "to match this `(`");
+                    let d = Diagnostic::new(
+                        Code::BadDirective,
+                        span,
+                        format!("expected `)` in `#if` expression, found {found}"),
+                    )
+                    .with_related(t.span, "to match this `(`");
                     self.diags.push(d);
                     return Err(());
                 }
                 Ok(v)
             }
-            _ => self.error(Code::BadDirective, t.span, format!("expected value in `#if` expression, found {found}")),
+            _ => self.error(
+                Code::BadDirective,
+                t.span,
+                format!("expected value in `#if` expression, found {found}"),
+            ),
         }
     }
 }
@@ -330,7 +390,11 @@ pub(super) fn parse_int(text: &str) -> Result<Value, String> {
         _ => (10, 0),
     };
     let float = text.contains('.')
-        || if radix == 16 { text.contains(['p', 'P']) } else { text.contains(['e', 'E']) };
+        || if radix == 16 {
+            text.contains(['p', 'P'])
+        } else {
+            text.contains(['e', 'E'])
+        };
     if float {
         return Err("floating-point constant in `#if` expression".to_string());
     }
@@ -365,13 +429,19 @@ pub(super) fn parse_int(text: &str) -> Result<Value, String> {
     if overflow {
         return Err(format!("integer constant `{text}` is too large"));
     }
-    Ok(Value { v: value, unsigned: has_u || value > i64::MAX as u64 })
+    Ok(Value {
+        v: value,
+        unsigned: has_u || value > i64::MAX as u64,
+    })
 }
 
 /// A character constant: `char` is signed in OpenCL C, so `'\xff'` is -1.
 /// Multi-character constants are `int`s, as in clang.
 pub(super) fn parse_char(text: &str) -> Result<Value, String> {
-    let inner = text.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')).unwrap_or("");
+    let inner = text
+        .strip_prefix('\'')
+        .and_then(|s| s.strip_suffix('\''))
+        .unwrap_or("");
     let mut bytes: Vec<u8> = Vec::new();
     let mut chars = inner.chars().peekable();
     while let Some(c) = chars.next() {

@@ -34,7 +34,10 @@ pub(super) struct PTok {
 
 impl PTok {
     pub fn new(tok: Token) -> PTok {
-        PTok { tok, hs: HideSets::EMPTY }
+        PTok {
+            tok,
+            hs: HideSets::EMPTY,
+        }
     }
 }
 
@@ -67,9 +70,15 @@ impl Macro {
         self.params == other.params
             && self.variadic == other.variadic
             && self.body.len() == other.body.len()
-            && self.body.iter().zip(&other.body).enumerate().all(|(i, (a, b))| {
-                a.tok.text == b.tok.text && (i == 0 || a.tok.leading_space == b.tok.leading_space)
-            })
+            && self
+                .body
+                .iter()
+                .zip(&other.body)
+                .enumerate()
+                .all(|(i, (a, b))| {
+                    a.tok.text == b.tok.text
+                        && (i == 0 || a.tok.leading_space == b.tok.leading_space)
+                })
     }
 }
 
@@ -95,7 +104,10 @@ pub(super) struct Input {
 
 impl Input {
     pub fn files() -> Input {
-        Input { read_files: true, ..Input::default() }
+        Input {
+            read_files: true,
+            ..Input::default()
+        }
     }
 }
 
@@ -123,7 +135,13 @@ impl HideSets {
         let empty: Rc<[u32]> = Rc::from(Vec::new());
         let mut index = HashMap::new();
         index.insert(Rc::clone(&empty), 0);
-        HideSets { sets: vec![empty], index, memo: HashMap::new(), storage: 0, exhausted: false }
+        HideSets {
+            sets: vec![empty],
+            index,
+            memo: HashMap::new(),
+            storage: 0,
+            exhausted: false,
+        }
     }
 
     fn get(&self, hs: u32) -> &[u32] {
@@ -197,7 +215,12 @@ impl HideSets {
         if a == Self::EMPTY || b == Self::EMPTY {
             return Self::EMPTY;
         }
-        self.memoized((2, a.min(b), a.max(b)), |x, y| x.iter().copied().filter(|m| y.binary_search(m).is_ok()).collect())
+        self.memoized((2, a.min(b), a.max(b)), |x, y| {
+            x.iter()
+                .copied()
+                .filter(|m| y.binary_search(m).is_ok())
+                .collect()
+        })
     }
 }
 
@@ -205,14 +228,24 @@ impl Preprocessor<'_> {
     // ---- #define / #undef ----
 
     pub(super) fn define(&mut self, dir_span: Span, rest: &[Token]) {
-        let Some(name) = self.macro_name(dir_span, "define", rest) else { return };
-        let Some(m) = self.parse_define(&name, &rest[1..]) else { return };
+        let Some(name) = self.macro_name(dir_span, "define", rest) else {
+            return;
+        };
+        let Some(m) = self.parse_define(&name, &rest[1..]) else {
+            return;
+        };
         if let Some(old) = self.macros.get(&m.name) {
             if !old.same_definition(&m) {
-                let mut d = Diagnostic::new(Code::MacroRedefined, name.span, format!("`{}` macro redefined", m.name));
+                let mut d = Diagnostic::new(
+                    Code::MacroRedefined,
+                    name.span,
+                    format!("`{}` macro redefined", m.name),
+                );
                 d = match old.definition {
                     Some(prev) => d.with_related(prev, "previous definition is here"),
-                    None => d.with_note("the previous definition is predefined or from the command line"),
+                    None => d.with_note(
+                        "the previous definition is predefined or from the command line",
+                    ),
                 };
                 self.diags.push(d);
             }
@@ -229,7 +262,11 @@ impl Preprocessor<'_> {
     /// The name operand of `#define`/`#undef`, checked.
     fn macro_name(&mut self, dir_span: Span, directive: &str, rest: &[Token]) -> Option<Token> {
         let Some(name) = rest.first() else {
-            self.error(Code::BadDirective, dir_span, format!("macro name missing after `#{directive}`"));
+            self.error(
+                Code::BadDirective,
+                dir_span,
+                format!("macro name missing after `#{directive}`"),
+            );
             return None;
         };
         if name.kind != TokenKind::Ident {
@@ -238,7 +275,11 @@ impl Preprocessor<'_> {
             return None;
         }
         if name.text == "defined" {
-            self.error(Code::BadDirective, name.span, "`defined` cannot be used as a macro name");
+            self.error(
+                Code::BadDirective,
+                name.span,
+                "`defined` cannot be used as a macro name",
+            );
             return None;
         }
         Some(name.clone())
@@ -249,7 +290,10 @@ impl Preprocessor<'_> {
         let mut params = None;
         let mut variadic = false;
         // Function-like only when `(` directly follows the name.
-        if rest.first().is_some_and(|t| t.kind == TokenKind::LParen && !t.leading_space) {
+        if rest
+            .first()
+            .is_some_and(|t| t.kind == TokenKind::LParen && !t.leading_space)
+        {
             let (p, v, used) = self.parse_params(name, rest)?;
             params = Some(p);
             variadic = v;
@@ -260,7 +304,11 @@ impl Preprocessor<'_> {
         let mut body = Vec::new();
         for t in &rest[i..] {
             if t.kind == TokenKind::Unknown {
-                self.error(Code::InvalidToken, t.span, lexer::unknown_token_message(&t.text));
+                self.error(
+                    Code::InvalidToken,
+                    t.span,
+                    lexer::unknown_token_message(&t.text),
+                );
                 continue;
             }
             let param = if t.kind != TokenKind::Ident || !fn_like {
@@ -270,15 +318,29 @@ impl Preprocessor<'_> {
             } else {
                 param_names.iter().position(|p| *p == t.text)
             };
-            body.push(BodyTok { tok: t.clone(), param });
+            body.push(BodyTok {
+                tok: t.clone(),
+                param,
+            });
         }
         for (k, b) in body.iter().enumerate() {
             if b.tok.kind == TokenKind::HashHash && (k == 0 || k + 1 == body.len()) {
-                self.error(Code::BadDirective, b.tok.span, "`##` cannot appear at either end of a macro expansion");
+                self.error(
+                    Code::BadDirective,
+                    b.tok.span,
+                    "`##` cannot appear at either end of a macro expansion",
+                );
                 return None;
             }
-            if fn_like && b.tok.kind == TokenKind::Hash && body.get(k + 1).and_then(|n| n.param).is_none() {
-                self.error(Code::BadDirective, b.tok.span, "`#` is not followed by a macro parameter");
+            if fn_like
+                && b.tok.kind == TokenKind::Hash
+                && body.get(k + 1).and_then(|n| n.param).is_none()
+            {
+                self.error(
+                    Code::BadDirective,
+                    b.tok.span,
+                    "`#` is not followed by a macro parameter",
+                );
                 return None;
             }
         }
@@ -287,43 +349,77 @@ impl Preprocessor<'_> {
             _ => None,
         };
         let definition = (name.span.file != self.builtin_file).then_some(name.span);
-        Some(Macro { name: name.text.clone(), id: self.name_id(&name.text), definition, params, variadic, body, body_span })
+        Some(Macro {
+            name: name.text.clone(),
+            id: self.name_id(&name.text),
+            definition,
+            params,
+            variadic,
+            body,
+            body_span,
+        })
     }
 
     /// Parses `(a, b, ...)` at the start of `rest`; returns the parameters,
     /// whether the macro is variadic, and the number of tokens used.
-    fn parse_params(&mut self, name: &Token, rest: &[Token]) -> Option<(Vec<SmolStr>, bool, usize)> {
+    fn parse_params(
+        &mut self,
+        name: &Token,
+        rest: &[Token],
+    ) -> Option<(Vec<SmolStr>, bool, usize)> {
         let mut params: Vec<SmolStr> = Vec::new();
         let mut variadic = false;
         let end = rest.last().map_or(name.span, |t| t.span).end_point();
         let mut i = 1;
         loop {
             let Some(t) = rest.get(i) else {
-                self.error(Code::BadDirective, end, "expected `)` in macro parameter list");
+                self.error(
+                    Code::BadDirective,
+                    end,
+                    "expected `)` in macro parameter list",
+                );
                 return None;
             };
             i += 1;
             match t.kind {
-                TokenKind::RParen if params.is_empty() && i == 2 => return Some((params, false, i)),
+                TokenKind::RParen if params.is_empty() && i == 2 => {
+                    return Some((params, false, i))
+                }
                 TokenKind::Ident if t.text == "__VA_ARGS__" => {
-                    self.error(Code::BadDirective, t.span, "`__VA_ARGS__` can only appear in the expansion of a variadic macro");
+                    self.error(
+                        Code::BadDirective,
+                        t.span,
+                        "`__VA_ARGS__` can only appear in the expansion of a variadic macro",
+                    );
                     return None;
                 }
                 TokenKind::Ident => {
                     if params.contains(&t.text) {
-                        self.error(Code::BadDirective, t.span, format!("duplicate macro parameter `{}`", t.text));
+                        self.error(
+                            Code::BadDirective,
+                            t.span,
+                            format!("duplicate macro parameter `{}`", t.text),
+                        );
                         return None;
                     }
                     params.push(t.text.clone());
                 }
                 TokenKind::Ellipsis => variadic = true,
                 _ => {
-                    self.error(Code::BadDirective, t.span, format!("expected parameter name, found `{}`", t.text));
+                    self.error(
+                        Code::BadDirective,
+                        t.span,
+                        format!("expected parameter name, found `{}`", t.text),
+                    );
                     return None;
                 }
             }
             let Some(sep) = rest.get(i) else {
-                self.error(Code::BadDirective, end, "expected `)` in macro parameter list");
+                self.error(
+                    Code::BadDirective,
+                    end,
+                    "expected `)` in macro parameter list",
+                );
                 return None;
             };
             i += 1;
@@ -334,7 +430,10 @@ impl Preprocessor<'_> {
                     let msg = if variadic {
                         format!("expected `)` after `...`, found `{}`", sep.text)
                     } else {
-                        format!("expected `,` or `)` in macro parameter list, found `{}`", sep.text)
+                        format!(
+                            "expected `,` or `)` in macro parameter list, found `{}`",
+                            sep.text
+                        )
                     };
                     self.error(Code::BadDirective, sep.span, msg);
                     return None;
@@ -433,6 +532,8 @@ impl Preprocessor<'_> {
         let mut depth = 0usize;
         let rparen = loop {
             let Some(t) = self.next_raw(false) else {
+                // An `#if` with a broken invocation is false, without more errors.
+                self.if_failed |= self.input.if_mode;
                 if !self.halted {
                     let d = Diagnostic::new(
                         Code::MacroCall,
@@ -459,7 +560,11 @@ impl Preprocessor<'_> {
                 a.push(t);
             }
         };
-        let given = if args.len() == 1 && args[0].is_empty() { 0 } else { args.len() };
+        let given = if args.len() == 1 && args[0].is_empty() {
+            0
+        } else {
+            args.len()
+        };
         let ok = if m.variadic {
             if args.len() == nparams && nparams > 0 {
                 // `f(a)` for `f(x, ...)`: an empty `__VA_ARGS__`.
@@ -476,15 +581,22 @@ impl Preprocessor<'_> {
         if !ok {
             let s = if nparams == 1 { "" } else { "s" };
             let msg = match (m.variadic, nparams) {
-                (true, _) => format!("macro `{}` requires at least {nparams} argument{s}, but {given} given", m.name),
+                (true, _) => format!(
+                    "macro `{}` requires at least {nparams} argument{s}, but {given} given",
+                    m.name
+                ),
                 (false, 0) => format!("macro `{}` takes no arguments, but {given} given", m.name),
-                (false, _) => format!("macro `{}` requires {nparams} argument{s}, but {given} given", m.name),
+                (false, _) => format!(
+                    "macro `{}` requires {nparams} argument{s}, but {given} given",
+                    m.name
+                ),
             };
             let mut d = Diagnostic::new(Code::MacroCall, name.tok.span.to(rparen.tok.span), msg);
             if let Some(def) = m.definition {
                 d = d.with_related(def, format!("macro `{}` defined here", m.name));
             }
             self.diags.push(d);
+            self.if_failed |= self.input.if_mode;
             return None;
         }
         Some((args, rparen))
@@ -513,7 +625,9 @@ impl Preprocessor<'_> {
     /// The invocation as spelled: from the name to the `)` when both were
     /// written in the same text (the file, or one macro body), else the name.
     fn call_site(&self, name: &PTok, rparen: Option<&PTok>) -> Span {
-        let (n, Some(r)) = (&name.tok, rparen.map(|r| &r.tok)) else { return name.tok.spelling };
+        let (n, Some(r)) = (&name.tok, rparen.map(|r| &r.tok)) else {
+            return name.tok.spelling;
+        };
         let ordered = n.spelling.file == r.spelling.file && n.spelling.start <= r.spelling.start;
         let both_in_file = n.span == n.spelling && r.span == r.spelling;
         let both_in_body = n.expansion.is_some()
@@ -531,7 +645,9 @@ impl Preprocessor<'_> {
     /// Expands one invocation and pushes the result as a new context.
     fn expand(&mut self, m: &Macro, name: PTok, rparen: Option<PTok>, args: Vec<Vec<PTok>>) {
         let call_site = self.call_site(&name, rparen.as_ref());
-        let Some(id) = self.new_expansion(&name, call_site, Some(m)) else { return };
+        let Some(id) = self.new_expansion(&name, call_site, Some(m)) else {
+            return;
+        };
         // Where the produced tokens stand in the main text.
         let site = match &rparen {
             Some(r) => name.tok.span.to(r.tok.span),
@@ -542,9 +658,14 @@ impl Preprocessor<'_> {
             None => name.hs,
         };
         let hs = self.hidesets.add(hs, m.id);
-        let Some(mut os) = self.substitute(m, &args, id, site, hs) else { return };
+        let Some(mut os) = self.substitute(m, &args, id, site, hs) else {
+            return;
+        };
         if self.hidesets.exhausted {
-            self.halt(site, "macro expansion too complex (hide sets exhausted)".to_string());
+            self.halt(
+                site,
+                "macro expansion too complex (hide sets exhausted)".to_string(),
+            );
             return;
         }
         match os.first_mut() {
@@ -562,7 +683,8 @@ impl Preprocessor<'_> {
             self.input.ctx.pop();
         }
         if self.input.ctx.len() >= MAX_CONTEXT_DEPTH {
-            let msg = format!("macro expansion nested too deeply (more than {MAX_CONTEXT_DEPTH} levels)");
+            let msg =
+                format!("macro expansion nested too deeply (more than {MAX_CONTEXT_DEPTH} levels)");
             self.halt(site, msg);
             return;
         }
@@ -573,7 +695,9 @@ impl Preprocessor<'_> {
     /// Takes `n` tokens from the expansion budget; halts when it is spent.
     fn charge(&mut self, n: usize, span: Span) -> bool {
         if n > self.expand_budget {
-            let msg = format!("macro expansion produces too many tokens (more than {MAX_EXPANDED_TOKENS})");
+            let msg = format!(
+                "macro expansion produces too many tokens (more than {MAX_EXPANDED_TOKENS})"
+            );
             self.expand_budget = 0;
             self.halt(span, msg);
             return false;
@@ -585,7 +709,14 @@ impl Preprocessor<'_> {
     /// Replaces the parameters of the body by the arguments, handling `#` and
     /// `##`; every produced token gets the hide set `hs` added. None when a
     /// limit was hit.
-    fn substitute(&mut self, m: &Macro, args: &[Vec<PTok>], id: ExpnId, site: Span, hs: u32) -> Option<Vec<PTok>> {
+    fn substitute(
+        &mut self,
+        m: &Macro,
+        args: &[Vec<PTok>],
+        id: ExpnId,
+        site: Span,
+        hs: u32,
+    ) -> Option<Vec<PTok>> {
         let fn_like = m.params.is_some();
         let va_index = m.params.as_ref().map_or(0, Vec::len);
         let body = &m.body;
@@ -603,65 +734,71 @@ impl Preprocessor<'_> {
                 i += 1;
                 continue;
             }
-            let (item, from_arg): (Vec<PTok>, Option<usize>) = if fn_like && b.tok.kind == TokenKind::Hash {
-                // `# param` (checked at definition).
-                let p = body.get(i + 1);
-                let arg = p.and_then(|p| p.param).and_then(|k| args.get(k)).map_or(&[][..], Vec::as_slice);
-                let end = p.map_or(b.tok.spelling, |p| p.tok.spelling);
-                let text = stringize(arg);
-                i += 2;
-                let tok = Token {
-                    kind: TokenKind::StringLit,
-                    text: text.into(),
-                    span: site,
-                    spelling: b.tok.spelling.to(end),
-                    expansion: Some(id),
-                    line_start: false,
-                    leading_space: b.tok.leading_space,
-                };
-                (vec![PTok { tok, hs }], None)
-            } else if let Some(k) = b.param {
-                i += 1;
-                let raw = args.get(k).map_or(&[][..], Vec::as_slice);
-                let next_is_paste = body.get(i).is_some_and(|n| n.tok.kind == TokenKind::HashHash);
-                let src: Vec<PTok> = if paste.is_some() || next_is_paste {
-                    raw.to_vec()
-                } else {
-                    if expanded.get(k).is_some_and(Option::is_none) {
-                        let e = self.expand_arg(raw, id);
-                        if self.halted {
-                            return None;
+            let (item, from_arg): (Vec<PTok>, Option<usize>) =
+                if fn_like && b.tok.kind == TokenKind::Hash {
+                    // `# param` (checked at definition).
+                    let p = body.get(i + 1);
+                    let arg = p
+                        .and_then(|p| p.param)
+                        .and_then(|k| args.get(k))
+                        .map_or(&[][..], Vec::as_slice);
+                    let end = p.map_or(b.tok.spelling, |p| p.tok.spelling);
+                    let text = stringize(arg);
+                    i += 2;
+                    let tok = Token {
+                        kind: TokenKind::StringLit,
+                        text: text.into(),
+                        span: site,
+                        spelling: b.tok.spelling.to(end),
+                        expansion: Some(id),
+                        line_start: false,
+                        leading_space: b.tok.leading_space,
+                    };
+                    (vec![PTok { tok, hs }], None)
+                } else if let Some(k) = b.param {
+                    i += 1;
+                    let raw = args.get(k).map_or(&[][..], Vec::as_slice);
+                    let next_is_paste = body
+                        .get(i)
+                        .is_some_and(|n| n.tok.kind == TokenKind::HashHash);
+                    let src: Vec<PTok> = if paste.is_some() || next_is_paste {
+                        raw.to_vec()
+                    } else {
+                        if expanded.get(k).is_some_and(Option::is_none) {
+                            let e = self.expand_arg(raw, id);
+                            if self.halted {
+                                return None;
+                            }
+                            expanded[k] = Some(e);
                         }
-                        expanded[k] = Some(e);
+                        expanded.get(k).cloned().flatten().unwrap_or_default()
+                    };
+                    if !self.charge(src.len(), site) {
+                        return None;
                     }
-                    expanded.get(k).cloned().flatten().unwrap_or_default()
-                };
-                if !self.charge(src.len(), site) {
-                    return None;
-                }
-                let mut item = src;
-                for (j, t) in item.iter_mut().enumerate() {
-                    t.tok.expansion = t.tok.expansion.or(Some(id));
-                    t.tok.line_start = false;
-                    if j == 0 {
-                        t.tok.leading_space = b.tok.leading_space;
+                    let mut item = src;
+                    for (j, t) in item.iter_mut().enumerate() {
+                        t.tok.expansion = t.tok.expansion.or(Some(id));
+                        t.tok.line_start = false;
+                        if j == 0 {
+                            t.tok.leading_space = b.tok.leading_space;
+                        }
+                        t.hs = self.hidesets.union(t.hs, hs);
                     }
-                    t.hs = self.hidesets.union(t.hs, hs);
-                }
-                (item, Some(k))
-            } else {
-                i += 1;
-                let tok = Token {
-                    kind: b.tok.kind,
-                    text: b.tok.text.clone(),
-                    span: site,
-                    spelling: b.tok.spelling,
-                    expansion: Some(id),
-                    line_start: false,
-                    leading_space: b.tok.leading_space,
+                    (item, Some(k))
+                } else {
+                    i += 1;
+                    let tok = Token {
+                        kind: b.tok.kind,
+                        text: b.tok.text.clone(),
+                        span: site,
+                        spelling: b.tok.spelling,
+                        expansion: Some(id),
+                        line_start: false,
+                        leading_space: b.tok.leading_space,
+                    };
+                    (vec![PTok { tok, hs }], None)
                 };
-                (vec![PTok { tok, hs }], None)
-            };
             if !self.charge(1, site) {
                 return None;
             }
@@ -705,12 +842,23 @@ impl Preprocessor<'_> {
 
     /// `l ## r`: one token if the joined text lexes as exactly one token;
     /// otherwise an error, and both tokens stay.
-    fn paste(&mut self, m: &Macro, (l, r): (PTok, PTok), id: ExpnId, site: Span, hash_hash: Span) -> Vec<PTok> {
+    fn paste(
+        &mut self,
+        m: &Macro,
+        (l, r): (PTok, PTok),
+        id: ExpnId,
+        site: Span,
+        hash_hash: Span,
+    ) -> Vec<PTok> {
         let text = format!("{}{}", l.tok.text, r.tok.text);
         let mut lex_diags = Vec::new();
         let toks = lexer::lex(FileId(0), &text, &mut lex_diags);
         match toks.as_slice() {
-            [one] if lex_diags.is_empty() && one.kind != TokenKind::Unknown && one.text.len() == text.len() => {
+            [one]
+                if lex_diags.is_empty()
+                    && one.kind != TokenKind::Unknown
+                    && one.text.len() == text.len() =>
+            {
                 let in_body = |s: Span| m.body_span.is_some_and(|b| b.contains(s));
                 let spelling = if in_body(l.tok.spelling) && in_body(r.tok.spelling) {
                     l.tok.spelling.to(r.tok.spelling)
@@ -733,7 +881,10 @@ impl Preprocessor<'_> {
                 let d = Diagnostic::new(
                     Code::MacroCall,
                     site,
-                    format!("pasting `{}` and `{}` does not give a valid token (`{text}`)", l.tok.text, r.tok.text),
+                    format!(
+                        "pasting `{}` and `{}` does not give a valid token (`{text}`)",
+                        l.tok.text, r.tok.text
+                    ),
                 )
                 .with_related(hash_hash, "in this `##`");
                 self.diags.push(d);
@@ -744,16 +895,32 @@ impl Preprocessor<'_> {
 
     /// Fully expands a macro argument on its own.
     fn expand_arg(&mut self, arg: &[PTok], owner: ExpnId) -> Vec<PTok> {
-        if !arg.iter().any(|t| t.tok.kind == TokenKind::Ident) {
+        // Most arguments name no macro: they expand to themselves.
+        if !arg
+            .iter()
+            .any(|t| t.tok.kind == TokenKind::Ident && self.may_expand(&t.tok.text))
+        {
             return arg.to_vec();
         }
         let if_mode = self.input.if_mode;
         self.expand_isolated(arg.to_vec(), Some(owner), if_mode)
     }
 
+    /// Whether an identifier may be replaced by something else.
+    fn may_expand(&self, name: &str) -> bool {
+        self.macros.contains_key(name)
+            || matches!(name, "__LINE__" | "__FILE__" | "_Pragma")
+            || (self.input.if_mode && name == "defined")
+    }
+
     /// Expands `toks` as if they were the rest of the input (a macro
     /// argument, or a directive line when `owner` is None).
-    pub(super) fn expand_isolated(&mut self, toks: Vec<PTok>, owner: Option<ExpnId>, if_mode: bool) -> Vec<PTok> {
+    pub(super) fn expand_isolated(
+        &mut self,
+        toks: Vec<PTok>,
+        owner: Option<ExpnId>,
+        if_mode: bool,
+    ) -> Vec<PTok> {
         if self.arg_depth >= MAX_ARG_DEPTH {
             let span = toks.first().map_or_else(Span::default, |t| t.tok.span);
             let msg = format!("macro invocations nested too deeply in macro arguments (more than {MAX_ARG_DEPTH} levels)");
@@ -762,7 +929,13 @@ impl Preprocessor<'_> {
         }
         let mut rev = toks;
         rev.reverse();
-        let inner = Input { ctx: vec![rev], read_files: false, owner, if_mode, ..Input::default() };
+        let inner = Input {
+            ctx: vec![rev],
+            read_files: false,
+            owner,
+            if_mode,
+            ..Input::default()
+        };
         let saved = std::mem::replace(&mut self.input, inner);
         self.arg_depth += 1;
         let mut out = Vec::new();
@@ -792,20 +965,38 @@ impl Preprocessor<'_> {
                         name = Some(t.tok.text);
                     }
                     other => {
-                        let span = other.as_ref().map_or(t.tok.span.end_point(), |o| o.tok.span);
-                        let d = Diagnostic::new(Code::BadDirective, span, "expected `)` after `defined(NAME`")
-                            .with_related(open.tok.span, "to match this `(`");
+                        let span = other
+                            .as_ref()
+                            .map_or(t.tok.span.end_point(), |o| o.tok.span);
+                        let d = Diagnostic::new(
+                            Code::BadDirective,
+                            span,
+                            "expected `)` after `defined(NAME`",
+                        )
+                        .with_related(open.tok.span, "to match this `(`");
                         self.diags.push(d);
                     }
                 },
                 other => {
-                    let span = other.as_ref().map_or(open.tok.span.end_point(), |o| o.tok.span);
-                    self.error(Code::BadDirective, span, "macro name missing after `defined(`");
+                    let span = other
+                        .as_ref()
+                        .map_or(open.tok.span.end_point(), |o| o.tok.span);
+                    self.error(
+                        Code::BadDirective,
+                        span,
+                        "macro name missing after `defined(`",
+                    );
                 }
             },
             other => {
-                let span = other.as_ref().map_or(kw.tok.span.end_point(), |o| o.tok.span);
-                self.error(Code::BadDirective, span, "macro name missing after `defined`");
+                let span = other
+                    .as_ref()
+                    .map_or(kw.tok.span.end_point(), |o| o.tok.span);
+                self.error(
+                    Code::BadDirective,
+                    span,
+                    "macro name missing after `defined`",
+                );
             }
         }
         let value = match &name {
@@ -837,7 +1028,12 @@ impl Preprocessor<'_> {
         };
         let call_site = t.tok.spelling;
         let id = self.new_expansion(&t, call_site, None);
-        let tok = Token { kind, text: text.into(), expansion: id.or(t.tok.expansion), ..t.tok };
+        let tok = Token {
+            kind,
+            text: text.into(),
+            expansion: id.or(t.tok.expansion),
+            ..t.tok
+        };
         PTok { tok, hs: t.hs }
     }
 
@@ -906,7 +1102,10 @@ fn stringize(arg: &[PTok]) -> String {
 
 /// The text of `_Pragma("...")`: quotes removed, `\"` and `\\` unescaped.
 fn destringize(lit: &str) -> String {
-    let inner = lit.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or("");
+    let inner = lit
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or("");
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {

@@ -264,17 +264,6 @@ impl Checker<'_> {
             }
         }
     }
-
-    /// The type of each element of an aggregate, in order.
-    pub(crate) fn element_types(&self, ty: &Type, n: usize) -> Vec<Type> {
-        match ty {
-            Type::Array(e, _) => vec![(**e).clone(); n],
-            Type::Struct(id) => self.unit.structs.get(id.0 as usize).map_or(Vec::new(), |d| d.fields.iter().map(|f| f.ty.clone()).collect()),
-            Type::Vector(s, _) => vec![Type::Scalar(*s); n],
-            other => vec![other.clone(); n],
-        }
-    }
-
 }
 
 #[cfg(test)]
