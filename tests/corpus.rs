@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn lanes() -> Command {
@@ -40,7 +43,9 @@ fn expectations(path: &Path) -> Result<Vec<Expected>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let Some(pos) = line.find("//~") else { continue };
+        let Some(pos) = line.find("//~") else {
+            continue;
+        };
         let mut rest = &line[pos + 3..];
         let mut target = i as i64 + 1;
         while let Some(r) = rest.strip_prefix('^') {
@@ -51,11 +56,25 @@ fn expectations(path: &Path) -> Result<Vec<Expected>, String> {
             let (sev, code) = item
                 .strip_suffix(']')
                 .and_then(|s| s.split_once('['))
-                .ok_or_else(|| format!("{}:{}: malformed expectation `{item}`", path.display(), i + 1))?;
+                .ok_or_else(|| {
+                    format!(
+                        "{}:{}: malformed expectation `{item}`",
+                        path.display(),
+                        i + 1
+                    )
+                })?;
             if sev != "error" && sev != "warning" {
-                return Err(format!("{}:{}: unknown expectation kind `{sev}`", path.display(), i + 1));
+                return Err(format!(
+                    "{}:{}: unknown expectation kind `{sev}`",
+                    path.display(),
+                    i + 1
+                ));
             }
-            out.push(Expected { line: target as u32, severity: sev.into(), code: code.into() });
+            out.push(Expected {
+                line: target as u32,
+                severity: sev.into(),
+                code: code.into(),
+            });
         }
     }
     Ok(out)
@@ -70,12 +89,27 @@ fn diagnostics(path: &Path) -> (Vec<Expected>, Vec<String>) {
         .output()
         .expect("run lanes");
     let code = out.status.code();
-    assert!(matches!(code, Some(0) | Some(1)), "{}: lanes exited with {:?}\n{}", path.display(), code,
-        String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{}: invalid JSON ({e}): {}", path.display(), String::from_utf8_lossy(&out.stdout)));
+    assert!(
+        matches!(code, Some(0) | Some(1)),
+        "{}: lanes exited with {:?}\n{}",
+        path.display(),
+        code,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{}: invalid JSON ({e}): {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
     let errors = report["summary"]["errors"].as_u64().unwrap();
-    assert_eq!(code == Some(1), errors > 0, "{}: exit status must be 1 exactly when there are errors", path.display());
+    assert_eq!(
+        code == Some(1),
+        errors > 0,
+        "{}: exit status must be 1 exactly when there are errors",
+        path.display()
+    );
     let mut found = Vec::new();
     let mut elsewhere = Vec::new();
     for d in report["diagnostics"].as_array().unwrap() {
@@ -83,11 +117,18 @@ fn diagnostics(path: &Path) -> (Vec<Expected>, Vec<String>) {
         if sev != "error" && sev != "warning" {
             continue;
         }
-        let e = Expected { line: d["line"].as_u64().unwrap() as u32, severity: sev.into(), code: d["code"].as_str().unwrap().into() };
+        let e = Expected {
+            line: d["line"].as_u64().unwrap() as u32,
+            severity: sev.into(),
+            code: d["code"].as_str().unwrap().into(),
+        };
         if Path::new(d["file"].as_str().unwrap()) == path {
             found.push(e);
         } else {
-            elsewhere.push(format!("{}:{}: {}[{}] {}", d["file"], e.line, e.severity, e.code, d["message"]));
+            elsewhere.push(format!(
+                "{}:{}: {}[{}] {}",
+                d["file"], e.line, e.severity, e.code, d["message"]
+            ));
         }
     }
     (found, elsewhere)
@@ -105,7 +146,10 @@ fn check_expectations(files: &[PathBuf]) -> Vec<String> {
         };
         let (got, elsewhere) = diagnostics(path);
         for e in elsewhere {
-            failures.push(format!("{}: diagnostic in another file: {e}", path.display()));
+            failures.push(format!(
+                "{}: diagnostic in another file: {e}",
+                path.display()
+            ));
         }
         let mut unmatched: BTreeMap<Expected, usize> = BTreeMap::new();
         for g in &got {
@@ -114,13 +158,25 @@ fn check_expectations(files: &[PathBuf]) -> Vec<String> {
         for w in &want {
             match unmatched.get_mut(w) {
                 Some(n) if *n > 0 => *n -= 1,
-                _ => failures.push(format!("{}:{}: expected {}[{}], not reported", path.display(), w.line, w.severity, w.code)),
+                _ => failures.push(format!(
+                    "{}:{}: expected {}[{}], not reported",
+                    path.display(),
+                    w.line,
+                    w.severity,
+                    w.code
+                )),
             }
         }
         for (g, n) in unmatched {
             // Several identical diagnostics on one line need only one expectation.
             if n > 0 && !want.contains(&g) {
-                failures.push(format!("{}:{}: unexpected {}[{}]", path.display(), g.line, g.severity, g.code));
+                failures.push(format!(
+                    "{}:{}: unexpected {}[{}]",
+                    path.display(),
+                    g.line,
+                    g.severity,
+                    g.code
+                ));
             }
         }
     }
@@ -130,21 +186,43 @@ fn check_expectations(files: &[PathBuf]) -> Vec<String> {
 #[test]
 fn valid_kernels_and_examples_have_no_diagnostics() {
     let mut files = cl_files("tests/kernels/valid");
-    assert!(files.len() >= 40, "the valid corpus has {} files, want at least 40", files.len());
+    assert!(
+        files.len() >= 40,
+        "the valid corpus has {} files, want at least 40",
+        files.len()
+    );
     files.extend(cl_files("examples"));
     let failures = check_expectations(&files);
-    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn invalid_snippets_report_exactly_what_they_expect() {
     let files = cl_files("tests/kernels/invalid");
-    assert!(files.len() >= 40, "the invalid corpus has {} files, want at least 40", files.len());
+    assert!(
+        files.len() >= 40,
+        "the invalid corpus has {} files, want at least 40",
+        files.len()
+    );
     for f in &files {
-        assert!(!expectations(f).unwrap().is_empty(), "{}: an invalid snippet without expectations", f.display());
+        assert!(
+            !expectations(f).unwrap().is_empty(),
+            "{}: an invalid snippet without expectations",
+            f.display()
+        );
     }
     let failures = check_expectations(&files);
-    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -161,12 +239,19 @@ fn every_error_code_is_exercised_by_the_corpus() {
         .filter(|c| c.default_severity() == Severity::Error && !seen.contains(c.as_str()))
         .map(|c| c.as_str())
         .collect();
-    assert!(missing.is_empty(), "error codes without an invalid snippet: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "error codes without an invalid snippet: {missing:?}"
+    );
 }
 
 #[test]
 fn check_of_the_whole_valid_corpus_succeeds_in_one_run() {
-    let out = lanes().arg("check").args(cl_files("tests/kernels/valid")).output().unwrap();
+    let out = lanes()
+        .arg("check")
+        .args(cl_files("tests/kernels/valid"))
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains(": 0 errors, 0 warnings"), "{stderr}");
@@ -181,7 +266,9 @@ fn valid_kernels_pass_clang() {
         if std::env::var_os("CI").is_some() {
             panic!("{clang} is missing on CI; scripts/setup.sh installs it");
         }
-        eprintln!("SKIPPED valid_kernels_pass_clang: {clang} is not installed (run scripts/setup.sh)");
+        eprintln!(
+            "SKIPPED valid_kernels_pass_clang: {clang} is not installed (run scripts/setup.sh)"
+        );
         return;
     }
     let mut files = cl_files("tests/kernels/valid");
@@ -189,12 +276,23 @@ fn valid_kernels_pass_clang() {
     let mut failures = Vec::new();
     for f in &files {
         let out = Command::new(clang)
-            .args(["-x", "cl", "-cl-std=CL2.0", "-Xclang", "-finclude-default-header", "-fsyntax-only"])
+            .args([
+                "-x",
+                "cl",
+                "-cl-std=CL2.0",
+                "-Xclang",
+                "-finclude-default-header",
+                "-fsyntax-only",
+            ])
             .arg(f)
             .output()
             .unwrap();
         if !out.status.success() {
-            failures.push(format!("{}:\n{}", f.display(), String::from_utf8_lossy(&out.stderr)));
+            failures.push(format!(
+                "{}:\n{}",
+                f.display(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -205,12 +303,23 @@ fn human_output_is_rustc_style() {
     let dir = std::env::temp_dir().join(format!("lanes-human-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("k.cl");
-    std::fs::write(&f, "__kernel void k(__global float *out, int width) {\n  out[0] = wdth;\n}\n").unwrap();
-    let out = lanes().args(["check", "--color", "never"]).arg(&f).output().unwrap();
+    std::fs::write(
+        &f,
+        "__kernel void k(__global float *out, int width) {\n  out[0] = wdth;\n}\n",
+    )
+    .unwrap();
+    let out = lanes()
+        .args(["check", "--color", "never"])
+        .arg(&f)
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("error[L0003]: "), "{stderr}");
-    assert!(stderr.contains(&format!("--> {}:2:12", f.display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("--> {}:2:12", f.display())),
+        "{stderr}"
+    );
     assert!(stderr.contains("2 |   out[0] = wdth;"), "{stderr}");
     assert!(stderr.contains("^^^^"), "{stderr}");
     assert!(stderr.contains("`width`"), "a did-you-mean note: {stderr}");
@@ -231,17 +340,32 @@ fn defines_and_include_dirs_from_the_command_line() {
     .unwrap();
     let without = lanes().arg("check").arg(&f).output().unwrap();
     assert_eq!(without.status.code(), Some(1));
-    let with = lanes().args(["check", "-D", "N=16", "-I"]).arg(dir.join("inc")).arg(&f).output().unwrap();
-    assert!(with.status.success(), "{}", String::from_utf8_lossy(&with.stderr));
+    let with = lanes()
+        .args(["check", "-D", "N=16", "-I"])
+        .arg(dir.join("inc"))
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn unknown_target_and_missing_file_are_reported() {
-    let out = lanes().args(["check", "--target", "avx3-i32x8", "x.cl"]).output().unwrap();
+    let out = lanes()
+        .args(["check", "--target", "avx3-i32x8", "x.cl"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown target `avx3-i32x8`"));
-    let out = lanes().args(["check", "/nonexistent/k.cl"]).output().unwrap();
+    let out = lanes()
+        .args(["check", "/nonexistent/k.cl"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read `/nonexistent/k.cl`"));
 }
@@ -252,11 +376,22 @@ fn unknown_target_and_missing_file_are_reported() {
 fn diagnostics_catalogue_matches_the_codes() {
     use lanes_frontend::diag::Code;
     let doc = std::fs::read_to_string(root().join("docs/diagnostics.md")).unwrap();
-    let documented: Vec<&str> = doc.lines().filter_map(|l| l.strip_prefix("### ")).map(str::trim).collect();
+    let documented: Vec<&str> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .map(str::trim)
+        .collect();
     for c in Code::ALL {
-        assert!(documented.contains(&c.as_str()), "docs/diagnostics.md lacks an entry `### {}`", c.as_str());
+        assert!(
+            documented.contains(&c.as_str()),
+            "docs/diagnostics.md lacks an entry `### {}`",
+            c.as_str()
+        );
     }
     for d in &documented {
-        assert!(Code::from_str(d).is_some(), "docs/diagnostics.md documents `{d}`, which is not a code");
+        assert!(
+            Code::from_str(d).is_some(),
+            "docs/diagnostics.md documents `{d}`, which is not a code"
+        );
     }
 }

@@ -12,7 +12,10 @@ use lanes_frontend::unit::{check_text, CheckedUnit};
 use proptest::prelude::*;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn corpus() -> Vec<(PathBuf, String)> {
@@ -31,8 +34,17 @@ fn corpus() -> Vec<(PathBuf, String)> {
 }
 
 fn check(path: &Path, text: &str) -> CheckedUnit {
-    let opts = PreprocessOptions { width: 8, ..Default::default() };
-    check_text(&path.display().to_string(), Some(path.to_path_buf()), text, &opts, &RealFs)
+    let opts = PreprocessOptions {
+        width: 8,
+        ..Default::default()
+    };
+    check_text(
+        &path.display().to_string(),
+        Some(path.to_path_buf()),
+        text,
+        &opts,
+        &RealFs,
+    )
 }
 
 fn survives(path: &Path, text: &str) -> Result<(), String> {
@@ -40,7 +52,10 @@ fn survives(path: &Path, text: &str) -> Result<(), String> {
         check(path, text);
     }))
     .map_err(|e| {
-        let msg = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()));
+        let msg = e
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()));
         msg.unwrap_or_else(|| "panic".into())
     })
 }
@@ -56,12 +71,20 @@ fn deleting_any_character_never_panics() {
             edited.replace_range(i..i + c.len_utf8(), "");
             runs += 1;
             if let Err(e) = survives(&path, &edited) {
-                failures.push(format!("{} without the character at byte {i}: {e}", path.display()));
+                failures.push(format!(
+                    "{} without the character at byte {i}: {e}",
+                    path.display()
+                ));
             }
         }
     }
     assert!(runs > 10_000);
-    assert!(failures.is_empty(), "{} panics, first ones:\n{}", failures.len(), failures[..failures.len().min(20)].join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} panics, first ones:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
 }
 
 /// Inserting a character that matters to the syntax at every position of
@@ -69,22 +92,37 @@ fn deleting_any_character_never_panics() {
 /// so that every (position, character) class is covered across the corpus.
 #[test]
 fn inserting_syntax_characters_never_panics() {
-    const INSERT: &[&str] = &["(", ")", "{", "}", "[", "]", "\"", "'", "/", "*", "#", ";", "\\", "\n", ",", ".", "<", "a", "0", "é"];
+    const INSERT: &[&str] = &[
+        "(", ")", "{", "}", "[", "]", "\"", "'", "/", "*", "#", ";", "\\", "\n", ",", ".", "<",
+        "a", "0", "é",
+    ];
     let mut failures = Vec::new();
     for (path, text) in corpus() {
-        let positions: Vec<usize> = text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).collect();
+        let positions: Vec<usize> = text
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain(std::iter::once(text.len()))
+            .collect();
         for (k, &i) in positions.iter().enumerate() {
             for j in 0..2 {
                 let ins = INSERT[(k * 2 + j) % INSERT.len()];
                 let mut edited = text.clone();
                 edited.insert_str(i, ins);
                 if let Err(e) = survives(&path, &edited) {
-                    failures.push(format!("{} with {ins:?} inserted at byte {i}: {e}", path.display()));
+                    failures.push(format!(
+                        "{} with {ins:?} inserted at byte {i}: {e}",
+                        path.display()
+                    ));
                 }
             }
         }
     }
-    assert!(failures.is_empty(), "{} panics, first ones:\n{}", failures.len(), failures[..failures.len().min(20)].join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} panics, first ones:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
 }
 
 proptest! {
@@ -117,17 +155,50 @@ fn has_code(u: &CheckedUnit, code: Code) -> bool {
 fn deep_nesting_is_an_error_not_a_crash() {
     let p = Path::new("deep.cl");
     let n = 10_000;
-    let parens = format!("__kernel void k(__global int *a) {{ a[0] = {}1{}; }}", "(".repeat(n), ")".repeat(n));
-    let blocks = format!("__kernel void k(__global int *a) {{ {} a[0] = 1; {} }}", "{".repeat(n), "}".repeat(n));
-    let ifs = format!("__kernel void k(__global int *a) {{ {} a[0] = 1; }}", "if (a[1]) ".repeat(n));
-    let unary = format!("__kernel void k(__global int *a) {{ a[0] = {}1; }}", "-".repeat(n));
-    let chain = format!("__kernel void k(__global int *a) {{ a[0] = 1{}; }}", "+a[1]".repeat(100_000));
-    let index = format!("__kernel void k(__global int *a) {{ a[0] = {}0{}; }}", "a[".repeat(n), "]".repeat(n));
+    let parens = format!(
+        "__kernel void k(__global int *a) {{ a[0] = {}1{}; }}",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    let blocks = format!(
+        "__kernel void k(__global int *a) {{ {} a[0] = 1; {} }}",
+        "{".repeat(n),
+        "}".repeat(n)
+    );
+    let ifs = format!(
+        "__kernel void k(__global int *a) {{ {} a[0] = 1; }}",
+        "if (a[1]) ".repeat(n)
+    );
+    let unary = format!(
+        "__kernel void k(__global int *a) {{ a[0] = {}1; }}",
+        "-".repeat(n)
+    );
+    let chain = format!(
+        "__kernel void k(__global int *a) {{ a[0] = 1{}; }}",
+        "+a[1]".repeat(100_000)
+    );
+    let index = format!(
+        "__kernel void k(__global int *a) {{ a[0] = {}0{}; }}",
+        "a[".repeat(n),
+        "]".repeat(n)
+    );
     let conds = format!("{}\nint x;\n{}", "#if 1\n".repeat(n), "#endif\n".repeat(n));
-    for (name, src) in [("parens", parens), ("blocks", blocks), ("ifs", ifs), ("unary", unary), ("chain", chain), ("index", index), ("conds", conds)] {
+    for (name, src) in [
+        ("parens", parens),
+        ("blocks", blocks),
+        ("ifs", ifs),
+        ("unary", unary),
+        ("chain", chain),
+        ("index", index),
+        ("conds", conds),
+    ] {
         let u = check(p, &src);
         if name != "conds" {
-            assert!(has_code(&u, Code::TooDeep), "{name}: no L0022 in {:?}", u.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>());
+            assert!(
+                has_code(&u, Code::TooDeep),
+                "{name}: no L0022 in {:?}",
+                u.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>()
+            );
         }
     }
 }
@@ -159,10 +230,34 @@ fn lanes_check_on_ten_thousand_parentheses() {
     let dir = std::env::temp_dir().join(format!("lanes-deep-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("deep.cl");
-    std::fs::write(&f, format!("__kernel void k(__global int *a) {{ a[0] = {}1{}; }}\n", "(".repeat(10_000), ")".repeat(10_000))).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_lanes")).args(["check", "--format", "json"]).arg(&f).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(
+        &f,
+        format!(
+            "__kernel void k(__global int *a) {{ a[0] = {}1{}; }}\n",
+            "(".repeat(10_000),
+            ")".repeat(10_000)
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["check", "--format", "json"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(v["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "L0022"), "{v}");
+    assert!(
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "L0022"),
+        "{v}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -148,10 +148,17 @@ fn median(mut v: Vec<Duration>) -> Duration {
 fn frontend() {
     let text = generate();
     let lines = text.lines().count();
-    let opts = PreprocessOptions { width: 8, ..Default::default() };
+    let opts = PreprocessOptions {
+        width: 8,
+        ..Default::default()
+    };
     let warm = check_text("bench.cl", None, &text, &opts, &RealFs);
     let kernels = warm.hir.kernels().len();
-    assert!(warm.diagnostics.is_empty(), "the benchmark input must be valid: {:?}", warm.diagnostics.first());
+    assert!(
+        warm.diagnostics.is_empty(),
+        "the benchmark input must be valid: {:?}",
+        warm.diagnostics.first()
+    );
     let runs = 31;
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {

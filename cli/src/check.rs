@@ -97,9 +97,18 @@ pub fn run(args: CheckArgs) -> ExitCode {
         }
     }
 
-    let views: Vec<(&SourceMap, &[Diagnostic])> = units.iter().map(|u| (&u.sources, &u.diagnostics[..])).collect();
-    let errors: usize = units.iter().map(|u| lanes_diagnostics::count(&u.diagnostics).errors).sum();
-    let warnings: usize = units.iter().map(|u| lanes_diagnostics::count(&u.diagnostics).warnings).sum();
+    let views: Vec<(&SourceMap, &[Diagnostic])> = units
+        .iter()
+        .map(|u| (&u.sources, &u.diagnostics[..]))
+        .collect();
+    let errors: usize = units
+        .iter()
+        .map(|u| lanes_diagnostics::count(&u.diagnostics).errors)
+        .sum();
+    let warnings: usize = units
+        .iter()
+        .map(|u| lanes_diagnostics::count(&u.diagnostics).warnings)
+        .sum();
     let written = match args.format {
         Format::Human => {
             let choice = match args.color {
@@ -111,7 +120,8 @@ pub fn run(args: CheckArgs) -> ExitCode {
             let mut err = StandardStream::stderr(choice);
             let mut result = Ok(());
             for (sources, diags) in &views {
-                result = result.and_then(|_| lanes_diagnostics::human::emit(&mut err, sources, diags));
+                result =
+                    result.and_then(|_| lanes_diagnostics::human::emit(&mut err, sources, diags));
             }
             let kernels: usize = units.iter().map(|u| u.hir.kernels().len()).sum();
             result.and_then(|_| {

@@ -7,7 +7,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "lanes", version, about = "A vectorization advisor and SIMD compiler for OpenCL C kernels")]
+#[command(
+    name = "lanes",
+    version,
+    about = "A vectorization advisor and SIMD compiler for OpenCL C kernels"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -42,7 +46,9 @@ fn main() -> ExitCode {
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
         Ok(Err(_)) => {
-            eprintln!("error: internal compiler error (panic); please report this with the input file");
+            eprintln!(
+                "error: internal compiler error (panic); please report this with the input file"
+            );
             ExitCode::from(101)
         }
         Err(e) => {
@@ -55,11 +61,24 @@ fn main() -> ExitCode {
 fn targets() -> ExitCode {
     use lanes_vectorizer::target::{Target, TARGETS};
     let host = Target::host();
-    println!("{:<16} {:>5}  {:<48} runs here", "target", "width", "instruction set");
+    println!(
+        "{:<16} {:>5}  {:<48} runs here",
+        "target", "width", "instruction set"
+    );
     for t in TARGETS {
         let here = if t.isa.runs_here() { "yes" } else { "no" };
-        println!("{:<16} {:>5}  {:<48} {here}", t.name, t.width, t.isa.description());
+        println!(
+            "{:<16} {:>5}  {:<48} {here}",
+            t.name,
+            t.width,
+            t.isa.description()
+        );
     }
-    println!("{:<16} {:>5}  {:<48} yes", "host", host.width, format!("= {} (the default)", host.name));
+    println!(
+        "{:<16} {:>5}  {:<48} yes",
+        "host",
+        host.width,
+        format!("= {} (the default)", host.name)
+    );
     ExitCode::SUCCESS
 }

@@ -32,15 +32,26 @@ impl<'a> Files<'a> for SourceFiles<'a> {
         Ok(self.0.get(id).line_index(byte_index as u32))
     }
 
-    fn line_range(&'a self, id: FileId, line_index: usize) -> Result<std::ops::Range<usize>, files::Error> {
+    fn line_range(
+        &'a self,
+        id: FileId,
+        line_index: usize,
+    ) -> Result<std::ops::Range<usize>, files::Error> {
         self.check(id)?;
         let f = self.0.get(id);
         if line_index >= f.line_count() {
-            return Err(files::Error::LineTooLarge { given: line_index, max: f.line_count() - 1 });
+            return Err(files::Error::LineTooLarge {
+                given: line_index,
+                max: f.line_count() - 1,
+            });
         }
         // codespan expects the range to include the line terminator.
         let r = f.line_range(line_index);
-        let end = if line_index + 1 < f.line_count() { f.line_range(line_index + 1).start } else { f.text.len() };
+        let end = if line_index + 1 < f.line_count() {
+            f.line_range(line_index + 1).start
+        } else {
+            f.text.len()
+        };
         Ok(r.start..end)
     }
 }
@@ -62,12 +73,20 @@ fn to_codespan(d: &Diagnostic) -> cs::Diagnostic<FileId> {
         Severity::Info => cs::Severity::Note,
         Severity::Hint => cs::Severity::Help,
     };
-    let mut labels = vec![cs::Label::new(LabelStyle::Primary, d.span.file, d.span.start as usize..d.span.end as usize)
-        .with_message(d.label.clone())];
+    let mut labels = vec![cs::Label::new(
+        LabelStyle::Primary,
+        d.span.file,
+        d.span.start as usize..d.span.end as usize,
+    )
+    .with_message(d.label.clone())];
     for r in &d.related {
         labels.push(
-            cs::Label::new(LabelStyle::Secondary, r.span.file, r.span.start as usize..r.span.end as usize)
-                .with_message(r.message.clone()),
+            cs::Label::new(
+                LabelStyle::Secondary,
+                r.span.file,
+                r.span.start as usize..r.span.end as usize,
+            )
+            .with_message(r.message.clone()),
         );
     }
     cs::Diagnostic::new(severity)
@@ -78,7 +97,10 @@ fn to_codespan(d: &Diagnostic) -> cs::Diagnostic<FileId> {
 }
 
 fn config() -> Config {
-    Config { chars: Chars::ascii(), ..Config::default() }
+    Config {
+        chars: Chars::ascii(),
+        ..Config::default()
+    }
 }
 
 /// Writes diagnostics to a (possibly coloured) terminal stream.
@@ -90,7 +112,8 @@ pub fn emit(
     let files = SourceFiles(sources);
     let config = config();
     for d in crate::sorted(diags) {
-        term::emit_to_write_style(out, &config, &files, &to_codespan(d)).map_err(std::io::Error::other)?;
+        term::emit_to_write_style(out, &config, &files, &to_codespan(d))
+            .map_err(std::io::Error::other)?;
     }
     Ok(())
 }
@@ -113,13 +136,24 @@ mod tests {
     #[test]
     fn rustc_style_with_related_and_note() {
         let mut sm = SourceMap::new();
-        let f = sm.add(SourceFile::new("k.cl", None, "int width;\nint y = wdth + 1;\n"));
-        let d = Diagnostic::new(Code::Undeclared, Span::new(f, 19, 23), "use of undeclared identifier `wdth`")
-            .with_label("not found in this scope")
-            .with_related(Span::new(f, 4, 9), "`width` is declared here")
-            .with_note("did you mean `width`?");
+        let f = sm.add(SourceFile::new(
+            "k.cl",
+            None,
+            "int width;\nint y = wdth + 1;\n",
+        ));
+        let d = Diagnostic::new(
+            Code::Undeclared,
+            Span::new(f, 19, 23),
+            "use of undeclared identifier `wdth`",
+        )
+        .with_label("not found in this scope")
+        .with_related(Span::new(f, 4, 9), "`width` is declared here")
+        .with_note("did you mean `width`?");
         let out = render(&sm, &[d]);
-        assert!(out.starts_with("error[L0003]: use of undeclared identifier `wdth`\n"), "{out}");
+        assert!(
+            out.starts_with("error[L0003]: use of undeclared identifier `wdth`\n"),
+            "{out}"
+        );
         assert!(out.contains("--> k.cl:2:9"), "{out}");
         assert!(out.contains("2 | int y = wdth + 1;"), "{out}");
         assert!(out.contains("^^^^ not found in this scope"), "{out}");

@@ -84,7 +84,18 @@ pub fn report<'a>(units: impl IntoIterator<Item = (&'a SourceMap, &'a [Diagnosti
         let c = crate::count(diags);
         counts.errors += c.errors;
         counts.warnings += c.warnings;
-        diagnostics.extend(crate::sorted(diags).into_iter().map(|d| diagnostic(sources, d)));
+        diagnostics.extend(
+            crate::sorted(diags)
+                .into_iter()
+                .map(|d| diagnostic(sources, d)),
+        );
     }
-    Report { diagnostics, summary: Summary { files, errors: counts.errors, warnings: counts.warnings } }
+    Report {
+        diagnostics,
+        summary: Summary {
+            files,
+            errors: counts.errors,
+            warnings: counts.warnings,
+        },
+    }
 }

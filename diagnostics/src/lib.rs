@@ -25,7 +25,13 @@ pub fn position(sources: &SourceMap, span: lanes_frontend::source::Span) -> Posi
     let file = sources.get(span.file);
     let (line, col) = file.line_col(span.start);
     let (end_line, end_col) = file.line_col(span.end);
-    Position { file: file.name.clone(), line, col, end_line, end_col }
+    Position {
+        file: file.name.clone(),
+        line,
+        col,
+        end_line,
+        end_col,
+    }
 }
 
 /// Diagnostics in reading order: by file, then position, errors first on ties.

@@ -127,7 +127,9 @@ fn encode_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }
@@ -139,10 +141,20 @@ fn encode_path(path: &str) -> String {
 fn artifact(sources: &SourceMap, span: Span, root: &Path) -> ArtifactLocation {
     let f = sources.get(span.file);
     let path = f.path.clone().unwrap_or_else(|| f.name.clone().into());
-    let abs = if path.is_absolute() { path.clone() } else { root.join(&path) };
+    let abs = if path.is_absolute() {
+        path.clone()
+    } else {
+        root.join(&path)
+    };
     match abs.strip_prefix(root) {
-        Ok(rel) => ArtifactLocation { uri: encode_path(&rel.to_string_lossy()), uri_base_id: Some("SRCROOT") },
-        Err(_) => ArtifactLocation { uri: format!("file://{}", encode_path(&abs.to_string_lossy())), uri_base_id: None },
+        Ok(rel) => ArtifactLocation {
+            uri: encode_path(&rel.to_string_lossy()),
+            uri_base_id: Some("SRCROOT"),
+        },
+        Err(_) => ArtifactLocation {
+            uri: format!("file://{}", encode_path(&abs.to_string_lossy())),
+            uri_base_id: None,
+        },
     }
 }
 
@@ -150,13 +162,25 @@ fn region(sources: &SourceMap, span: Span) -> Region {
     let p = crate::position(sources, span);
     // SARIF regions may not be empty at the end of a line in some viewers;
     // an empty span (e.g. a missing `;`) is widened to one column.
-    let end_column = if p.end_line == p.line && p.end_col <= p.col { p.col + 1 } else { p.end_col };
-    Region { start_line: p.line, start_column: p.col, end_line: p.end_line, end_column }
+    let end_column = if p.end_line == p.line && p.end_col <= p.col {
+        p.col + 1
+    } else {
+        p.end_col
+    };
+    Region {
+        start_line: p.line,
+        start_column: p.col,
+        end_line: p.end_line,
+        end_column,
+    }
 }
 
 /// Builds the SARIF log for several checked files; `root` is the directory
 /// relative paths are resolved against (the current directory).
-pub fn log<'a>(units: impl IntoIterator<Item = (&'a SourceMap, &'a [Diagnostic])>, root: &Path) -> Log {
+pub fn log<'a>(
+    units: impl IntoIterator<Item = (&'a SourceMap, &'a [Diagnostic])>,
+    root: &Path,
+) -> Log {
     let mut used: Vec<Code> = Vec::new();
     let mut results = Vec::new();
     let mut artifacts: Vec<String> = Vec::new();
@@ -173,7 +197,9 @@ pub fn log<'a>(units: impl IntoIterator<Item = (&'a SourceMap, &'a [Diagnostic])
             let location = artifact(sources, d.span, root);
             if !artifacts.contains(&location.uri) {
                 artifacts.push(location.uri.clone());
-                artifact_list.push(Artifact { location: location.clone() });
+                artifact_list.push(Artifact {
+                    location: location.clone(),
+                });
             }
             let mut text = d.message.clone();
             if !d.label.is_empty() {
@@ -190,7 +216,10 @@ pub fn log<'a>(units: impl IntoIterator<Item = (&'a SourceMap, &'a [Diagnostic])
                 message: Message { text },
                 locations: vec![Location {
                     id: None,
-                    physical_location: PhysicalLocation { artifact_location: location, region: region(sources, d.span) },
+                    physical_location: PhysicalLocation {
+                        artifact_location: location,
+                        region: region(sources, d.span),
+                    },
                     message: None,
                 }],
                 related_locations: d
@@ -203,7 +232,9 @@ pub fn log<'a>(units: impl IntoIterator<Item = (&'a SourceMap, &'a [Diagnostic])
                             artifact_location: artifact(sources, r.span, root),
                             region: region(sources, r.span),
                         },
-                        message: Some(Message { text: r.message.clone() }),
+                        message: Some(Message {
+                            text: r.message.clone(),
+                        }),
                     })
                     .collect(),
             });
@@ -214,19 +245,35 @@ pub fn log<'a>(units: impl IntoIterator<Item = (&'a SourceMap, &'a [Diagnostic])
         .map(|&c| Rule {
             id: c.as_str(),
             name: format!("{c:?}"),
-            short_description: Message { text: c.title().to_string() },
-            help: Message {
-                text: format!("See the entry {} in docs/diagnostics.md of the lanes documentation.", c.as_str()),
+            short_description: Message {
+                text: c.title().to_string(),
             },
-            default_configuration: Configuration { level: level(c.default_severity()) },
+            help: Message {
+                text: format!(
+                    "See the entry {} in docs/diagnostics.md of the lanes documentation.",
+                    c.as_str()
+                ),
+            },
+            default_configuration: Configuration {
+                level: level(c.default_severity()),
+            },
         })
         .collect();
-    let root_uri = format!("file://{}/", encode_path(root.to_string_lossy().trim_end_matches('/')));
+    let root_uri = format!(
+        "file://{}/",
+        encode_path(root.to_string_lossy().trim_end_matches('/'))
+    );
     Log {
         schema: "https://json.schemastore.org/sarif-2.1.0.json",
         version: "2.1.0",
         runs: vec![Run {
-            tool: Tool { driver: Driver { name: "lanes", semantic_version: env!("CARGO_PKG_VERSION"), rules } },
+            tool: Tool {
+                driver: Driver {
+                    name: "lanes",
+                    semantic_version: env!("CARGO_PKG_VERSION"),
+                    rules,
+                },
+            },
             column_kind: "unicodeCodePoints",
             original_uri_base_ids: Some(serde_json::json!({ "SRCROOT": { "uri": root_uri } })),
             artifacts: artifact_list,
@@ -243,8 +290,16 @@ mod tests {
     #[test]
     fn relative_uris_and_rules() {
         let mut sm = SourceMap::new();
-        let f = sm.add(SourceFile::new("k.cl", Some("/proj/src/my k.cl".into()), "int x\n"));
-        let d = Diagnostic::new(Code::Syntax, Span::new(f, 5, 5), "expected `;` after declaration");
+        let f = sm.add(SourceFile::new(
+            "k.cl",
+            Some("/proj/src/my k.cl".into()),
+            "int x\n",
+        ));
+        let d = Diagnostic::new(
+            Code::Syntax,
+            Span::new(f, 5, 5),
+            "expected `;` after declaration",
+        );
         let log = log([(&sm, &[d][..])], Path::new("/proj"));
         let v = serde_json::to_value(&log).unwrap();
         let r = &v["runs"][0]["results"][0];

@@ -180,12 +180,20 @@ pub struct Declarator {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Derived {
-    Pointer { quals: Qualifiers, address_space: Option<AddressSpace>, span: Span },
+    Pointer {
+        quals: Qualifiers,
+        address_space: Option<AddressSpace>,
+        span: Span,
+    },
     /// `[N]` or `[]` (size from the initializer).
     Array { size: Option<Box<Expr>>, span: Span },
     /// A function declarator inside a declaration, i.e. a function pointer or
     /// a function returning a function (unsupported).
-    Function { params: Vec<Param>, variadic: bool, span: Span },
+    Function {
+        params: Vec<Param>,
+        variadic: bool,
+        span: Span,
+    },
 }
 
 /// A declaration statement or top-level declaration:
@@ -209,7 +217,10 @@ pub struct InitDeclarator {
 pub enum Initializer {
     Expr(Expr),
     /// `{ a, .x = b, [2] = c }`
-    List { items: Vec<(Option<Designator>, Initializer)>, span: Span },
+    List {
+        items: Vec<(Option<Designator>, Initializer)>,
+        span: Span,
+    },
 }
 
 impl Initializer {
@@ -254,21 +265,47 @@ pub enum StmtKind {
     Block(Block),
     Decl(Declaration),
     Expr(Expr),
-    If { cond: Expr, then: Box<Stmt>, els: Option<Box<Stmt>> },
-    While { cond: Expr, body: Box<Stmt> },
-    DoWhile { body: Box<Stmt>, cond: Expr },
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        els: Option<Box<Stmt>>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
     /// `init` is a declaration or an expression statement.
-    For { init: Option<Box<Stmt>>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt> },
-    Switch { cond: Expr, body: Box<Stmt> },
-    Case { value: Expr, body: Box<Stmt> },
-    Default { body: Box<Stmt> },
+    For {
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    Switch {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    Case {
+        value: Expr,
+        body: Box<Stmt>,
+    },
+    Default {
+        body: Box<Stmt>,
+    },
     Break,
     Continue,
     Return(Option<Expr>),
     /// Unsupported; kept so that it can be reported at its place.
     Goto(Ident),
     /// `label: stmt` (only meaningful with `goto`; unsupported).
-    Labeled { label: Ident, body: Box<Stmt> },
+    Labeled {
+        label: Ident,
+        body: Box<Stmt>,
+    },
     Empty,
     /// A statement the parser could not make sense of; already reported.
     Error,
@@ -304,8 +341,15 @@ pub enum ExprKind {
     /// The value is the literal's magnitude (a leading `-` is a unary operator).
     /// `decimal` matters for the type rules: a decimal literal without suffix
     /// never becomes unsigned.
-    IntLit { value: u64, suffix: IntSuffix, decimal: bool },
-    FloatLit { value: f64, suffix: FloatSuffix },
+    IntLit {
+        value: u64,
+        suffix: IntSuffix,
+        decimal: bool,
+    },
+    FloatLit {
+        value: f64,
+        suffix: FloatSuffix,
+    },
     /// `'a'`: an `int` with the character's value.
     CharLit(u32),
     /// String literals are only meaningful for `printf` (unsupported).
@@ -313,21 +357,55 @@ pub enum ExprKind {
     Ident(Ident),
     /// `(e)`: kept so that spans and code actions see what the user wrote.
     Paren(Box<Expr>),
-    Unary { op: UnaryOp, operand: Box<Expr> },
-    Binary { op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `a = b` (`op` is `None`) or `a += b` (`op` is `Some(Add)`).
-    Assign { op: Option<BinaryOp>, lhs: Box<Expr>, rhs: Box<Expr> },
-    Conditional { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr> },
-    Comma { lhs: Box<Expr>, rhs: Box<Expr> },
-    Call { callee: Box<Expr>, args: Vec<Expr> },
-    Index { base: Box<Expr>, index: Box<Expr> },
+    Assign {
+        op: Option<BinaryOp>,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Conditional {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        els: Box<Expr>,
+    },
+    Comma {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+    },
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
     /// `base.field` or `base->field` (also vector swizzles: `v.xy`).
-    Member { base: Box<Expr>, field: Ident, arrow: bool },
-    Cast { ty: Box<TypeName>, expr: Box<Expr> },
+    Member {
+        base: Box<Expr>,
+        field: Ident,
+        arrow: bool,
+    },
+    Cast {
+        ty: Box<TypeName>,
+        expr: Box<Expr>,
+    },
     /// `(float4)(a, b, c, d)`: a cast applied to a parenthesized list of two or
     /// more expressions. For a non-vector type this is a cast of a comma
     /// expression, which the type checker handles.
-    VectorLiteral { ty: Box<TypeName>, elems: Vec<Expr> },
+    VectorLiteral {
+        ty: Box<TypeName>,
+        elems: Vec<Expr>,
+    },
     SizeofType(Box<TypeName>),
     SizeofExpr(Box<Expr>),
     /// `_Alignof(type)` / `__alignof__(type)`

@@ -214,7 +214,11 @@ pub enum BuiltinFn {
     /// A function of the table.
     Table(Builtin),
     /// `convert_<to>[_sat][_<rounding>]`: component-wise value conversion.
-    Convert { to: Type, sat: bool, rounding: Rounding },
+    Convert {
+        to: Type,
+        sat: bool,
+        rounding: Rounding,
+    },
     /// `as_<to>`: reinterpretation of the bits (sizes match).
     As { to: Type },
     /// `vloadN(offset, p)`: reads `p[offset*N .. offset*N+N]`.
@@ -293,7 +297,12 @@ struct Sig {
 }
 
 const fn sig(elems: &'static [Scalar], widths: &'static [u8], ret: P, params: &'static [P]) -> Sig {
-    Sig { elems, widths, ret, params }
+    Sig {
+        elems,
+        widths,
+        ret,
+        params,
+    }
 }
 
 const W_ALL: &[u8] = &[1, 2, 3, 4, 8, 16];
@@ -305,7 +314,9 @@ const W_1: &[u8] = &[1];
 const E_FLOAT: &[Scalar] = &[Float, Double];
 const E_F32: &[Scalar] = &[Float];
 const E_INT: &[Scalar] = &[Char, UChar, Short, UShort, Int, UInt, Long, ULong];
-const E_ALL: &[Scalar] = &[Char, UChar, Short, UShort, Int, UInt, Long, ULong, Float, Double];
+const E_ALL: &[Scalar] = &[
+    Char, UChar, Short, UShort, Int, UInt, Long, ULong, Float, Double,
+];
 const E_SIGNED: &[Scalar] = &[Char, Short, Int, Long];
 const E_32: &[Scalar] = &[Int, UInt];
 const E_UPSAMPLE: &[Scalar] = &[Char, UChar, Short, UShort, Int, UInt];
@@ -318,9 +329,15 @@ use P::*;
 const F_UNARY: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G])];
 const F_BINARY: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, G])];
 const F_TERNARY: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, G, G])];
-const F_MINMAX: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, G]), sig(E_FLOAT, W_VEC, G, &[G, S])];
+const F_MINMAX: &[Sig] = &[
+    sig(E_FLOAT, W_ALL, G, &[G, G]),
+    sig(E_FLOAT, W_VEC, G, &[G, S]),
+];
 const F_POWN: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, IntN])];
-const F_LDEXP: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, IntN]), sig(E_FLOAT, W_VEC, G, &[G, Fx(Int)])];
+const F_LDEXP: &[Sig] = &[
+    sig(E_FLOAT, W_ALL, G, &[G, IntN]),
+    sig(E_FLOAT, W_VEC, G, &[G, Fx(Int)]),
+];
 const NATIVE_UNARY: &[Sig] = &[sig(E_F32, W_ALL, G, &[G])];
 const NATIVE_BINARY: &[Sig] = &[sig(E_F32, W_ALL, G, &[G, G])];
 const MINMAX: &[Sig] = &[
@@ -343,11 +360,23 @@ const I_TERNARY: &[Sig] = &[sig(E_INT, W_ALL, G, &[G, G, G])];
 const I_MUL24: &[Sig] = &[sig(E_32, W_ALL, G, &[G, G])];
 const I_MAD24: &[Sig] = &[sig(E_32, W_ALL, G, &[G, G, G])];
 const I_UPSAMPLE: &[Sig] = &[sig(E_UPSAMPLE, W_ALL, Wide, &[G, U])];
-const SELECT: &[Sig] = &[sig(E_ALL, W_ALL, G, &[G, G, SignedSame]), sig(E_ALL, W_ALL, G, &[G, G, UnsignedSame])];
+const SELECT: &[Sig] = &[
+    sig(E_ALL, W_ALL, G, &[G, G, SignedSame]),
+    sig(E_ALL, W_ALL, G, &[G, G, UnsignedSame]),
+];
 const BITSELECT: &[Sig] = &[sig(E_ALL, W_ALL, G, &[G, G, G])];
-const MIX: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, G, G]), sig(E_FLOAT, W_VEC, G, &[G, G, S])];
-const STEP: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, G]), sig(E_FLOAT, W_VEC, G, &[S, G])];
-const SMOOTHSTEP: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, G, G]), sig(E_FLOAT, W_VEC, G, &[S, S, G])];
+const MIX: &[Sig] = &[
+    sig(E_FLOAT, W_ALL, G, &[G, G, G]),
+    sig(E_FLOAT, W_VEC, G, &[G, G, S]),
+];
+const STEP: &[Sig] = &[
+    sig(E_FLOAT, W_ALL, G, &[G, G]),
+    sig(E_FLOAT, W_VEC, G, &[S, G]),
+];
+const SMOOTHSTEP: &[Sig] = &[
+    sig(E_FLOAT, W_ALL, G, &[G, G, G]),
+    sig(E_FLOAT, W_VEC, G, &[S, S, G]),
+];
 const DOT: &[Sig] = &[sig(E_FLOAT, W_GEO, S, &[G, G])];
 const CROSS: &[Sig] = &[sig(E_FLOAT, W_CROSS, G, &[G, G])];
 const LENGTH: &[Sig] = &[sig(E_FLOAT, W_GEO, S, &[G])];
@@ -372,17 +401,20 @@ impl Builtin {
         use Builtin::*;
         match self {
             GetWorkDim => NO_ARG_UINT,
-            GetGlobalSize | GetGlobalId | GetLocalSize | GetLocalId | GetNumGroups | GetGroupId | GetGlobalOffset => WORK_ITEM,
-            Sqrt | Rsqrt | Fabs | Floor | Ceil | Round | Trunc | Rint | Exp | Exp2 | Exp10 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos
-            | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Sinpi | Cospi | Cbrt => F_UNARY,
+            GetGlobalSize | GetGlobalId | GetLocalSize | GetLocalId | GetNumGroups | GetGroupId
+            | GetGlobalOffset => WORK_ITEM,
+            Sqrt | Rsqrt | Fabs | Floor | Ceil | Round | Trunc | Rint | Exp | Exp2 | Exp10
+            | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Asin | Acos | Atan | Sinh
+            | Cosh | Tanh | Asinh | Acosh | Atanh | Sinpi | Cospi | Cbrt => F_UNARY,
             Pow | Powr | Atan2 | Hypot | Copysign | Fmod | Fdim => F_BINARY,
             Fmin | Fmax => F_MINMAX,
             Fma | Mad => F_TERNARY,
             Pown | Rootn => F_POWN,
             Ldexp => F_LDEXP,
-            NativeSin | NativeCos | NativeTan | NativeExp | NativeExp2 | NativeExp10 | NativeLog | NativeLog2 | NativeLog10 | NativeSqrt
-            | NativeRsqrt | NativeRecip | HalfSin | HalfCos | HalfTan | HalfExp | HalfExp2 | HalfExp10 | HalfLog | HalfLog2 | HalfLog10
-            | HalfSqrt | HalfRsqrt | HalfRecip => NATIVE_UNARY,
+            NativeSin | NativeCos | NativeTan | NativeExp | NativeExp2 | NativeExp10
+            | NativeLog | NativeLog2 | NativeLog10 | NativeSqrt | NativeRsqrt | NativeRecip
+            | HalfSin | HalfCos | HalfTan | HalfExp | HalfExp2 | HalfExp10 | HalfLog | HalfLog2
+            | HalfLog10 | HalfSqrt | HalfRsqrt | HalfRecip => NATIVE_UNARY,
             NativeDivide | NativePowr | HalfDivide | HalfPowr => NATIVE_BINARY,
             Min | Max => MINMAX,
             Clamp => CLAMP,
@@ -408,14 +440,23 @@ impl Builtin {
             FastDistance => FAST_DISTANCE,
             FastNormalize => FAST_NORMALIZE,
             Isnan | Isinf | Isfinite | Isnormal | Signbit => REL_UNARY,
-            Isequal | Isnotequal | Isgreater | Isgreaterequal | Isless | Islessequal | Islessgreater | Isordered | Isunordered => REL_BINARY,
+            Isequal | Isnotequal | Isgreater | Isgreaterequal | Isless | Islessequal
+            | Islessgreater | Isordered | Isunordered => REL_BINARY,
             Any | All => ANY_ALL,
             Bitselect => BITSELECT,
-            GetSubGroupSize | GetMaxSubGroupSize | GetNumSubGroups | GetSubGroupId | GetSubGroupLocalId => NO_ARG_UINT,
+            GetSubGroupSize | GetMaxSubGroupSize | GetNumSubGroups | GetSubGroupId
+            | GetSubGroupLocalId => NO_ARG_UINT,
             SubGroupAny | SubGroupAll => SG_PREDICATE,
             SubGroupBroadcast => SG_BROADCAST,
-            SubGroupReduceAdd | SubGroupReduceMin | SubGroupReduceMax | SubGroupScanInclusiveAdd | SubGroupScanInclusiveMin
-            | SubGroupScanInclusiveMax | SubGroupScanExclusiveAdd | SubGroupScanExclusiveMin | SubGroupScanExclusiveMax => SG_COLLECTIVE,
+            SubGroupReduceAdd
+            | SubGroupReduceMin
+            | SubGroupReduceMax
+            | SubGroupScanInclusiveAdd
+            | SubGroupScanInclusiveMin
+            | SubGroupScanInclusiveMax
+            | SubGroupScanExclusiveAdd
+            | SubGroupScanExclusiveMin
+            | SubGroupScanExclusiveMax => SG_COLLECTIVE,
             InfF | NanF | HugeValF => CONST_FLOAT,
             HugeVal => CONST_DOUBLE,
         }
@@ -497,12 +538,18 @@ pub fn conversion_rank(from: &Type, to: &Type) -> Option<Rank> {
             if *a == Half || *b == Half {
                 return None;
             }
-            let promotion = (matches!(a, Bool | Char | UChar | Short | UShort) && *b == Int) || (*a == Float && *b == Double);
-            Some(if promotion { Rank::Promotion } else { Rank::Conversion })
+            let promotion = (matches!(a, Bool | Char | UChar | Short | UShort) && *b == Int)
+                || (*a == Float && *b == Double);
+            Some(if promotion {
+                Rank::Promotion
+            } else {
+                Rank::Conversion
+            })
         }
         // Adding `const` to the pointee is a qualification adjustment: exact.
         (Type::Pointer(p), Type::Pointer(q)) => {
-            (p.space == q.space && p.pointee == q.pointee && (q.pointee_const || !p.pointee_const)).then_some(Rank::Exact)
+            (p.space == q.space && p.pointee == q.pointee && (q.pointee_const || !p.pointee_const))
+                .then_some(Rank::Exact)
         }
         _ => None,
     }
@@ -542,10 +589,24 @@ pub fn resolve(b: Builtin, args: &[Type]) -> Resolution {
                     }
                 }
                 let params: Vec<Type> = s.params.iter().map(|p| instantiate(*p, e, n)).collect();
+                // An exact match beats every other candidate (those differ
+                // from the arguments somewhere): the common case, decided early.
+                if ranks.iter().all(|r| *r == Rank::Exact) {
+                    let ret = instantiate(s.ret, e, n);
+                    return Resolution::Found(BuiltinCall {
+                        func: BuiltinFn::Table(b),
+                        params,
+                        ret,
+                    });
+                }
                 if viable.iter().any(|c| c.params == params) {
                     continue;
                 }
-                viable.push(Candidate { params, ret: instantiate(s.ret, e, n), ranks });
+                viable.push(Candidate {
+                    params,
+                    ret: instantiate(s.ret, e, n),
+                    ranks,
+                });
             }
         }
     }
@@ -555,13 +616,19 @@ pub fn resolve(b: Builtin, args: &[Type]) -> Resolution {
     // The best candidate is at least as good for every argument as every
     // other candidate, and strictly better than each for some argument.
     let better = |a: &Candidate, b: &Candidate| {
-        a.ranks.iter().zip(&b.ranks).all(|(x, y)| x <= y) && a.ranks.iter().zip(&b.ranks).any(|(x, y)| x < y)
+        a.ranks.iter().zip(&b.ranks).all(|(x, y)| x <= y)
+            && a.ranks.iter().zip(&b.ranks).any(|(x, y)| x < y)
     };
-    let best = (0..viable.len()).find(|&i| (0..viable.len()).all(|j| i == j || better(&viable[i], &viable[j])));
+    let best = (0..viable.len())
+        .find(|&i| (0..viable.len()).all(|j| i == j || better(&viable[i], &viable[j])));
     match best {
         Some(i) => {
             let c = viable.swap_remove(i);
-            Resolution::Found(BuiltinCall { func: BuiltinFn::Table(b), params: c.params, ret: c.ret })
+            Resolution::Found(BuiltinCall {
+                func: BuiltinFn::Table(b),
+                params: c.params,
+                ret: c.ret,
+            })
         }
         None => {
             // The candidates nobody beats are the ambiguous ones.
@@ -626,8 +693,17 @@ pub fn candidate_signatures(b: Builtin) -> Vec<String> {
                 shapes.push(true);
             }
             for vector in shapes {
-                let ps: Vec<String> = s.params.iter().map(|p| generic_name(*p, e, vector, generic)).collect();
-                let sig = format!("`{} {}({})`", generic_name(s.ret, e, vector, generic), b.name(), ps.join(", "));
+                let ps: Vec<String> = s
+                    .params
+                    .iter()
+                    .map(|p| generic_name(*p, e, vector, generic))
+                    .collect();
+                let sig = format!(
+                    "`{} {}({})`",
+                    generic_name(s.ret, e, vector, generic),
+                    b.name(),
+                    ps.join(", ")
+                );
                 if !out.contains(&sig) {
                     out.push(sig);
                 }
@@ -644,7 +720,12 @@ pub fn candidate_signatures(b: Builtin) -> Vec<String> {
 pub fn parse_convert_name(name: &str) -> Option<(Type, bool, Rounding)> {
     let mut rest = name.strip_prefix("convert_")?;
     let mut rounding = Rounding::Default;
-    for (suffix, r) in [("_rte", Rounding::Rte), ("_rtz", Rounding::Rtz), ("_rtp", Rounding::Rtp), ("_rtn", Rounding::Rtn)] {
+    for (suffix, r) in [
+        ("_rte", Rounding::Rte),
+        ("_rtz", Rounding::Rtz),
+        ("_rtp", Rounding::Rtp),
+        ("_rtn", Rounding::Rtn),
+    ] {
         if let Some(r2) = rest.strip_suffix(suffix) {
             rest = r2;
             rounding = r;
@@ -711,28 +792,73 @@ pub fn is_builtin_name(name: &str) -> bool {
 /// diagnostic code and the message naming the feature.
 pub fn unsupported(name: &str) -> Option<(Code, String)> {
     let (code, what) = match name {
-        "barrier" | "work_group_barrier" | "sub_group_barrier" => (Code::UnsupportedBarrier, "barriers are"),
-        "mem_fence" | "read_mem_fence" | "write_mem_fence" | "atomic_work_item_fence" => (Code::UnsupportedBarrier, "memory fences are"),
+        "barrier" | "work_group_barrier" | "sub_group_barrier" => {
+            (Code::UnsupportedBarrier, "barriers are")
+        }
+        "mem_fence" | "read_mem_fence" | "write_mem_fence" | "atomic_work_item_fence" => {
+            (Code::UnsupportedBarrier, "memory fences are")
+        }
         "printf" => (Code::UnsupportedPrintf, "`printf` is"),
-        "async_work_group_copy" | "async_work_group_strided_copy" | "wait_group_events" | "prefetch" => {
-            (Code::UnsupportedLocalMemory, "asynchronous copies to and from local memory are")
+        "async_work_group_copy"
+        | "async_work_group_strided_copy"
+        | "wait_group_events"
+        | "prefetch" => (
+            Code::UnsupportedLocalMemory,
+            "asynchronous copies to and from local memory are",
+        ),
+        "to_global" | "to_local" | "to_private" | "get_fence" => (
+            Code::UnsupportedGenericAddressSpace,
+            "the generic address space is",
+        ),
+        "enqueue_kernel"
+        | "enqueue_marker"
+        | "get_default_queue"
+        | "ndrange_1D"
+        | "ndrange_2D"
+        | "ndrange_3D"
+        | "retain_event"
+        | "release_event"
+        | "create_user_event"
+        | "set_user_event_status"
+        | "capture_event_profiling_info"
+        | "is_valid_event"
+        | "get_kernel_work_group_size"
+        | "get_kernel_preferred_work_group_size_multiple"
+        | "read_pipe"
+        | "write_pipe"
+        | "reserve_read_pipe"
+        | "reserve_write_pipe"
+        | "commit_read_pipe"
+        | "commit_write_pipe"
+        | "is_valid_reserve_id"
+        | "get_pipe_num_packets"
+        | "get_pipe_max_packets"
+        | "work_group_reserve_read_pipe"
+        | "work_group_reserve_write_pipe"
+        | "work_group_commit_read_pipe"
+        | "work_group_commit_write_pipe"
+        | "sub_group_reserve_read_pipe"
+        | "sub_group_reserve_write_pipe"
+        | "sub_group_commit_read_pipe"
+        | "sub_group_commit_write_pipe" => (
+            Code::UnsupportedDeviceEnqueue,
+            "pipes and device-side enqueue are",
+        ),
+        "work_group_broadcast" | "work_group_any" | "work_group_all" => (
+            Code::UnsupportedWorkGroupCollective,
+            "work-group collective functions are",
+        ),
+        _ if name.starts_with("work_group_reduce_") || name.starts_with("work_group_scan_") => (
+            Code::UnsupportedWorkGroupCollective,
+            "work-group collective functions are",
+        ),
+        _ if name.starts_with("atomic_") || name.starts_with("atom_") => {
+            (Code::UnsupportedAtomics, "atomic operations are")
         }
-        "to_global" | "to_local" | "to_private" | "get_fence" => (Code::UnsupportedGenericAddressSpace, "the generic address space is"),
-        "enqueue_kernel" | "enqueue_marker" | "get_default_queue" | "ndrange_1D" | "ndrange_2D" | "ndrange_3D" | "retain_event"
-        | "release_event" | "create_user_event" | "set_user_event_status" | "capture_event_profiling_info" | "is_valid_event"
-        | "get_kernel_work_group_size" | "get_kernel_preferred_work_group_size_multiple" | "read_pipe" | "write_pipe"
-        | "reserve_read_pipe" | "reserve_write_pipe" | "commit_read_pipe" | "commit_write_pipe" | "is_valid_reserve_id"
-        | "get_pipe_num_packets" | "get_pipe_max_packets" | "work_group_reserve_read_pipe" | "work_group_reserve_write_pipe"
-        | "work_group_commit_read_pipe" | "work_group_commit_write_pipe" | "sub_group_reserve_read_pipe" | "sub_group_reserve_write_pipe"
-        | "sub_group_commit_read_pipe" | "sub_group_commit_write_pipe" => (Code::UnsupportedDeviceEnqueue, "pipes and device-side enqueue are"),
-        "work_group_broadcast" | "work_group_any" | "work_group_all" => {
-            (Code::UnsupportedWorkGroupCollective, "work-group collective functions are")
-        }
-        _ if name.starts_with("work_group_reduce_") || name.starts_with("work_group_scan_") => {
-            (Code::UnsupportedWorkGroupCollective, "work-group collective functions are")
-        }
-        _ if name.starts_with("atomic_") || name.starts_with("atom_") => (Code::UnsupportedAtomics, "atomic operations are"),
-        _ if name.starts_with("read_image") || name.starts_with("write_image") || name.starts_with("get_image_") => {
+        _ if name.starts_with("read_image")
+            || name.starts_with("write_image")
+            || name.starts_with("get_image_") =>
+        {
             (Code::UnsupportedImages, "images are")
         }
         _ if name.starts_with("vload_half")
@@ -751,12 +877,24 @@ pub fn unsupported(name: &str) -> Option<(Code, String)> {
 pub fn unsupported_type(name: &str) -> Option<(Code, String)> {
     let (code, what) = match name {
         "half" => (Code::UnsupportedHalf, "`half` values are"),
-        "event_t" => (Code::UnsupportedLocalMemory, "events of asynchronous local-memory copies are"),
+        "event_t" => (
+            Code::UnsupportedLocalMemory,
+            "events of asynchronous local-memory copies are",
+        ),
         "sampler_t" => (Code::UnsupportedImages, "samplers are"),
-        "queue_t" | "clk_event_t" | "ndrange_t" | "reserve_id_t" | "pipe" => (Code::UnsupportedDeviceEnqueue, "pipes and device-side enqueue are"),
-        _ if name.starts_with("image") && name.ends_with("_t") => (Code::UnsupportedImages, "images are"),
-        _ if name.starts_with("atomic_") || name == "memory_order" || name == "memory_scope" => (Code::UnsupportedAtomics, "atomic types are"),
-        _ if name.starts_with("half") && crate::types::parse_vector_name(name).is_some() => (Code::UnsupportedHalf, "`half` values are"),
+        "queue_t" | "clk_event_t" | "ndrange_t" | "reserve_id_t" | "pipe" => (
+            Code::UnsupportedDeviceEnqueue,
+            "pipes and device-side enqueue are",
+        ),
+        _ if name.starts_with("image") && name.ends_with("_t") => {
+            (Code::UnsupportedImages, "images are")
+        }
+        _ if name.starts_with("atomic_") || name == "memory_order" || name == "memory_scope" => {
+            (Code::UnsupportedAtomics, "atomic types are")
+        }
+        _ if name.starts_with("half") && crate::types::parse_vector_name(name).is_some() => {
+            (Code::UnsupportedHalf, "`half` values are")
+        }
         _ => return None,
     };
     Some((code, format!("{what} not supported yet (`{name}`)")))
@@ -801,33 +939,148 @@ mod tests {
         let cases: Vec<(Builtin, Vec<Type>, Vec<Type>, Type)> = vec![
             (Builtin::Sqrt, vec![f.clone()], vec![f.clone()], f.clone()),
             (Builtin::Sqrt, vec![d.clone()], vec![d.clone()], d.clone()),
-            (Builtin::Sqrt, vec![v(Float, 4)], vec![v(Float, 4)], v(Float, 4)),
-            (Builtin::GetGlobalId, vec![i.clone()], vec![u.clone()], Type::SIZE_T),
+            (
+                Builtin::Sqrt,
+                vec![v(Float, 4)],
+                vec![v(Float, 4)],
+                v(Float, 4),
+            ),
+            (
+                Builtin::GetGlobalId,
+                vec![i.clone()],
+                vec![u.clone()],
+                Type::SIZE_T,
+            ),
             (Builtin::GetWorkDim, vec![], vec![], u.clone()),
-            (Builtin::Fmin, vec![f.clone(), i.clone()], vec![f.clone(), f.clone()], f.clone()),
-            (Builtin::Fmin, vec![v(Float, 4), f.clone()], vec![v(Float, 4), f.clone()], v(Float, 4)),
-            (Builtin::Max, vec![u.clone(), u.clone()], vec![u.clone(), u.clone()], u.clone()),
-            (Builtin::Max, vec![v(Int, 4), i.clone()], vec![v(Int, 4), i.clone()], v(Int, 4)),
-            (Builtin::Clamp, vec![v(Int, 4), i.clone(), i.clone()], vec![v(Int, 4), i.clone(), i.clone()], v(Int, 4)),
+            (
+                Builtin::Fmin,
+                vec![f.clone(), i.clone()],
+                vec![f.clone(), f.clone()],
+                f.clone(),
+            ),
+            (
+                Builtin::Fmin,
+                vec![v(Float, 4), f.clone()],
+                vec![v(Float, 4), f.clone()],
+                v(Float, 4),
+            ),
+            (
+                Builtin::Max,
+                vec![u.clone(), u.clone()],
+                vec![u.clone(), u.clone()],
+                u.clone(),
+            ),
+            (
+                Builtin::Max,
+                vec![v(Int, 4), i.clone()],
+                vec![v(Int, 4), i.clone()],
+                v(Int, 4),
+            ),
+            (
+                Builtin::Clamp,
+                vec![v(Int, 4), i.clone(), i.clone()],
+                vec![v(Int, 4), i.clone(), i.clone()],
+                v(Int, 4),
+            ),
             (Builtin::Abs, vec![i.clone()], vec![i.clone()], u.clone()),
-            (Builtin::Abs, vec![v(Char, 8)], vec![v(Char, 8)], v(UChar, 8)),
-            (Builtin::Mad24, vec![i.clone(), i.clone(), i.clone()], vec![i.clone(); 3], i.clone()),
-            (Builtin::Upsample, vec![Type::Scalar(Short), Type::Scalar(UShort)], vec![Type::Scalar(Short), Type::Scalar(UShort)], i.clone()),
-            (Builtin::Dot, vec![v(Float, 3), v(Float, 3)], vec![v(Float, 3); 2], f.clone()),
-            (Builtin::Cross, vec![v(Float, 4), v(Float, 4)], vec![v(Float, 4); 2], v(Float, 4)),
+            (
+                Builtin::Abs,
+                vec![v(Char, 8)],
+                vec![v(Char, 8)],
+                v(UChar, 8),
+            ),
+            (
+                Builtin::Mad24,
+                vec![i.clone(), i.clone(), i.clone()],
+                vec![i.clone(); 3],
+                i.clone(),
+            ),
+            (
+                Builtin::Upsample,
+                vec![Type::Scalar(Short), Type::Scalar(UShort)],
+                vec![Type::Scalar(Short), Type::Scalar(UShort)],
+                i.clone(),
+            ),
+            (
+                Builtin::Dot,
+                vec![v(Float, 3), v(Float, 3)],
+                vec![v(Float, 3); 2],
+                f.clone(),
+            ),
+            (
+                Builtin::Cross,
+                vec![v(Float, 4), v(Float, 4)],
+                vec![v(Float, 4); 2],
+                v(Float, 4),
+            ),
             (Builtin::Isnan, vec![f.clone()], vec![f.clone()], i.clone()),
-            (Builtin::Isnan, vec![v(Double, 2)], vec![v(Double, 2)], v(Long, 2)),
+            (
+                Builtin::Isnan,
+                vec![v(Double, 2)],
+                vec![v(Double, 2)],
+                v(Long, 2),
+            ),
             (Builtin::Any, vec![v(Int, 4)], vec![v(Int, 4)], i.clone()),
-            (Builtin::Select, vec![v(Float, 4), v(Float, 4), v(Int, 4)], vec![v(Float, 4), v(Float, 4), v(Int, 4)], v(Float, 4)),
-            (Builtin::Select, vec![v(Float, 4), v(Float, 4), v(UInt, 4)], vec![v(Float, 4), v(Float, 4), v(UInt, 4)], v(Float, 4)),
-            (Builtin::Step, vec![f.clone(), v(Float, 2)], vec![f.clone(), v(Float, 2)], v(Float, 2)),
-            (Builtin::Mix, vec![v(Float, 4), v(Float, 4), f.clone()], vec![v(Float, 4), v(Float, 4), f.clone()], v(Float, 4)),
-            (Builtin::Pown, vec![f.clone(), i.clone()], vec![f.clone(), i.clone()], f.clone()),
-            (Builtin::SubGroupReduceAdd, vec![f.clone()], vec![f.clone()], f.clone()),
-            (Builtin::SubGroupBroadcast, vec![i.clone(), i.clone()], vec![i.clone(), u.clone()], i.clone()),
-            (Builtin::SubGroupAny, vec![Type::BOOL], vec![i.clone()], i.clone()),
-            (Builtin::NativeSin, vec![v(Float, 8)], vec![v(Float, 8)], v(Float, 8)),
-            (Builtin::Popcount, vec![Type::ULONG], vec![Type::ULONG], Type::ULONG),
+            (
+                Builtin::Select,
+                vec![v(Float, 4), v(Float, 4), v(Int, 4)],
+                vec![v(Float, 4), v(Float, 4), v(Int, 4)],
+                v(Float, 4),
+            ),
+            (
+                Builtin::Select,
+                vec![v(Float, 4), v(Float, 4), v(UInt, 4)],
+                vec![v(Float, 4), v(Float, 4), v(UInt, 4)],
+                v(Float, 4),
+            ),
+            (
+                Builtin::Step,
+                vec![f.clone(), v(Float, 2)],
+                vec![f.clone(), v(Float, 2)],
+                v(Float, 2),
+            ),
+            (
+                Builtin::Mix,
+                vec![v(Float, 4), v(Float, 4), f.clone()],
+                vec![v(Float, 4), v(Float, 4), f.clone()],
+                v(Float, 4),
+            ),
+            (
+                Builtin::Pown,
+                vec![f.clone(), i.clone()],
+                vec![f.clone(), i.clone()],
+                f.clone(),
+            ),
+            (
+                Builtin::SubGroupReduceAdd,
+                vec![f.clone()],
+                vec![f.clone()],
+                f.clone(),
+            ),
+            (
+                Builtin::SubGroupBroadcast,
+                vec![i.clone(), i.clone()],
+                vec![i.clone(), u.clone()],
+                i.clone(),
+            ),
+            (
+                Builtin::SubGroupAny,
+                vec![Type::BOOL],
+                vec![i.clone()],
+                i.clone(),
+            ),
+            (
+                Builtin::NativeSin,
+                vec![v(Float, 8)],
+                vec![v(Float, 8)],
+                v(Float, 8),
+            ),
+            (
+                Builtin::Popcount,
+                vec![Type::ULONG],
+                vec![Type::ULONG],
+                Type::ULONG,
+            ),
         ];
         for (b, args, params, ret) in cases {
             let (p, r) = found(b, &args);
@@ -838,14 +1091,31 @@ mod tests {
     #[test]
     fn ambiguity_follows_clang() {
         // clang: "call to 'sqrt' is ambiguous", "call to 'max' is ambiguous"
-        assert!(matches!(resolve(Builtin::Sqrt, &[Type::INT]), Resolution::Ambiguous(_)));
-        assert!(matches!(resolve(Builtin::Max, &[Type::UINT, Type::INT]), Resolution::Ambiguous(_)));
-        assert!(matches!(resolve(Builtin::Max, &[Type::INT, Type::UINT]), Resolution::Ambiguous(_)));
-        assert!(matches!(resolve(Builtin::Fmin, &[Type::FLOAT, Type::DOUBLE]), Resolution::Ambiguous(_)));
+        assert!(matches!(
+            resolve(Builtin::Sqrt, &[Type::INT]),
+            Resolution::Ambiguous(_)
+        ));
+        assert!(matches!(
+            resolve(Builtin::Max, &[Type::UINT, Type::INT]),
+            Resolution::Ambiguous(_)
+        ));
+        assert!(matches!(
+            resolve(Builtin::Max, &[Type::INT, Type::UINT]),
+            Resolution::Ambiguous(_)
+        ));
+        assert!(matches!(
+            resolve(Builtin::Fmin, &[Type::FLOAT, Type::DOUBLE]),
+            Resolution::Ambiguous(_)
+        ));
         // float -> double is a promotion: sqrt of a float literal is not ambiguous.
-        assert!(matches!(resolve(Builtin::Fmin, &[Type::FLOAT, Type::FLOAT]), Resolution::Found(_)));
+        assert!(matches!(
+            resolve(Builtin::Fmin, &[Type::FLOAT, Type::FLOAT]),
+            Resolution::Found(_)
+        ));
         match resolve(Builtin::Sqrt, &[Type::INT]) {
-            Resolution::Ambiguous(c) => assert_eq!(c, vec!["`float sqrt(float)`", "`double sqrt(double)`"]),
+            Resolution::Ambiguous(c) => {
+                assert_eq!(c, vec!["`float sqrt(float)`", "`double sqrt(double)`"])
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -854,26 +1124,46 @@ mod tests {
     fn no_match() {
         assert_eq!(resolve(Builtin::Sqrt, &[v(Int, 4)]), Resolution::NoMatch);
         assert_eq!(resolve(Builtin::Any, &[v(Float, 4)]), Resolution::NoMatch);
-        assert_eq!(resolve(Builtin::Dot, &[v(Float, 8), v(Float, 8)]), Resolution::NoMatch);
+        assert_eq!(
+            resolve(Builtin::Dot, &[v(Float, 8), v(Float, 8)]),
+            Resolution::NoMatch
+        );
         assert_eq!(resolve(Builtin::Sqrt, &[]), Resolution::NoMatch);
-        assert_eq!(resolve(Builtin::NativeSin, &[v(Double, 4)]), Resolution::NoMatch);
+        assert_eq!(
+            resolve(Builtin::NativeSin, &[v(Double, 4)]),
+            Resolution::NoMatch
+        );
     }
 
     #[test]
     fn candidate_notes() {
         assert_eq!(
             candidate_signatures(Builtin::Sqrt),
-            vec!["`float sqrt(float)`", "`floatN sqrt(floatN)`", "`double sqrt(double)`", "`doubleN sqrt(doubleN)`"]
+            vec![
+                "`float sqrt(float)`",
+                "`floatN sqrt(floatN)`",
+                "`double sqrt(double)`",
+                "`doubleN sqrt(doubleN)`"
+            ]
         );
         let m = candidate_signatures(Builtin::Abs);
         assert_eq!(m, vec!["`ugentype abs(gentype)`"]);
-        assert_eq!(candidate_signatures(Builtin::GetGlobalId), vec!["`ulong get_global_id(uint)`"]);
+        assert_eq!(
+            candidate_signatures(Builtin::GetGlobalId),
+            vec!["`ulong get_global_id(uint)`"]
+        );
     }
 
     #[test]
     fn rule_names() {
-        assert_eq!(parse_convert_name("convert_int4_sat_rte"), Some((v(Int, 4), true, Rounding::Rte)));
-        assert_eq!(parse_convert_name("convert_float"), Some((Type::FLOAT, false, Rounding::Default)));
+        assert_eq!(
+            parse_convert_name("convert_int4_sat_rte"),
+            Some((v(Int, 4), true, Rounding::Rte))
+        );
+        assert_eq!(
+            parse_convert_name("convert_float"),
+            Some((Type::FLOAT, false, Rounding::Default))
+        );
         assert_eq!(parse_convert_name("convert_bool"), None);
         assert_eq!(parse_convert_name("convert_int5"), None);
         assert_eq!(parse_as_name("as_uint4"), Some(v(UInt, 4)));
@@ -886,19 +1176,55 @@ mod tests {
 
     #[test]
     fn unsupported_names() {
-        assert_eq!(unsupported("barrier").map(|u| u.0), Some(Code::UnsupportedBarrier));
-        assert_eq!(unsupported("barrier").map(|u| u.1), Some("barriers are not supported yet (`barrier`)".into()));
-        assert_eq!(unsupported("atomic_add").map(|u| u.0), Some(Code::UnsupportedAtomics));
-        assert_eq!(unsupported("atom_inc").map(|u| u.0), Some(Code::UnsupportedAtomics));
-        assert_eq!(unsupported("read_imagef").map(|u| u.0), Some(Code::UnsupportedImages));
-        assert_eq!(unsupported("work_group_reduce_add").map(|u| u.0), Some(Code::UnsupportedWorkGroupCollective));
-        assert_eq!(unsupported("to_global").map(|u| u.0), Some(Code::UnsupportedGenericAddressSpace));
-        assert_eq!(unsupported("read_pipe").map(|u| u.0), Some(Code::UnsupportedDeviceEnqueue));
-        assert_eq!(unsupported("vload_half4").map(|u| u.0), Some(Code::UnsupportedHalf));
+        assert_eq!(
+            unsupported("barrier").map(|u| u.0),
+            Some(Code::UnsupportedBarrier)
+        );
+        assert_eq!(
+            unsupported("barrier").map(|u| u.1),
+            Some("barriers are not supported yet (`barrier`)".into())
+        );
+        assert_eq!(
+            unsupported("atomic_add").map(|u| u.0),
+            Some(Code::UnsupportedAtomics)
+        );
+        assert_eq!(
+            unsupported("atom_inc").map(|u| u.0),
+            Some(Code::UnsupportedAtomics)
+        );
+        assert_eq!(
+            unsupported("read_imagef").map(|u| u.0),
+            Some(Code::UnsupportedImages)
+        );
+        assert_eq!(
+            unsupported("work_group_reduce_add").map(|u| u.0),
+            Some(Code::UnsupportedWorkGroupCollective)
+        );
+        assert_eq!(
+            unsupported("to_global").map(|u| u.0),
+            Some(Code::UnsupportedGenericAddressSpace)
+        );
+        assert_eq!(
+            unsupported("read_pipe").map(|u| u.0),
+            Some(Code::UnsupportedDeviceEnqueue)
+        );
+        assert_eq!(
+            unsupported("vload_half4").map(|u| u.0),
+            Some(Code::UnsupportedHalf)
+        );
         assert_eq!(unsupported("sqrt"), None);
-        assert_eq!(unsupported_type("image2d_t").map(|u| u.0), Some(Code::UnsupportedImages));
-        assert_eq!(unsupported_type("atomic_int").map(|u| u.0), Some(Code::UnsupportedAtomics));
-        assert_eq!(unsupported_type("half4").map(|u| u.0), Some(Code::UnsupportedHalf));
+        assert_eq!(
+            unsupported_type("image2d_t").map(|u| u.0),
+            Some(Code::UnsupportedImages)
+        );
+        assert_eq!(
+            unsupported_type("atomic_int").map(|u| u.0),
+            Some(Code::UnsupportedAtomics)
+        );
+        assert_eq!(
+            unsupported_type("half4").map(|u| u.0),
+            Some(Code::UnsupportedHalf)
+        );
         assert_eq!(unsupported_type("float4"), None);
     }
 }

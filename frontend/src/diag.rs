@@ -153,7 +153,10 @@ impl Diagnostic {
     }
 
     pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.related.push(Label { span, message: message.into() });
+        self.related.push(Label {
+            span,
+            message: message.into(),
+        });
         self
     }
 

@@ -69,7 +69,10 @@ impl Unit {
     }
 
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
-        self.functions.iter().position(|f| f.name == name).map(|i| FuncId(i as u32))
+        self.functions
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| FuncId(i as u32))
     }
 
     /// Size in bytes of a type (OpenCL/C layout: 3-vectors take 4 elements,
@@ -124,7 +127,11 @@ pub fn type_name(ty: &Type, structs: &[StructDef]) -> String {
                 AddressSpace::Private => "",
                 s => s.keyword(),
             };
-            let c = if p.pointee_const && p.space != AddressSpace::Constant { "const " } else { "" };
+            let c = if p.pointee_const && p.space != AddressSpace::Constant {
+                "const "
+            } else {
+                ""
+            };
             let inner = type_name(&p.pointee, structs);
             if space.is_empty() {
                 format!("{c}{inner} *")
@@ -176,6 +183,9 @@ pub struct Global {
     pub span: Span,
     pub name_span: Span,
     pub node: NodeId,
+    /// `Constant` for every variable of a program without errors.
+    pub space: AddressSpace,
+    pub is_const: bool,
     /// The folded value (zero-filled like C). `None` only after an error.
     pub init: Option<ConstInit>,
 }
@@ -288,19 +298,42 @@ pub enum StmtKind {
     Block(Block),
     /// A local variable comes into scope here; `init` runs if present. A
     /// declaration without initializer leaves the variable undefined (C).
-    Decl { local: LocalId, init: Option<Init> },
+    Decl {
+        local: LocalId,
+        init: Option<Init>,
+    },
     Expr(Expr),
-    If { cond: Expr, then: Box<Stmt>, els: Option<Box<Stmt>> },
-    While { cond: Expr, body: Box<Stmt> },
-    DoWhile { body: Box<Stmt>, cond: Expr },
-    For { init: Vec<Stmt>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt> },
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        els: Option<Box<Stmt>>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
+    For {
+        init: Vec<Stmt>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
     /// `cond` is integer-promoted (`int`, `uint`, `long` or `ulong`). The body
     /// contains [`StmtKind::Case`]/[`StmtKind::Default`] marker statements;
     /// control jumps to the matching marker and falls through from there
     /// (C semantics), leaving at `break`.
-    Switch { cond: Expr, body: Block },
+    Switch {
+        cond: Expr,
+        body: Block,
+    },
     /// A `case` label: the value converted to the switch's promoted type
     /// (two's complement bits as `i64`). Followed by the labelled statement.
+    /// Labels are usually direct children of the switch body, but C allows
+    /// them inside nested blocks and statements of the body too.
     Case(i64),
     Default,
     Break,
@@ -316,7 +349,11 @@ pub enum Init {
     /// A brace list for an array, struct or vector. `elems` has exactly one
     /// entry per element / field / component of the aggregate, in order;
     /// `None` means zero-fill (C's rule for omitted initializers).
-    List { ty: Type, elems: Vec<Option<Init>>, span: Span },
+    List {
+        ty: Type,
+        elems: Vec<Option<Init>>,
+        span: Span,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -346,7 +383,13 @@ impl Expr {
     }
 
     pub(crate) fn error(span: Span, node: NodeId) -> Expr {
-        Expr { kind: ExprKind::Error, ty: Type::Error, span, node, place: None }
+        Expr {
+            kind: ExprKind::Error,
+            ty: Type::Error,
+            span,
+            node,
+            place: None,
+        }
     }
 }
 
@@ -536,7 +579,7 @@ pub enum ExprKind {
     /// A built-in function, resolved to one overload; arguments converted
     /// to its parameter types.
     Builtin {
-        call: BuiltinCall,
+        call: Box<BuiltinCall>,
         args: Vec<Expr>,
     },
     Convert {

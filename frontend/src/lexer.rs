@@ -131,6 +131,10 @@ pub enum TokenKind {
 
     /// A character that starts no token (`@`, `$`, a stray quote).
     Unknown,
+    /// Stands where the preprocessor dropped text it already reported (a
+    /// macro invocation with the wrong number of arguments), so the parser
+    /// sees an operand there and reports nothing more.
+    Poisoned,
     /// End of input; the parser's sentinel.
     Eof,
 }
@@ -210,12 +214,19 @@ impl TokenKind {
             Hash => "#",
             HashHash => "##",
             Unknown => "unknown character",
+            Poisoned => "invalid macro invocation",
             Eof => "end of file",
         }
     }
 
     pub fn is_trivia(self) -> bool {
-        matches!(self, TokenKind::Whitespace | TokenKind::Newline | TokenKind::LineComment | TokenKind::BlockComment)
+        matches!(
+            self,
+            TokenKind::Whitespace
+                | TokenKind::Newline
+                | TokenKind::LineComment
+                | TokenKind::BlockComment
+        )
     }
 }
 
@@ -283,7 +294,10 @@ pub fn lex(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> 
             Ok(k) => k,
             Err(()) if slice.starts_with("/*") => {
                 let start = Span::new(file, span.start, span.start + 2);
-                diags.push(Diagnostic::new(Code::InvalidToken, start, "unterminated block comment").with_label("comment starts here"));
+                diags.push(
+                    Diagnostic::new(Code::InvalidToken, start, "unterminated block comment")
+                        .with_label("comment starts here"),
+                );
                 continue;
             }
             Err(()) => TokenKind::Unknown,
@@ -309,13 +323,19 @@ mod tests {
 
     fn kinds(src: &str) -> Vec<TokenKind> {
         let mut d = Vec::new();
-        lex(FileId(0), src, &mut d).into_iter().map(|t| t.kind).collect()
+        lex(FileId(0), src, &mut d)
+            .into_iter()
+            .map(|t| t.kind)
+            .collect()
     }
 
     #[test]
     fn punctuators_and_words() {
         use TokenKind::*;
-        assert_eq!(kinds("a+=b->c ... <<= ##"), vec![Ident, PlusEq, Ident, Arrow, Ident, Ellipsis, ShlEq, HashHash]);
+        assert_eq!(
+            kinds("a+=b->c ... <<= ##"),
+            vec![Ident, PlusEq, Ident, Arrow, Ident, Ellipsis, ShlEq, HashHash]
+        );
     }
 
     #[test]
@@ -331,7 +351,10 @@ mod tests {
     fn line_start_and_space_flags() {
         let mut d = Vec::new();
         let toks = lex(FileId(0), "#define F(x) x\n  # if /* c */ 1\\\n 2", &mut d);
-        let flags: Vec<(bool, bool)> = toks.iter().map(|t| (t.line_start, t.leading_space)).collect();
+        let flags: Vec<(bool, bool)> = toks
+            .iter()
+            .map(|t| (t.line_start, t.leading_space))
+            .collect();
         assert_eq!(toks[0].kind, TokenKind::Hash);
         assert_eq!(flags[0], (true, false));
         assert_eq!(flags[2], (false, true)); // F
@@ -349,9 +372,15 @@ mod tests {
         let toks = lex(FileId(0), "a @ \"abc\n/* open", &mut d);
         assert_eq!(d.len(), 1, "{d:?}");
         assert_eq!(d[0].code, Code::InvalidToken);
-        let unknown: Vec<&Token> = toks.iter().filter(|t| t.kind == TokenKind::Unknown).collect();
+        let unknown: Vec<&Token> = toks
+            .iter()
+            .filter(|t| t.kind == TokenKind::Unknown)
+            .collect();
         assert_eq!(unknown.len(), 2);
-        assert_eq!(unknown_token_message(&unknown[0].text), "unexpected character `@`");
+        assert_eq!(
+            unknown_token_message(&unknown[0].text),
+            "unexpected character `@`"
+        );
         assert!(unknown_token_message(&unknown[1].text).contains("terminating"));
     }
 }

@@ -3,7 +3,7 @@
 //! Pipeline: [`lexer`] → [`preprocess`] (macros, includes, conditionals, with
 //! the origin of every token) → [`parser`] (error-tolerant, to [`ast`]) →
 //! [`sema`] (name resolution and type checking, to the typed [`hir`]).
-//! [`check`] runs all of it on one file.
+//! [`unit`] runs all of it on one file.
 
 pub mod ast;
 pub mod builtins;
@@ -15,3 +15,4 @@ pub mod preprocess;
 pub mod sema;
 pub mod source;
 pub mod types;
+pub mod unit;

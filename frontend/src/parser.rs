@@ -60,7 +60,10 @@ pub fn parse(tokens: &[Token], diags: &mut Vec<Diagnostic>) -> TranslationUnit {
         }
     }
     diags.append(&mut p.diags);
-    TranslationUnit { items, node_count: p.next_id }
+    TranslationUnit {
+        items,
+        node_count: p.next_id,
+    }
 }
 
 /// A position to measure a node's span from.
@@ -150,7 +153,9 @@ const SCALAR_TYPES: &[&str] = &[
     "unsigned",
 ];
 
-const VECTOR_ELEMENTS: &[&str] = &["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half"];
+const VECTOR_ELEMENTS: &[&str] = &[
+    "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half",
+];
 
 const OPAQUE_TYPES: &[&str] = &[
     "image1d_t",
@@ -176,7 +181,8 @@ fn is_type_keyword(text: &str) -> bool {
     }
     // Vector types: an element type name followed by 2, 3, 4, 8 or 16.
     VECTOR_ELEMENTS.iter().any(|elem| {
-        text.strip_prefix(elem).is_some_and(|n| matches!(n, "2" | "3" | "4" | "8" | "16"))
+        text.strip_prefix(elem)
+            .is_some_and(|n| matches!(n, "2" | "3" | "4" | "8" | "16"))
     })
 }
 
@@ -192,11 +198,17 @@ fn address_space(text: &str) -> Option<AddressSpace> {
 }
 
 fn is_qualifier(text: &str) -> bool {
-    matches!(text, "const" | "volatile" | "restrict" | "__restrict" | "__restrict__")
+    matches!(
+        text,
+        "const" | "volatile" | "restrict" | "__restrict" | "__restrict__"
+    )
 }
 
 fn is_access_qualifier(text: &str) -> bool {
-    matches!(text, "__read_only" | "read_only" | "__write_only" | "write_only" | "__read_write" | "read_write")
+    matches!(
+        text,
+        "__read_only" | "read_only" | "__write_only" | "write_only" | "__read_write" | "read_write"
+    )
 }
 
 fn is_kernel_keyword(text: &str) -> bool {
@@ -236,8 +248,10 @@ fn is_decl_spec_keyword(text: &str) -> bool {
         || matches!(text, "struct" | "union" | "enum")
 }
 
-const STATEMENT_KEYWORDS: &[&str] =
-    &["if", "else", "for", "while", "do", "switch", "case", "default", "return", "break", "continue", "goto"];
+const STATEMENT_KEYWORDS: &[&str] = &[
+    "if", "else", "for", "while", "do", "switch", "case", "default", "return", "break", "continue",
+    "goto",
+];
 
 /// Words that can never be an identifier (a variable, function or field name).
 fn is_reserved(text: &str) -> bool {
@@ -245,7 +259,10 @@ fn is_reserved(text: &str) -> bool {
         || STATEMENT_KEYWORDS.contains(&text)
         || is_asm_keyword(text)
         || is_alignof_keyword(text)
-        || matches!(text, "sizeof" | "auto" | "_Alignas" | "_Static_assert" | "_Noreturn" | "_Thread_local")
+        || matches!(
+            text,
+            "sizeof" | "auto" | "_Alignas" | "_Static_assert" | "_Noreturn" | "_Thread_local"
+        )
 }
 
 impl<'t> Parser<'t> {
@@ -268,7 +285,8 @@ impl<'t> Parser<'t> {
                 _ => toks.push(t),
             }
         }
-        let eof_span = eof_span.unwrap_or_else(|| toks.last().map(|t| t.span.end_point()).unwrap_or_default());
+        let eof_span =
+            eof_span.unwrap_or_else(|| toks.last().map(|t| t.span.end_point()).unwrap_or_default());
         let eof = Token {
             kind: TokenKind::Eof,
             text: SmolStr::default(),
@@ -278,7 +296,13 @@ impl<'t> Parser<'t> {
             line_start: true,
             leading_space: false,
         };
-        let prev_span = toks.first().map(|t| Span { end: t.span.start, ..t.span }).unwrap_or(eof_span);
+        let prev_span = toks
+            .first()
+            .map(|t| Span {
+                end: t.span.start,
+                ..t.span
+            })
+            .unwrap_or(eof_span);
         Parser {
             toks,
             eof,
@@ -365,7 +389,10 @@ impl<'t> Parser<'t> {
     }
 
     fn mark(&self) -> Mark {
-        Mark { pos: self.pos, span: self.tok().span }
+        Mark {
+            pos: self.pos,
+            span: self.tok().span,
+        }
     }
 
     /// The span from `m` to the last consumed token. If nothing was consumed
@@ -391,7 +418,7 @@ impl<'t> Parser<'t> {
     /// reported at this very token.
     fn report(&mut self, d: Diagnostic) {
         self.error_count += 1;
-        if self.last_error_pos == Some(self.pos) {
+        if self.last_error_pos == Some(self.pos) || self.kind() == TokenKind::Poisoned {
             return;
         }
         self.last_error_pos = Some(self.pos);
@@ -426,11 +453,28 @@ impl<'t> Parser<'t> {
             TokenKind::RBrace => "{",
             _ => "?",
         };
-        let message = format!("expected `{}`, found {}", close.describe(), describe(self.tok()));
-        let span = self.tok().span;
-        self.report(
-            Diagnostic::new(Code::Syntax, span, message).with_related(open, format!("to match this `{open_text}`")),
+        let message = format!(
+            "expected `{}`, found {}",
+            close.describe(),
+            describe(self.tok())
         );
+        let span = self.missing_token_span();
+        self.report(
+            Diagnostic::new(Code::Syntax, span, message)
+                .with_related(open, format!("to match this `{open_text}`")),
+        );
+    }
+
+    /// Where a missing closing token is reported: at the end of the previous
+    /// token when the current one is on a later line or is the end of file
+    /// (where clang puts its caret), else at the current token.
+    pub(super) fn missing_token_span(&self) -> Span {
+        let t = self.tok();
+        if (t.kind == TokenKind::Eof || t.line_start) && self.pos > 0 {
+            self.prev_span.end_point()
+        } else {
+            t.span
+        }
     }
 
     /// Reports a missing `;` at the end of the previous token, where it belongs.
@@ -462,7 +506,11 @@ impl<'t> Parser<'t> {
     }
 
     /// Runs `f` one level deeper, or `bail` (after reporting) at the limit.
-    fn with_depth<T>(&mut self, f: impl FnOnce(&mut Self) -> T, bail: impl FnOnce(&mut Self) -> T) -> T {
+    fn with_depth<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> T,
+        bail: impl FnOnce(&mut Self) -> T,
+    ) -> T {
         if self.depth >= MAX_DEPTH {
             self.too_deep();
             return bail(self);
@@ -509,6 +557,27 @@ impl<'t> Parser<'t> {
         }
     }
 
+    /// Skips one bracketed group starting at the current opening bracket,
+    /// including everything nested in it (iteratively, so depth is no issue).
+    fn skip_balanced(&mut self) {
+        let mut level: u32 = 0;
+        loop {
+            match self.kind() {
+                TokenKind::Eof => return,
+                TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace => level += 1,
+                TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace => {
+                    level = level.saturating_sub(1);
+                    if level == 0 {
+                        self.bump();
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
     // -- typedef scopes -----------------------------------------------------
 
     fn push_scope(&mut self) {
@@ -543,7 +612,8 @@ impl<'t> Parser<'t> {
 
     /// Does `t` start declaration specifiers (a keyword or a typedef name)?
     fn starts_decl(&self, t: &Token) -> bool {
-        t.kind == TokenKind::Ident && (is_decl_spec_keyword(&t.text) || self.is_typedef_name(&t.text))
+        t.kind == TokenKind::Ident
+            && (is_decl_spec_keyword(&t.text) || self.is_typedef_name(&t.text))
     }
 
     /// Does `t`, after a `(`, start a type name (so the parentheses are a cast)?
@@ -572,7 +642,9 @@ impl<'t> Parser<'t> {
     /// A word that begins a statement, for resynchronizing after an error.
     fn is_stmt_start_keyword(&self, t: &Token) -> bool {
         t.kind == TokenKind::Ident
-            && (STATEMENT_KEYWORDS.contains(&t.text.as_str()) || self.starts_decl(t) || is_asm_keyword(&t.text))
+            && (STATEMENT_KEYWORDS.contains(&t.text.as_str())
+                || self.starts_decl(t)
+                || is_asm_keyword(&t.text))
     }
 
     // -- recovery -----------------------------------------------------------
@@ -621,7 +693,11 @@ impl<'t> Parser<'t> {
                 return;
             }
             let t = self.tok();
-            if self.pos > start && braces == 0 && (t.line_start || after_terminator) && self.starts_decl(t) {
+            if self.pos > start
+                && braces == 0
+                && (t.line_start || after_terminator)
+                && self.starts_decl(t)
+            {
                 return;
             }
             after_terminator = false;
@@ -643,7 +719,9 @@ impl<'t> Parser<'t> {
     /// it is the likely mistake)?
     fn plausible_stmt_start(&self) -> bool {
         let t = self.tok();
-        matches!(t.kind, TokenKind::Eof | TokenKind::RBrace) || t.line_start || self.is_stmt_start_keyword(t)
+        matches!(t.kind, TokenKind::Eof | TokenKind::RBrace)
+            || t.line_start
+            || self.is_stmt_start_keyword(t)
     }
 
     // -- items --------------------------------------------------------------
@@ -660,7 +738,11 @@ impl<'t> Parser<'t> {
         if t.kind == TokenKind::Ident && is_asm_keyword(&t.text) {
             self.skip_asm();
             let span = self.finish(m);
-            return Some(Item { id: self.id(), kind: ItemKind::Error, span });
+            return Some(Item {
+                id: self.id(),
+                kind: ItemKind::Error,
+                span,
+            });
         }
         if self.starts_decl(t) || self.unknown_type_ahead(SpecCtx::File) {
             return Some(self.parse_external_decl());
@@ -676,13 +758,21 @@ impl<'t> Parser<'t> {
         self.syntax_error(span, message);
         self.skip_to_item_start();
         let span = self.finish(m);
-        Some(Item { id: self.id(), kind: ItemKind::Error, span })
+        Some(Item {
+            id: self.id(),
+            kind: ItemKind::Error,
+            span,
+        })
     }
 
     /// `asm ...;` is reported once and skipped.
     fn skip_asm(&mut self) {
         let span = self.bump();
-        self.semantic_error(Code::UnsupportedAsm, span, "inline assembly is not supported");
+        self.semantic_error(
+            Code::UnsupportedAsm,
+            span,
+            "inline assembly is not supported",
+        );
         self.recover_stmt();
     }
 
@@ -692,27 +782,43 @@ impl<'t> Parser<'t> {
         let mut spec = self.parse_decl_specs(SpecCtx::File);
         if self.eat(TokenKind::Semi).is_some() {
             let span = self.finish(m);
-            let kind = ItemKind::Declaration(Declaration { spec, declarators: Vec::new(), span });
-            return Item { id: self.id(), kind, span };
+            let kind = ItemKind::Declaration(Declaration {
+                spec,
+                declarators: Vec::new(),
+                span,
+            });
+            return Item {
+                id: self.id(),
+                kind,
+                span,
+            };
         }
         self.knr_seen = false;
         let declarator = self.parse_declarator(decl::DeclMode::Named);
         self.take_attrs(&mut spec);
-        if is_function_declarator(&declarator) {
+        if is_function_declarator(&declarator) && spec.storage != Storage::Typedef {
             if self.knr_seen && !self.at(TokenKind::LBrace) && self.starts_decl(self.tok()) {
-                // Old-style parameter declarations (already reported): skip them.
-                while self.starts_decl(self.tok()) {
+                // Old-style parameter declarations (already reported): skip
+                // them, in a scope of their own so that their names do not
+                // leak into the file scope.
+                self.push_scope();
+                while self.starts_decl(self.tok()) && !self.at_kernel_line_start() {
                     let before = self.pos;
                     let _ = self.parse_decl_stmt();
                     if self.pos == before {
                         break;
                     }
                 }
+                self.pop_scope();
             }
             if self.at(TokenKind::LBrace) {
                 let function = self.parse_function_body(spec, declarator, true);
                 let span = self.finish(m);
-                return Item { id: self.id(), kind: ItemKind::Function(function), span };
+                return Item {
+                    id: self.id(),
+                    kind: ItemKind::Function(function),
+                    span,
+                };
             }
             let is_prototype = match self.kind() {
                 TokenKind::Semi => {
@@ -721,13 +827,20 @@ impl<'t> Parser<'t> {
                 }
                 TokenKind::Comma | TokenKind::Eq => false,
                 _ => {
-                    let message = format!("expected `;` or `{{` after function declarator, found {}", describe(self.tok()));
+                    let message = format!(
+                        "expected `;` or `{{` after function declarator, found {}",
+                        describe(self.tok())
+                    );
                     let span = self.prev_span.end_point();
                     self.report(Diagnostic::new(Code::Syntax, span, message));
                     if self.body_brace_missing() {
                         let function = self.parse_function_body(spec, declarator, false);
                         let span = self.finish(m);
-                        return Item { id: self.id(), kind: ItemKind::Function(function), span };
+                        return Item {
+                            id: self.id(),
+                            kind: ItemKind::Function(function),
+                            span,
+                        };
                     }
                     if !(self.tok().line_start || self.at(TokenKind::Eof)) {
                         self.skip_to_item_start();
@@ -737,11 +850,15 @@ impl<'t> Parser<'t> {
             };
             if is_prototype {
                 if let Some(name) = &declarator.name {
-                    self.declare(&name.name.clone(), false);
+                    self.declare(&name.name, false);
                 }
                 let function = into_function(spec, declarator, None);
                 let span = self.finish(m);
-                return Item { id: self.id(), kind: ItemKind::Function(function), span };
+                return Item {
+                    id: self.id(),
+                    kind: ItemKind::Function(function),
+                    span,
+                };
             }
         }
         let mut decl = self.parse_decl_rest(spec, declarator, m);
@@ -759,7 +876,11 @@ impl<'t> Parser<'t> {
         }
         decl.span = self.finish(m);
         let span = decl.span;
-        Item { id: self.id(), kind: ItemKind::Declaration(decl), span }
+        Item {
+            id: self.id(),
+            kind: ItemKind::Declaration(decl),
+            span,
+        }
     }
 
     /// Could the current token begin the next item? Only at a line start:
@@ -781,7 +902,9 @@ impl<'t> Parser<'t> {
                 TokenKind::LBrace => level += 1,
                 TokenKind::RBrace if level == 0 => return true,
                 TokenKind::RBrace => level -= 1,
-                TokenKind::Ident if i > self.pos && t.line_start && is_kernel_keyword(&t.text) => return false,
+                TokenKind::Ident if i > self.pos && t.line_start && is_kernel_keyword(&t.text) => {
+                    return false
+                }
                 _ => {}
             }
         }
@@ -790,14 +913,21 @@ impl<'t> Parser<'t> {
 
     /// Parses the body of a function definition (the current token is `{`,
     /// unless `has_brace` is false), with the parameters in scope.
-    fn parse_function_body(&mut self, spec: DeclSpec, declarator: Declarator, has_brace: bool) -> Function {
+    fn parse_function_body(
+        &mut self,
+        spec: DeclSpec,
+        declarator: Declarator,
+        has_brace: bool,
+    ) -> Function {
         if let Some(name) = &declarator.name {
-            self.declare(&name.name.clone(), false);
+            self.declare(&name.name, false);
         }
         self.push_scope();
         if let Some(Derived::Function { params, .. }) = declarator.derived.last() {
-            let names: Vec<SmolStr> =
-                params.iter().filter_map(|p| p.declarator.name.as_ref().map(|n| n.name.clone())).collect();
+            let names: Vec<SmolStr> = params
+                .iter()
+                .filter_map(|p| p.declarator.name.as_ref().map(|n| n.name.clone()))
+                .collect();
             for name in &names {
                 self.declare(name, false);
             }
@@ -821,7 +951,9 @@ fn is_function_declarator(d: &Declarator) -> bool {
 /// Splits a function declarator into a `Function` item.
 fn into_function(spec: DeclSpec, mut declarator: Declarator, body: Option<Block>) -> Function {
     let (params, variadic) = match declarator.derived.pop() {
-        Some(Derived::Function { params, variadic, .. }) => (params, variadic),
+        Some(Derived::Function {
+            params, variadic, ..
+        }) => (params, variadic),
         // Callers check `is_function_declarator` first.
         Some(other) => {
             declarator.derived.push(other);
@@ -829,6 +961,16 @@ fn into_function(spec: DeclSpec, mut declarator: Declarator, body: Option<Block>
         }
         None => (Vec::new(), false),
     };
-    let name = declarator.name.unwrap_or_else(|| Ident { name: SmolStr::default(), span: declarator.span });
-    Function { spec, name, return_derived: declarator.derived, params, variadic, body }
+    let name = declarator.name.unwrap_or_else(|| Ident {
+        name: SmolStr::default(),
+        span: declarator.span,
+    });
+    Function {
+        spec,
+        name,
+        return_derived: declarator.derived,
+        params,
+        variadic,
+        body,
+    }
 }

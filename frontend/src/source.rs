@@ -27,12 +27,20 @@ impl Span {
         if self.file != other.file {
             return self;
         }
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     /// An empty span at the end of `self`.
     pub fn end_point(self) -> Span {
-        Span { file: self.file, start: self.end, end: self.end }
+        Span {
+            file: self.file,
+            start: self.end,
+            end: self.end,
+        }
     }
 
     pub fn len(self) -> u32 {
@@ -62,8 +70,18 @@ impl SourceFile {
     pub fn new(name: impl Into<String>, path: Option<PathBuf>, text: impl Into<Arc<str>>) -> Self {
         let text: Arc<str> = text.into();
         let mut line_starts = vec![0];
-        line_starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i as u32 + 1));
-        SourceFile { name: name.into(), path, text, line_starts }
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        );
+        SourceFile {
+            name: name.into(),
+            path,
+            text,
+            line_starts,
+        }
     }
 
     /// 0-based line index of a byte offset.
@@ -77,7 +95,11 @@ impl SourceFile {
     /// Byte range of 0-based line `line`, without its line terminator.
     pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
         let start = self.line_starts[line] as usize;
-        let end = self.line_starts.get(line + 1).map(|&e| e as usize).unwrap_or(self.text.len());
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .map(|&e| e as usize)
+            .unwrap_or(self.text.len());
         let bytes = self.text.as_bytes();
         let mut e = end;
         while e > start && (bytes[e - 1] == b'\n' || bytes[e - 1] == b'\r') {
@@ -147,7 +169,10 @@ impl SourceMap {
     }
 
     pub fn find_path(&self, path: &Path) -> Option<FileId> {
-        self.files.iter().position(|f| f.path.as_deref() == Some(path)).map(|i| FileId(i as u32))
+        self.files
+            .iter()
+            .position(|f| f.path.as_deref() == Some(path))
+            .map(|i| FileId(i as u32))
     }
 
     pub fn get(&self, id: FileId) -> &SourceFile {
@@ -155,7 +180,10 @@ impl SourceMap {
     }
 
     pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
-        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
     }
 
     pub fn len(&self) -> usize {
@@ -168,7 +196,9 @@ impl SourceMap {
 
     pub fn text(&self, span: Span) -> &str {
         let f = self.get(span.file);
-        f.text.get(span.start as usize..span.end as usize).unwrap_or("")
+        f.text
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("")
     }
 
     pub fn line_col(&self, file: FileId, offset: u32) -> (u32, u32) {

@@ -77,7 +77,10 @@ impl Scalar {
     }
 
     pub fn is_signed(self) -> bool {
-        matches!(self, Scalar::Char | Scalar::Short | Scalar::Int | Scalar::Long) || self.is_float()
+        matches!(
+            self,
+            Scalar::Char | Scalar::Short | Scalar::Int | Scalar::Long
+        ) || self.is_float()
     }
 
     /// C's integer conversion rank (bool lowest); floats rank above all integers.
@@ -166,7 +169,11 @@ impl Type {
     pub const SIZE_T: Type = Type::Scalar(Scalar::ULong);
 
     pub fn pointer(pointee: Type, space: AddressSpace, pointee_const: bool) -> Type {
-        Type::Pointer(Box::new(Pointer { pointee, space, pointee_const }))
+        Type::Pointer(Box::new(Pointer {
+            pointee,
+            space,
+            pointee_const,
+        }))
     }
 
     pub fn is_error(&self) -> bool {
@@ -260,7 +267,11 @@ impl fmt::Display for Type {
                     AddressSpace::Private => "",
                     s => s.keyword(),
                 };
-                let c = if p.pointee_const && p.space != AddressSpace::Constant { "const " } else { "" };
+                let c = if p.pointee_const && p.space != AddressSpace::Constant {
+                    "const "
+                } else {
+                    ""
+                };
                 if space.is_empty() {
                     write!(f, "{c}{} *", p.pointee)
                 } else {

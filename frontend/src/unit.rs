@@ -41,15 +41,38 @@ pub fn check_text(
 }
 
 /// Reads and checks a file.
-pub fn check_file(path: &Path, options: &PreprocessOptions, loader: &dyn FileLoader) -> std::io::Result<CheckedUnit> {
+pub fn check_file(
+    path: &Path,
+    options: &PreprocessOptions,
+    loader: &dyn FileLoader,
+) -> std::io::Result<CheckedUnit> {
     let text = loader.read(path)?;
-    Ok(check_text(&path.display().to_string(), Some(path.to_path_buf()), &text, options, loader))
+    Ok(check_text(
+        &path.display().to_string(),
+        Some(path.to_path_buf()),
+        &text,
+        options,
+        loader,
+    ))
 }
 
-fn check_in(mut sources: SourceMap, main: FileId, options: &PreprocessOptions, loader: &dyn FileLoader) -> CheckedUnit {
+fn check_in(
+    mut sources: SourceMap,
+    main: FileId,
+    options: &PreprocessOptions,
+    loader: &dyn FileLoader,
+) -> CheckedUnit {
     let mut diagnostics = Vec::new();
-    let preprocessed = preprocess::preprocess(&mut sources, main, options, loader, &mut diagnostics);
+    let preprocessed =
+        preprocess::preprocess(&mut sources, main, options, loader, &mut diagnostics);
     let ast = crate::parser::parse(&preprocessed.tokens, &mut diagnostics);
-    let hir = crate::sema::check(&ast, &mut diagnostics);
-    CheckedUnit { sources, main, preprocessed, ast, hir, diagnostics }
+    let hir = crate::sema::check_with_sources(&ast, Some(&sources), &mut diagnostics);
+    CheckedUnit {
+        sources,
+        main,
+        preprocessed,
+        ast,
+        hir,
+        diagnostics,
+    }
 }

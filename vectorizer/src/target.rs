@@ -22,13 +22,41 @@ pub struct Target {
 
 /// Every named target, in the order `lanes targets` lists them.
 pub const TARGETS: &[Target] = &[
-    Target { name: "sse4-i32x4", isa: Isa::Sse4, width: 4 },
-    Target { name: "sse4-i32x8", isa: Isa::Sse4, width: 8 },
-    Target { name: "avx2-i32x8", isa: Isa::Avx2, width: 8 },
-    Target { name: "avx2-i32x16", isa: Isa::Avx2, width: 16 },
-    Target { name: "avx512skx-x8", isa: Isa::Avx512Skx, width: 8 },
-    Target { name: "avx512skx-x16", isa: Isa::Avx512Skx, width: 16 },
-    Target { name: "neon-i32x4", isa: Isa::Neon, width: 4 },
+    Target {
+        name: "sse4-i32x4",
+        isa: Isa::Sse4,
+        width: 4,
+    },
+    Target {
+        name: "sse4-i32x8",
+        isa: Isa::Sse4,
+        width: 8,
+    },
+    Target {
+        name: "avx2-i32x8",
+        isa: Isa::Avx2,
+        width: 8,
+    },
+    Target {
+        name: "avx2-i32x16",
+        isa: Isa::Avx2,
+        width: 16,
+    },
+    Target {
+        name: "avx512skx-x8",
+        isa: Isa::Avx512Skx,
+        width: 8,
+    },
+    Target {
+        name: "avx512skx-x16",
+        isa: Isa::Avx512Skx,
+        width: 16,
+    },
+    Target {
+        name: "neon-i32x4",
+        isa: Isa::Neon,
+        width: 4,
+    },
 ];
 
 impl Isa {
@@ -47,7 +75,10 @@ impl Isa {
         {
             match self {
                 Isa::Sse4 => std::arch::is_x86_feature_detected!("sse4.2"),
-                Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
+                Isa::Avx2 => {
+                    std::arch::is_x86_feature_detected!("avx2")
+                        && std::arch::is_x86_feature_detected!("fma")
+                }
                 Isa::Avx512Skx => {
                     std::arch::is_x86_feature_detected!("avx512f")
                         && std::arch::is_x86_feature_detected!("avx512vl")
@@ -90,7 +121,11 @@ impl Target {
 
     /// Names accepted by `--target`, for error messages.
     pub fn names() -> Vec<&'static str> {
-        TARGETS.iter().map(|t| t.name).chain(std::iter::once("host")).collect()
+        TARGETS
+            .iter()
+            .map(|t| t.name)
+            .chain(std::iter::once("host"))
+            .collect()
     }
 }
 
@@ -107,7 +142,12 @@ mod tests {
     #[test]
     fn width_matches_name() {
         for t in TARGETS {
-            let digits: String = t.name.chars().rev().take_while(|c| c.is_ascii_digit()).collect();
+            let digits: String = t
+                .name
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
             let w: u32 = digits.chars().rev().collect::<String>().parse().unwrap();
             assert_eq!(w, t.width, "{}", t.name);
         }

@@ -5,8 +5,8 @@
 use smol_str::SmolStr;
 
 use super::{
-    address_space, describe, is_access_qualifier, is_attribute_keyword, is_inline_keyword, is_kernel_keyword,
-    is_reserved, is_type_keyword, Mark, Parser, SpecCtx, MAX_DEPTH,
+    address_space, describe, is_access_qualifier, is_attribute_keyword, is_inline_keyword,
+    is_kernel_keyword, is_reserved, is_type_keyword, Mark, Parser, SpecCtx, MAX_DEPTH,
 };
 use crate::ast::*;
 use crate::diag::Code;
@@ -43,7 +43,11 @@ struct TypeSpec {
 
 impl TypeSpec {
     fn has_type(&self) -> bool {
-        self.sign.is_some() || self.short.is_some() || self.long.is_some() || self.base.is_some() || self.other.is_some()
+        self.sign.is_some()
+            || self.short.is_some()
+            || self.long.is_some()
+            || self.base.is_some()
+            || self.other.is_some()
     }
 
     fn extend(&mut self, span: Span) {
@@ -74,10 +78,14 @@ impl TypeSpec {
         };
         let name: SmolStr = match self.base.as_deref() {
             Some("char") => SmolStr::new_static(if unsigned { "uchar" } else { "char" }),
-            Some("int") => SmolStr::new_static(int_family(self.short.is_some(), self.long.is_some())),
+            Some("int") => {
+                SmolStr::new_static(int_family(self.short.is_some(), self.long.is_some()))
+            }
             Some("_Bool") => SmolStr::new_static("bool"),
             Some(other) => SmolStr::new(other),
-            None if self.has_type() => SmolStr::new_static(int_family(self.short.is_some(), self.long.is_some())),
+            None if self.has_type() => {
+                SmolStr::new_static(int_family(self.short.is_some(), self.long.is_some()))
+            }
             None => return None,
         };
         Some(BaseType::Builtin(name))
@@ -147,9 +155,17 @@ impl Parser<'_> {
                         _ => Storage::Extern,
                     };
                     if !matches!(ctx, SpecCtx::File | SpecCtx::Block) {
-                        self.semantic_error(Code::InvalidDeclaration, span, format!("`{text}` is not allowed here"));
+                        self.semantic_error(
+                            Code::InvalidDeclaration,
+                            span,
+                            format!("`{text}` is not allowed here"),
+                        );
                     } else if storage == new {
-                        self.semantic_error(Code::InvalidDeclaration, span, format!("duplicate `{text}`"));
+                        self.semantic_error(
+                            Code::InvalidDeclaration,
+                            span,
+                            format!("duplicate `{text}`"),
+                        );
                     } else if storage != Storage::None {
                         self.semantic_error(
                             Code::InvalidDeclaration,
@@ -183,7 +199,11 @@ impl Parser<'_> {
                         Some((old, _)) if old != space => self.semantic_error(
                             Code::AddressSpace,
                             span,
-                            format!("conflicting address spaces `{}` and `{}`", old.keyword(), space.keyword()),
+                            format!(
+                                "conflicting address spaces `{}` and `{}`",
+                                old.keyword(),
+                                space.keyword()
+                            ),
                         ),
                         _ => address_space_seen = Some((space, span)),
                     }
@@ -236,7 +256,10 @@ impl Parser<'_> {
                             ),
                         );
                     } else {
-                        ts = TypeSpec { first: Some(text.clone()), ..TypeSpec::default() };
+                        ts = TypeSpec {
+                            first: Some(text.clone()),
+                            ..TypeSpec::default()
+                        };
                         ts.other = Some(base);
                         ts.extend(span.to(self.prev_span));
                     }
@@ -254,9 +277,19 @@ impl Parser<'_> {
                     ts.other = Some(BaseType::Typedef(ident));
                     ts.extend(span);
                 }
-                _ if !ts.has_type() && self.unknown_type_ahead(if ctx == SpecCtx::Block { SpecCtx::File } else { ctx }) => {
+                _ if !ts.has_type()
+                    && self.unknown_type_ahead(if ctx == SpecCtx::Block {
+                        SpecCtx::File
+                    } else {
+                        ctx
+                    }) =>
+                {
                     self.bump();
-                    self.semantic_error(Code::Undeclared, span, format!("unknown type name `{text}`"));
+                    self.semantic_error(
+                        Code::Undeclared,
+                        span,
+                        format!("unknown type name `{text}`"),
+                    );
                     ts.other = Some(BaseType::Error);
                     ts.extend(span);
                 }
@@ -315,8 +348,12 @@ impl Parser<'_> {
         let modifiers = ts.sign.is_some() || ts.short.is_some() || ts.long.is_some();
         let conflict = ts.other.is_some()
             || match word {
-                "signed" | "unsigned" => ts.sign.is_some() || base.is_some_and(|b| b != "char" && b != "int"),
-                "short" => ts.short.is_some() || ts.long.is_some() || base.is_some_and(|b| b != "int"),
+                "signed" | "unsigned" => {
+                    ts.sign.is_some() || base.is_some_and(|b| b != "char" && b != "int")
+                }
+                "short" => {
+                    ts.short.is_some() || ts.long.is_some() || base.is_some_and(|b| b != "int")
+                }
                 "long" => ts.short.is_some() || base.is_some_and(|b| b != "int" && b != "double"),
                 "char" => base.is_some() || ts.short.is_some() || ts.long.is_some(),
                 "int" => base.is_some(),
@@ -330,13 +367,20 @@ impl Parser<'_> {
             let message = if duplicate {
                 format!("duplicate `{word}`")
             } else {
-                format!("cannot combine `{word}` with previous `{}`", ts.first.as_deref().unwrap_or("type"))
+                format!(
+                    "cannot combine `{word}` with previous `{}`",
+                    ts.first.as_deref().unwrap_or("type")
+                )
             };
             self.semantic_error(Code::InvalidDeclaration, span, message);
             return;
         }
         if (word == "double" && ts.long.is_some()) || (word == "long" && base == Some("double")) {
-            self.semantic_error(Code::InvalidDeclaration, span, "`long double` is not supported in OpenCL C; use `double`");
+            self.semantic_error(
+                Code::InvalidDeclaration,
+                span,
+                "`long double` is not supported in OpenCL C; use `double`",
+            );
         }
         match word {
             "signed" => ts.sign = Some((false, span)),
@@ -377,7 +421,11 @@ impl Parser<'_> {
                         let first = self.pos;
                         let closed = self.skip_to_close_paren();
                         // The inside of the parentheses, without them.
-                        let last = if closed { self.pos.saturating_sub(1) } else { self.pos };
+                        let last = if closed {
+                            self.pos.saturating_sub(1)
+                        } else {
+                            self.pos
+                        };
                         args = Some(if last > first {
                             self.toks[first].span.to(self.toks[last - 1].span)
                         } else {
@@ -409,7 +457,9 @@ impl Parser<'_> {
         let mut level: u32 = 0;
         loop {
             match self.kind() {
-                TokenKind::Eof | TokenKind::Semi | TokenKind::LBrace | TokenKind::RBrace => return false,
+                TokenKind::Eof | TokenKind::Semi | TokenKind::LBrace | TokenKind::RBrace => {
+                    return false
+                }
                 TokenKind::LParen => level += 1,
                 TokenKind::RParen => {
                     if level == 0 {
@@ -432,7 +482,11 @@ impl Parser<'_> {
             |p| {
                 let m = p.mark();
                 p.skip_deep();
-                Declarator { name: None, derived: Vec::new(), span: p.finish(m) }
+                Declarator {
+                    name: None,
+                    derived: Vec::new(),
+                    span: p.finish(m),
+                }
             },
         )
     }
@@ -466,7 +520,11 @@ impl Parser<'_> {
                 }
                 self.bump();
             }
-            derived.push(Derived::Pointer { quals, address_space: space, span: star.to(self.prev_span) });
+            derived.push(Derived::Pointer {
+                quals,
+                address_space: space,
+                span: star.to(self.prev_span),
+            });
         }
         let mut name = None;
         let mut inner = None;
@@ -475,7 +533,8 @@ impl Parser<'_> {
             let open = self.bump();
             inner = Some(self.parse_declarator(mode));
             self.expect_closing(TokenKind::RParen, open);
-        } else if t.kind == TokenKind::Ident && !is_reserved(&t.text) && mode != DeclMode::Abstract {
+        } else if t.kind == TokenKind::Ident && !is_reserved(&t.text) && mode != DeclMode::Abstract
+        {
             name = Some(self.bump_ident());
         } else if mode == DeclMode::Named {
             self.expected("identifier");
@@ -486,13 +545,26 @@ impl Parser<'_> {
             match self.kind() {
                 TokenKind::LBracket => {
                     let open = self.bump();
-                    let size = if self.at(TokenKind::RBracket) { None } else { Some(Box::new(self.parse_assign())) };
+                    let size = if self.at(TokenKind::RBracket) {
+                        None
+                    } else {
+                        Some(Box::new(self.parse_assign()))
+                    };
                     self.expect_closing(TokenKind::RBracket, open);
-                    suffixes.push(Derived::Array { size, span: open.to(self.prev_span) });
+                    suffixes.push(Derived::Array {
+                        size,
+                        span: open.to(self.prev_span),
+                    });
                 }
-                TokenKind::LParen if name.is_some() || inner.is_some() || mode != DeclMode::Named => {
+                TokenKind::LParen
+                    if name.is_some() || inner.is_some() || mode != DeclMode::Named =>
+                {
                     let (params, variadic, span) = self.parse_param_list();
-                    suffixes.push(Derived::Function { params, variadic, span });
+                    suffixes.push(Derived::Function {
+                        params,
+                        variadic,
+                        span,
+                    });
                 }
                 TokenKind::Ident if is_attribute_keyword(&self.tok().text) => {
                     let mut attrs = Vec::new();
@@ -513,7 +585,11 @@ impl Parser<'_> {
             self.too_deep();
             derived.truncate(MAX_DEPTH as usize);
         }
-        Declarator { name, derived, span: self.finish(m) }
+        Declarator {
+            name,
+            derived,
+            span: self.finish(m),
+        }
     }
 
     /// At a `(` where a declarator's name would be: does it open a nested
@@ -555,10 +631,16 @@ impl Parser<'_> {
                 variadic = true;
                 break;
             }
+            if self.at_kernel_line_start() {
+                // The list never closed; the next kernel starts here.
+                break;
+            }
             let t = self.tok();
             if self.starts_decl(t) || self.unknown_type_ahead(SpecCtx::Param) {
                 params.push(self.parse_param());
-            } else if self.is_plain_ident(t) && matches!(self.nth_kind(1), TokenKind::Comma | TokenKind::RParen) {
+            } else if self.is_plain_ident(t)
+                && matches!(self.nth_kind(1), TokenKind::Comma | TokenKind::RParen)
+            {
                 // `f(a, b)`: an old-style identifier list.
                 let span = t.span;
                 if !self.knr_seen {
@@ -571,8 +653,17 @@ impl Parser<'_> {
                 let m = self.mark();
                 let name = self.bump_ident();
                 let spec = error_spec(span.start_point());
-                let declarator = Declarator { name: Some(name), derived: Vec::new(), span };
-                params.push(Param { id: self.id(), spec, declarator, span: self.finish(m) });
+                let declarator = Declarator {
+                    name: Some(name),
+                    derived: Vec::new(),
+                    span,
+                };
+                params.push(Param {
+                    id: self.id(),
+                    spec,
+                    declarator,
+                    span: self.finish(m),
+                });
             } else {
                 // One error per list: the rest of a broken list is likely
                 // broken for the same reason.
@@ -589,7 +680,12 @@ impl Parser<'_> {
         if self.eat(TokenKind::RParen).is_none() {
             self.report_unclosed(TokenKind::RParen, open);
             let t = self.tok();
-            if !(t.line_start || matches!(t.kind, TokenKind::LBrace | TokenKind::Semi | TokenKind::RBrace)) {
+            if !(t.line_start
+                || matches!(
+                    t.kind,
+                    TokenKind::LBrace | TokenKind::Semi | TokenKind::RBrace
+                ))
+            {
                 self.skip_param_garbage();
                 self.eat(TokenKind::RParen);
             }
@@ -602,6 +698,9 @@ impl Parser<'_> {
     fn skip_param_garbage(&mut self) {
         let mut level: u32 = 0;
         loop {
+            if self.at_kernel_line_start() {
+                return;
+            }
             match self.kind() {
                 TokenKind::Eof | TokenKind::LBrace | TokenKind::RBrace | TokenKind::Semi => return,
                 TokenKind::Comma if level == 0 => return,
@@ -623,7 +722,12 @@ impl Parser<'_> {
         let mut spec = self.parse_decl_specs(SpecCtx::Param);
         let declarator = self.parse_declarator(DeclMode::Either);
         self.take_attrs(&mut spec);
-        Param { id: self.id(), spec, declarator, span: self.finish(m) }
+        Param {
+            id: self.id(),
+            spec,
+            declarator,
+            span: self.finish(m),
+        }
     }
 
     // -- declarations -------------------------------------------------------
@@ -631,7 +735,12 @@ impl Parser<'_> {
     /// The rest of a declaration after its first declarator: attributes,
     /// initializers and further declarators (not the `;`). Declares the names
     /// in the current scope.
-    pub(super) fn parse_decl_rest(&mut self, mut spec: DeclSpec, first: Declarator, m: Mark) -> Declaration {
+    pub(super) fn parse_decl_rest(
+        &mut self,
+        mut spec: DeclSpec,
+        first: Declarator,
+        m: Mark,
+    ) -> Declaration {
         let mut declarators = Vec::new();
         let mut declarator = first;
         loop {
@@ -640,15 +749,32 @@ impl Parser<'_> {
                 let name = name.name.clone();
                 self.declare(&name, spec.storage == Storage::Typedef);
             }
-            let init = if self.eat(TokenKind::Eq).is_some() { Some(self.parse_initializer()) } else { None };
-            let span = if init.is_some() { declarator.span.to(self.prev_span) } else { declarator.span };
-            declarators.push(InitDeclarator { id: self.id(), declarator, init, span });
+            let init = if self.eat(TokenKind::Eq).is_some() {
+                Some(self.parse_initializer())
+            } else {
+                None
+            };
+            let span = if init.is_some() {
+                declarator.span.to(self.prev_span)
+            } else {
+                declarator.span
+            };
+            declarators.push(InitDeclarator {
+                id: self.id(),
+                declarator,
+                init,
+                span,
+            });
             if self.eat(TokenKind::Comma).is_none() {
                 break;
             }
             declarator = self.parse_declarator(DeclMode::Named);
         }
-        Declaration { spec, declarators, span: self.finish(m) }
+        Declaration {
+            spec,
+            declarators,
+            span: self.finish(m),
+        }
     }
 
     // -- initializers -------------------------------------------------------
@@ -662,7 +788,10 @@ impl Parser<'_> {
             |p| {
                 let m = p.mark();
                 p.skip_deep();
-                Initializer::List { items: Vec::new(), span: p.finish(m) }
+                Initializer::List {
+                    items: Vec::new(),
+                    span: p.finish(m),
+                }
             },
         )
     }
@@ -701,7 +830,10 @@ impl Parser<'_> {
                 break;
             }
         }
-        Initializer::List { items, span: self.finish(m) }
+        Initializer::List {
+            items,
+            span: self.finish(m),
+        }
     }
 
     /// Skips to the next `,` or `}` of an initializer list (not consumed).
@@ -712,7 +844,9 @@ impl Parser<'_> {
                 TokenKind::Eof | TokenKind::Semi => return,
                 TokenKind::Comma | TokenKind::RBrace if level == 0 => return,
                 TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace => level += 1,
-                TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace => level = level.saturating_sub(1),
+                TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace => {
+                    level = level.saturating_sub(1)
+                }
                 _ => {}
             }
             self.bump();
@@ -741,13 +875,26 @@ impl Parser<'_> {
         };
         if matches!(self.kind(), TokenKind::Dot | TokenKind::LBracket) {
             let span = self.tok().span;
-            self.syntax_error(span, "nested designators (`.a.b =`, `[i][j] =`) are not supported; use nested braces");
-            while !matches!(self.kind(), TokenKind::Eq | TokenKind::Comma | TokenKind::RBrace | TokenKind::Semi | TokenKind::Eof) {
+            self.syntax_error(
+                span,
+                "nested designators (`.a.b =`, `[i][j] =`) are not supported; use nested braces",
+            );
+            while !matches!(
+                self.kind(),
+                TokenKind::Eq
+                    | TokenKind::Comma
+                    | TokenKind::RBrace
+                    | TokenKind::Semi
+                    | TokenKind::Eof
+            ) {
                 self.bump();
             }
         }
         if self.eat(TokenKind::Eq).is_none() {
-            let message = format!("expected `=` after designator, found {}", describe(self.tok()));
+            let message = format!(
+                "expected `=` after designator, found {}",
+                describe(self.tok())
+            );
             let span = self.tok().span;
             self.syntax_error(span, message);
         }
@@ -768,7 +915,11 @@ impl Parser<'_> {
         let mut spec = self.parse_decl_specs(SpecCtx::TypeName);
         let declarator = self.parse_declarator(DeclMode::Abstract);
         self.take_attrs(&mut spec);
-        TypeName { spec, declarator, span: self.finish(m) }
+        TypeName {
+            spec,
+            declarator,
+            span: self.finish(m),
+        }
     }
 
     // -- structs, unions, enums ---------------------------------------------
@@ -781,7 +932,11 @@ impl Parser<'_> {
         self.bump();
         // Attributes of the type itself; kept apart from those of the fields.
         let mut attrs = self.parse_type_attributes();
-        let tag = if self.is_field_name() { Some(self.bump_ident()) } else { None };
+        let tag = if self.is_field_name() {
+            Some(self.bump_ident())
+        } else {
+            None
+        };
         let fields = if self.at(TokenKind::LBrace) {
             Some(self.with_depth(
                 |p| p.parse_fields(),
@@ -798,7 +953,11 @@ impl Parser<'_> {
         };
         attrs.append(&mut self.parse_type_attributes());
         self.pending_attrs.append(&mut attrs);
-        StructType { tag, fields, span: self.finish(m) }
+        StructType {
+            tag,
+            fields,
+            span: self.finish(m),
+        }
     }
 
     /// Attributes next to a struct or enum keyword or body (`packed`).
@@ -859,21 +1018,45 @@ impl Parser<'_> {
         if self.at(TokenKind::Semi) {
             // An anonymous struct or union member.
             self.bump();
-            let declarator = Declarator { name: None, derived: Vec::new(), span: self.prev_span.start_point() };
-            out.push(FieldDecl { id: self.id(), spec, declarator, bit_width: None, span: self.finish(m) });
+            let declarator = Declarator {
+                name: None,
+                derived: Vec::new(),
+                span: self.prev_span.start_point(),
+            };
+            out.push(FieldDecl {
+                id: self.id(),
+                spec,
+                declarator,
+                bit_width: None,
+                span: self.finish(m),
+            });
             return;
         }
         loop {
             let declarator = if self.at(TokenKind::Colon) {
                 // An unnamed bit-field.
-                Declarator { name: None, derived: Vec::new(), span: self.tok().span.start_point() }
+                Declarator {
+                    name: None,
+                    derived: Vec::new(),
+                    span: self.tok().span.start_point(),
+                }
             } else {
                 self.parse_declarator(DeclMode::Named)
             };
-            let bit_width = if self.eat(TokenKind::Colon).is_some() { Some(self.parse_conditional()) } else { None };
+            let bit_width = if self.eat(TokenKind::Colon).is_some() {
+                Some(self.parse_conditional())
+            } else {
+                None
+            };
             self.take_attrs(&mut spec);
             let span = self.finish(m);
-            out.push(FieldDecl { id: self.id(), spec: spec.clone(), declarator, bit_width, span });
+            out.push(FieldDecl {
+                id: self.id(),
+                spec: spec.clone(),
+                declarator,
+                bit_width,
+                span,
+            });
             if self.eat(TokenKind::Comma).is_none() {
                 break;
             }
@@ -933,7 +1116,11 @@ impl Parser<'_> {
         let m = self.mark();
         self.bump();
         let mut attrs = self.parse_type_attributes();
-        let tag = if self.is_field_name() { Some(self.bump_ident()) } else { None };
+        let tag = if self.is_field_name() {
+            Some(self.bump_ident())
+        } else {
+            None
+        };
         let mut variants = None;
         if let Some(open) = self.eat(TokenKind::LBrace) {
             let mut list = Vec::new();
@@ -955,8 +1142,12 @@ impl Parser<'_> {
                     continue;
                 }
                 let name = self.bump_ident();
-                self.declare(&name.name.clone(), false);
-                let value = if self.eat(TokenKind::Eq).is_some() { Some(self.parse_conditional()) } else { None };
+                self.declare(&name.name, false);
+                let value = if self.eat(TokenKind::Eq).is_some() {
+                    Some(self.parse_conditional())
+                } else {
+                    None
+                };
                 list.push((name, value));
                 if self.eat(TokenKind::Comma).is_some() {
                     continue;
@@ -977,7 +1168,11 @@ impl Parser<'_> {
         }
         attrs.append(&mut self.parse_type_attributes());
         self.pending_attrs.append(&mut attrs);
-        EnumType { tag, variants, span: self.finish(m) }
+        EnumType {
+            tag,
+            variants,
+            span: self.finish(m),
+        }
     }
 }
 
@@ -1003,6 +1198,9 @@ trait StartPoint {
 impl StartPoint for Span {
     /// An empty span at the start of `self`.
     fn start_point(self) -> Span {
-        Span { end: self.start, ..self }
+        Span {
+            end: self.start,
+            ..self
+        }
     }
 }

@@ -3,7 +3,9 @@
 
 use smol_str::SmolStr;
 
-use super::literal::{classify_char, classify_number, classify_string, Classified, LitError, Number};
+use super::literal::{
+    classify_char, classify_number, classify_string, Classified, LitError, Number,
+};
 use super::{is_alignof_keyword, is_reserved, Mark, Parser};
 use crate::ast::*;
 use crate::diag::Code;
@@ -72,7 +74,22 @@ fn prefix_op(kind: TokenKind) -> Option<UnaryOp> {
 impl Parser<'_> {
     fn mk(&mut self, kind: ExprKind, m: Mark) -> Expr {
         let span = self.finish(m);
-        Expr { id: self.id(), kind, span }
+        Expr {
+            id: self.id(),
+            kind,
+            span,
+        }
+    }
+
+    /// A node that starts where its first operand starts (which may be an
+    /// empty `Error` before the current mark).
+    fn mk_after(&mut self, kind: ExprKind, first: Span) -> Expr {
+        let span = first.to(self.prev_span);
+        Expr {
+            id: self.id(),
+            kind,
+            span,
+        }
     }
 
     /// An `Error` expression at the current position (nothing consumed).
@@ -90,8 +107,8 @@ impl Parser<'_> {
 
     /// A full expression, including the comma operator.
     pub(super) fn parse_expr(&mut self) -> Expr {
-        let m = self.mark();
         let mut lhs = self.parse_assign();
+        let first = lhs.span;
         let mut chain = 0;
         while self.at(TokenKind::Comma) {
             if !self.chain_step(&mut chain) {
@@ -99,7 +116,13 @@ impl Parser<'_> {
             }
             self.bump();
             let rhs = self.parse_assign();
-            lhs = self.mk(ExprKind::Comma { lhs: Box::new(lhs), rhs: Box::new(rhs) }, m);
+            lhs = self.mk_after(
+                ExprKind::Comma {
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+                first,
+            );
         }
         self.depth -= chain;
         lhs
@@ -111,20 +134,26 @@ impl Parser<'_> {
     }
 
     fn parse_assign_inner(&mut self) -> Expr {
-        let m = self.mark();
         let lhs = self.parse_conditional();
         let Some(op) = assign_op(self.kind()) else {
             return lhs;
         };
         self.bump();
         let rhs = self.parse_assign();
-        self.mk(ExprKind::Assign { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, m)
+        let first = lhs.span;
+        self.mk_after(
+            ExprKind::Assign {
+                op,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
+            first,
+        )
     }
 
     /// `c ? a : b` (right-associative; the middle operand is a full
     /// expression).
     pub(super) fn parse_conditional(&mut self) -> Expr {
-        let m = self.mark();
         let cond = self.parse_binary(1);
         let Some(question) = self.eat(TokenKind::Question) else {
             return cond;
@@ -141,19 +170,28 @@ impl Parser<'_> {
             let message = format!("expected `:`, found {}", super::describe(self.tok()));
             let span = self.tok().span;
             self.report(
-                crate::diag::Diagnostic::new(Code::Syntax, span, message).with_related(question, "to match this `?`"),
+                crate::diag::Diagnostic::new(Code::Syntax, span, message)
+                    .with_related(question, "to match this `?`"),
             );
             self.error_expr_here()
         };
-        self.mk(ExprKind::Conditional { cond: Box::new(cond), then: Box::new(then), els: Box::new(els) }, m)
+        let first = cond.span;
+        self.mk_after(
+            ExprKind::Conditional {
+                cond: Box::new(cond),
+                then: Box::new(then),
+                els: Box::new(els),
+            },
+            first,
+        )
     }
 
     /// Binary operators of precedence `min_prec` and above, by precedence
     /// climbing. Left-associative chains are built in a loop; each link
     /// counts against the depth limit because it deepens the tree.
     fn parse_binary(&mut self, min_prec: u8) -> Expr {
-        let m = self.mark();
         let mut lhs = self.parse_cast_expr();
+        let first = lhs.span;
         let mut chain = 0;
         while let Some((op, prec)) = binary_op(self.kind()) {
             if prec < min_prec {
@@ -164,7 +202,14 @@ impl Parser<'_> {
             }
             self.bump();
             let rhs = self.parse_binary(prec + 1);
-            lhs = self.mk(ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, m);
+            lhs = self.mk_after(
+                ExprKind::Binary {
+                    op,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+                first,
+            );
         }
         self.depth -= chain;
         lhs
@@ -215,11 +260,23 @@ impl Parser<'_> {
                 };
                 let paren = self.mk(ExprKind::Paren(Box::new(inner)), lm);
                 let operand = self.parse_postfix_suffixes(paren, lm);
-                self.mk(ExprKind::Cast { ty, expr: Box::new(operand) }, m)
+                self.mk(
+                    ExprKind::Cast {
+                        ty,
+                        expr: Box::new(operand),
+                    },
+                    m,
+                )
             }
             _ => {
                 let operand = self.parse_operand();
-                self.mk(ExprKind::Cast { ty, expr: Box::new(operand) }, m)
+                self.mk(
+                    ExprKind::Cast {
+                        ty,
+                        expr: Box::new(operand),
+                    },
+                    m,
+                )
             }
         }
     }
@@ -262,7 +319,13 @@ impl Parser<'_> {
         if let Some(op) = prefix_op(self.kind()) {
             self.bump();
             let operand = self.parse_operand();
-            return self.mk(ExprKind::Unary { op, operand: Box::new(operand) }, m);
+            return self.mk(
+                ExprKind::Unary {
+                    op,
+                    operand: Box::new(operand),
+                },
+                m,
+            );
         }
         let t = self.tok();
         if t.kind == TokenKind::Ident {
@@ -283,11 +346,17 @@ impl Parser<'_> {
                     return self.mk(ExprKind::AlignofType(ty), m);
                 }
                 let span = self.tok().span;
-                self.syntax_error(span, format!("expected a type name in parentheses after `{text}`"));
+                self.syntax_error(
+                    span,
+                    format!("expected a type name in parentheses after `{text}`"),
+                );
                 let _ = self.parse_operand();
                 return self.mk(ExprKind::Error, m);
             }
-            if text == "vec_step" && self.nth_kind(1) == TokenKind::LParen && self.starts_type_name(self.nth(2)) {
+            if text == "vec_step"
+                && self.nth_kind(1) == TokenKind::LParen
+                && self.starts_type_name(self.nth(2))
+            {
                 self.bump();
                 let ty = self.parse_paren_type();
                 return self.mk(ExprKind::VecStepType(ty), m);
@@ -336,7 +405,10 @@ impl Parser<'_> {
                         self.parse_expr()
                     };
                     self.expect_closing(TokenKind::RBracket, open);
-                    ExprKind::Index { base: Box::new(e), index: Box::new(index) }
+                    ExprKind::Index {
+                        base: Box::new(e),
+                        index: Box::new(index),
+                    }
                 }
                 TokenKind::LParen => {
                     let mut args = Vec::new();
@@ -349,7 +421,10 @@ impl Parser<'_> {
                         }
                     }
                     self.expect_closing(TokenKind::RParen, open);
-                    ExprKind::Call { callee: Box::new(e), args }
+                    ExprKind::Call {
+                        callee: Box::new(e),
+                        args,
+                    }
                 }
                 TokenKind::Dot | TokenKind::Arrow => {
                     if !self.is_field_name() {
@@ -360,10 +435,20 @@ impl Parser<'_> {
                         break;
                     }
                     let field = self.bump_ident();
-                    ExprKind::Member { base: Box::new(e), field, arrow: kind == TokenKind::Arrow }
+                    ExprKind::Member {
+                        base: Box::new(e),
+                        field,
+                        arrow: kind == TokenKind::Arrow,
+                    }
                 }
-                TokenKind::PlusPlus => ExprKind::Unary { op: UnaryOp::PostInc, operand: Box::new(e) },
-                _ => ExprKind::Unary { op: UnaryOp::PostDec, operand: Box::new(e) },
+                TokenKind::PlusPlus => ExprKind::Unary {
+                    op: UnaryOp::PostInc,
+                    operand: Box::new(e),
+                },
+                _ => ExprKind::Unary {
+                    op: UnaryOp::PostDec,
+                    operand: Box::new(e),
+                },
             };
             e = self.mk(new, m);
         }
@@ -375,6 +460,29 @@ impl Parser<'_> {
         let m = self.mark();
         let t = self.tok();
         match t.kind {
+            // Reported by the preprocessor already.
+            TokenKind::Poisoned => {
+                self.bump();
+                self.mk(ExprKind::Error, m)
+            }
+            // A block literal `^{ ... }` / `^(int x){ ... }` (device-side enqueue).
+            TokenKind::Caret
+                if matches!(self.nth_kind(1), TokenKind::LBrace | TokenKind::LParen) =>
+            {
+                let caret = self.bump();
+                self.semantic_error(
+                    Code::UnsupportedDeviceEnqueue,
+                    caret,
+                    "blocks are not supported (`^{ ... }`)",
+                );
+                if self.at(TokenKind::LParen) {
+                    self.skip_balanced();
+                }
+                if self.at(TokenKind::LBrace) {
+                    self.skip_balanced();
+                }
+                self.mk(ExprKind::Error, m)
+            }
             TokenKind::Number => {
                 let t = t.clone();
                 self.bump();
@@ -402,7 +510,11 @@ impl Parser<'_> {
                         None => ok = false,
                     }
                 }
-                let kind = if ok { ExprKind::StringLit(SmolStr::new(text)) } else { ExprKind::Error };
+                let kind = if ok {
+                    ExprKind::StringLit(SmolStr::new(text))
+                } else {
+                    ExprKind::Error
+                };
                 self.mk(kind, m)
             }
             TokenKind::LParen => {
@@ -438,7 +550,15 @@ impl Parser<'_> {
     /// suffix when the token's text is where its span says.
     fn number_literal(&mut self, t: &Token) -> ExprKind {
         match self.literal_value(t, classify_number(&t.text)) {
-            Some(Number::Int { value, suffix, decimal }) => ExprKind::IntLit { value, suffix, decimal },
+            Some(Number::Int {
+                value,
+                suffix,
+                decimal,
+            }) => ExprKind::IntLit {
+                value,
+                suffix,
+                decimal,
+            },
             Some(Number::Float { value, suffix }) => ExprKind::FloatLit { value, suffix },
             None => ExprKind::Error,
         }
@@ -459,7 +579,11 @@ impl Parser<'_> {
 fn literal_error_span(t: &Token, range: std::ops::Range<usize>) -> Span {
     let written_here = t.span.len() as usize == t.text.len() && t.expansion.is_none();
     if written_here && range.start <= range.end && range.end <= t.text.len() {
-        Span { start: t.span.start + range.start as u32, end: t.span.start + range.end as u32, ..t.span }
+        Span {
+            start: t.span.start + range.start as u32,
+            end: t.span.start + range.end as u32,
+            ..t.span
+        }
     } else {
         t.span
     }

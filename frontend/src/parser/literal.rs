@@ -13,8 +13,15 @@ use crate::ast::{FloatSuffix, IntSuffix};
 /// A classified number token.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Number {
-    Int { value: u64, suffix: IntSuffix, decimal: bool },
-    Float { value: f64, suffix: FloatSuffix },
+    Int {
+        value: u64,
+        suffix: IntSuffix,
+        decimal: bool,
+    },
+    Float {
+        value: f64,
+        suffix: FloatSuffix,
+    },
 }
 
 /// A problem in a literal: the message and the bytes of the token it is about.
@@ -26,7 +33,10 @@ pub(crate) struct LitError {
 
 impl LitError {
     fn new(message: impl Into<String>, range: Range<usize>) -> LitError {
-        LitError { message: message.into(), range }
+        LitError {
+            message: message.into(),
+            range,
+        }
     }
 }
 
@@ -41,13 +51,22 @@ pub(crate) struct Classified<T> {
 
 impl<T> Classified<T> {
     fn ok(value: T) -> Self {
-        Classified { value: Some(value), error: None }
+        Classified {
+            value: Some(value),
+            error: None,
+        }
     }
     fn err(error: LitError) -> Self {
-        Classified { value: None, error: Some(error) }
+        Classified {
+            value: None,
+            error: Some(error),
+        }
     }
     fn warned(value: T, error: LitError) -> Self {
-        Classified { value: Some(value), error: Some(error) }
+        Classified {
+            value: Some(value),
+            error: Some(error),
+        }
     }
 }
 
@@ -100,7 +119,13 @@ fn classify_int(text: &str, radix: u32, prefix: usize) -> Classified<Number> {
     // The digit run: for octal and binary take all decimal digits so that a
     // stray `9` is reported as a bad digit rather than as a suffix.
     let mut end = prefix;
-    while end < b.len() && (if radix == 16 { b[end].is_ascii_hexdigit() } else { b[end].is_ascii_digit() }) {
+    while end < b.len()
+        && (if radix == 16 {
+            b[end].is_ascii_hexdigit()
+        } else {
+            b[end].is_ascii_digit()
+        })
+    {
         end += 1;
     }
     if end == prefix && prefix > 0 && radix != 8 {
@@ -116,11 +141,18 @@ fn classify_int(text: &str, radix: u32, prefix: usize) -> Classified<Number> {
         let d = (c as char).to_digit(16).unwrap_or(0);
         if d >= radix {
             return Classified::err(LitError::new(
-                format!("invalid digit `{}` in {} constant", c as char, base_name(radix)),
+                format!(
+                    "invalid digit `{}` in {} constant",
+                    c as char,
+                    base_name(radix)
+                ),
                 i..i + 1,
             ));
         }
-        match value.checked_mul(radix as u64).and_then(|v| v.checked_add(d as u64)) {
+        match value
+            .checked_mul(radix as u64)
+            .and_then(|v| v.checked_add(d as u64))
+        {
             Some(v) => value = v,
             None => overflow = true,
         }
@@ -141,13 +173,23 @@ fn classify_int(text: &str, radix: u32, prefix: usize) -> Classified<Number> {
         }
     };
     if overflow {
-        return Classified::err(LitError::new("integer constant is too large", 0..text.len()));
+        return Classified::err(LitError::new(
+            "integer constant is too large",
+            0..text.len(),
+        ));
     }
-    let number = Number::Int { value, suffix, decimal: radix == 10 };
+    let number = Number::Int {
+        value,
+        suffix,
+        decimal: radix == 10,
+    };
     if long_long {
         return Classified::warned(
             number,
-            LitError::new("`long long` literals are not supported in OpenCL C; use `l` (64 bits)", end..text.len()),
+            LitError::new(
+                "`long long` literals are not supported in OpenCL C; use `l` (64 bits)",
+                end..text.len(),
+            ),
         );
     }
     Classified::ok(number)
@@ -162,7 +204,10 @@ fn float_suffix(text: &str, at: usize, value: f64) -> Classified<Number> {
         "h" | "H" => FloatSuffix::H,
         "l" | "L" => {
             return Classified::warned(
-                Number::Float { value, suffix: FloatSuffix::None },
+                Number::Float {
+                    value,
+                    suffix: FloatSuffix::None,
+                },
                 LitError::new("`long double` is not supported in OpenCL C", at..text.len()),
             );
         }
@@ -248,10 +293,16 @@ fn classify_hex_float(text: &str) -> Classified<Number> {
         i += 1;
     }
     if !any_digit {
-        return Classified::err(LitError::new("expected hexadecimal digits after `0x`", 0..text.len()));
+        return Classified::err(LitError::new(
+            "expected hexadecimal digits after `0x`",
+            0..text.len(),
+        ));
     }
     if i >= b.len() || !(b[i] == b'p' || b[i] == b'P') {
-        return Classified::err(LitError::new("hexadecimal floating constant requires an exponent", 0..text.len()));
+        return Classified::err(LitError::new(
+            "hexadecimal floating constant requires an exponent",
+            0..text.len(),
+        ));
     }
     let exp_start = i + 1;
     let end = match scan_exponent(text, i) {
@@ -259,7 +310,13 @@ fn classify_hex_float(text: &str) -> Classified<Number> {
         Err(e) => return Classified::err(e),
     };
     // Huge exponents saturate; the scaling below then gives inf or 0.
-    let exp: i64 = text[exp_start..end].parse::<i64>().unwrap_or(if b[exp_start] == b'-' { -100_000 } else { 100_000 });
+    let exp: i64 = text[exp_start..end]
+        .parse::<i64>()
+        .unwrap_or(if b[exp_start] == b'-' {
+            -100_000
+        } else {
+            100_000
+        });
     let value = scale_by_pow2(mantissa as f64, exp.saturating_add(exp_adjust));
     float_suffix(text, end, value)
 }
@@ -293,7 +350,10 @@ pub(crate) fn decode_escapes(body: &str, offset: usize) -> Result<Vec<u32>, LitE
         }
         let Some((j, e)) = chars.next() else {
             // The lexer never ends a literal on a backslash; be safe anyway.
-            return Err(LitError::new("incomplete escape sequence", offset + i..offset + i + 1));
+            return Err(LitError::new(
+                "incomplete escape sequence",
+                offset + i..offset + i + 1,
+            ));
         };
         let value = match e {
             'n' => 0x0A,
@@ -317,7 +377,10 @@ pub(crate) fn decode_escapes(body: &str, offset: usize) -> Result<Vec<u32>, LitE
                     }
                 }
                 if v > 0xFF {
-                    return Err(LitError::new("octal escape sequence out of range", offset + i..offset + end));
+                    return Err(LitError::new(
+                        "octal escape sequence out of range",
+                        offset + i..offset + end,
+                    ));
                 }
                 v
             }
@@ -333,10 +396,16 @@ pub(crate) fn decode_escapes(body: &str, offset: usize) -> Result<Vec<u32>, LitE
                     chars.next();
                 }
                 if !any {
-                    return Err(LitError::new("`\\x` used with no following hex digits", offset + i..offset + end));
+                    return Err(LitError::new(
+                        "`\\x` used with no following hex digits",
+                        offset + i..offset + end,
+                    ));
                 }
                 if v > 0xFF {
-                    return Err(LitError::new("hex escape sequence out of range", offset + i..offset + end));
+                    return Err(LitError::new(
+                        "hex escape sequence out of range",
+                        offset + i..offset + end,
+                    ));
                 }
                 v
             }
@@ -347,17 +416,25 @@ pub(crate) fn decode_escapes(body: &str, offset: usize) -> Result<Vec<u32>, LitE
                 for _ in 0..n {
                     match chars.peek() {
                         Some(&(k, d)) if d.is_ascii_hexdigit() => {
-                            v = v.saturating_mul(16).saturating_add(d.to_digit(16).unwrap_or(0));
+                            v = v
+                                .saturating_mul(16)
+                                .saturating_add(d.to_digit(16).unwrap_or(0));
                             end = k + 1;
                             chars.next();
                         }
                         _ => {
-                            return Err(LitError::new("incomplete universal character name", offset + i..offset + end));
+                            return Err(LitError::new(
+                                "incomplete universal character name",
+                                offset + i..offset + end,
+                            ));
                         }
                     }
                 }
                 if char::from_u32(v).is_none() {
-                    return Err(LitError::new("invalid universal character", offset + i..offset + end));
+                    return Err(LitError::new(
+                        "invalid universal character",
+                        offset + i..offset + end,
+                    ));
                 }
                 v
             }
@@ -373,14 +450,20 @@ pub(crate) fn decode_escapes(body: &str, offset: usize) -> Result<Vec<u32>, LitE
 /// Classifies a character literal token (`'a'`, `'\n'`, `'\x41'`).
 pub(crate) fn classify_char(text: &str) -> Classified<u32> {
     let Some(body) = text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) else {
-        return Classified::err(LitError::new("missing terminating `'` character", 0..text.len()));
+        return Classified::err(LitError::new(
+            "missing terminating `'` character",
+            0..text.len(),
+        ));
     };
     match decode_escapes(body, 1) {
         Err(e) => Classified::err(e),
         Ok(values) => match values.as_slice() {
             [] => Classified::err(LitError::new("empty character constant", 0..text.len())),
             [v] => Classified::ok(*v),
-            _ => Classified::err(LitError::new("multi-character character constants are not supported", 0..text.len())),
+            _ => Classified::err(LitError::new(
+                "multi-character character constants are not supported",
+                0..text.len(),
+            )),
         },
     }
 }
@@ -388,11 +471,19 @@ pub(crate) fn classify_char(text: &str) -> Classified<u32> {
 /// Decodes a string literal token (`"abc\n"`) to its text.
 pub(crate) fn classify_string(text: &str) -> Classified<String> {
     let Some(body) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
-        return Classified::err(LitError::new("missing terminating `\"` character", 0..text.len()));
+        return Classified::err(LitError::new(
+            "missing terminating `\"` character",
+            0..text.len(),
+        ));
     };
     match decode_escapes(body, 1) {
         Err(e) => Classified::err(e),
-        Ok(values) => Classified::ok(values.into_iter().map(|v| char::from_u32(v).unwrap_or('\u{FFFD}')).collect()),
+        Ok(values) => Classified::ok(
+            values
+                .into_iter()
+                .map(|v| char::from_u32(v).unwrap_or('\u{FFFD}'))
+                .collect(),
+        ),
     }
 }
 
@@ -402,14 +493,25 @@ mod tests {
 
     fn int(text: &str) -> (u64, IntSuffix, bool) {
         match classify_number(text) {
-            Classified { value: Some(Number::Int { value, suffix, decimal }), error: None } => (value, suffix, decimal),
+            Classified {
+                value:
+                    Some(Number::Int {
+                        value,
+                        suffix,
+                        decimal,
+                    }),
+                error: None,
+            } => (value, suffix, decimal),
             other => panic!("{text}: {other:?}"),
         }
     }
 
     fn float(text: &str) -> (f64, FloatSuffix) {
         match classify_number(text) {
-            Classified { value: Some(Number::Float { value, suffix }), error: None } => (value, suffix),
+            Classified {
+                value: Some(Number::Float { value, suffix }),
+                error: None,
+            } => (value, suffix),
             other => panic!("{text}: {other:?}"),
         }
     }
@@ -429,7 +531,10 @@ mod tests {
         assert_eq!(int("0XffU"), (255, IntSuffix::U, false));
         assert_eq!(int("0777"), (511, IntSuffix::None, false));
         assert_eq!(int("0b101"), (5, IntSuffix::None, false));
-        assert_eq!(int("18446744073709551615"), (u64::MAX, IntSuffix::None, true));
+        assert_eq!(
+            int("18446744073709551615"),
+            (u64::MAX, IntSuffix::None, true)
+        );
     }
 
     #[test]
@@ -451,22 +556,52 @@ mod tests {
     #[test]
     fn long_long_literal_is_reported_and_treated_as_long() {
         let c = classify_number("5ll");
-        assert_eq!(c.value, Some(Number::Int { value: 5, suffix: IntSuffix::L, decimal: true }));
+        assert_eq!(
+            c.value,
+            Some(Number::Int {
+                value: 5,
+                suffix: IntSuffix::L,
+                decimal: true
+            })
+        );
         let e = c.error.expect("reported");
-        assert!(e.message.contains("`long long` literals are not supported"), "{}", e.message);
+        assert!(
+            e.message.contains("`long long` literals are not supported"),
+            "{}",
+            e.message
+        );
         assert_eq!(e.range, 1..3);
         let c = classify_number("5ULL");
-        assert_eq!(c.value, Some(Number::Int { value: 5, suffix: IntSuffix::UL, decimal: true }));
+        assert_eq!(
+            c.value,
+            Some(Number::Int {
+                value: 5,
+                suffix: IntSuffix::UL,
+                decimal: true
+            })
+        );
     }
 
     #[test]
     fn bad_integers() {
-        assert_eq!(error("12abc"), ("invalid suffix `abc` on integer constant".to_string(), 2..5));
+        assert_eq!(
+            error("12abc"),
+            ("invalid suffix `abc` on integer constant".to_string(), 2..5)
+        );
         assert_eq!(error("0x").0, "expected hexadecimal digits after `0x`");
         assert_eq!(error("0b").0, "expected binary digits after `0b`");
-        assert_eq!(error("09"), ("invalid digit `9` in octal constant".to_string(), 1..2));
-        assert_eq!(error("0b102"), ("invalid digit `2` in binary constant".to_string(), 4..5));
-        assert_eq!(error("18446744073709551616").0, "integer constant is too large");
+        assert_eq!(
+            error("09"),
+            ("invalid digit `9` in octal constant".to_string(), 1..2)
+        );
+        assert_eq!(
+            error("0b102"),
+            ("invalid digit `2` in binary constant".to_string(), 4..5)
+        );
+        assert_eq!(
+            error("18446744073709551616").0,
+            "integer constant is too large"
+        );
         assert_eq!(error("0x1_0").0, "invalid suffix `_0` on integer constant");
         assert_eq!(error("1f").0, "invalid suffix `f` on integer constant");
     }
@@ -496,9 +631,15 @@ mod tests {
     fn bad_floats() {
         assert_eq!(error("1e+"), ("exponent has no digits".to_string(), 1..3));
         assert_eq!(error("1e").0, "exponent has no digits");
-        assert_eq!(error("1.5x"), ("invalid suffix `x` on floating constant".to_string(), 3..4));
+        assert_eq!(
+            error("1.5x"),
+            ("invalid suffix `x` on floating constant".to_string(), 3..4)
+        );
         assert_eq!(error("1.5.3").0, "invalid suffix `.3` on floating constant");
-        assert_eq!(error("0x1.8").0, "hexadecimal floating constant requires an exponent");
+        assert_eq!(
+            error("0x1.8").0,
+            "hexadecimal floating constant requires an exponent"
+        );
         assert_eq!(error("0x1p").0, "exponent has no digits");
         assert_eq!(error("1.0ff").0, "invalid suffix `ff` on floating constant");
     }
@@ -506,7 +647,13 @@ mod tests {
     #[test]
     fn long_double_literal_is_reported_and_treated_as_double() {
         let c = classify_number("1.0L");
-        assert_eq!(c.value, Some(Number::Float { value: 1.0, suffix: FloatSuffix::None }));
+        assert_eq!(
+            c.value,
+            Some(Number::Float {
+                value: 1.0,
+                suffix: FloatSuffix::None
+            })
+        );
         assert!(c.error.expect("reported").message.contains("`long double`"));
     }
 
@@ -528,17 +675,35 @@ mod tests {
     fn bad_characters() {
         let msg = |t: &str| classify_char(t).error.map(|e| e.message);
         assert_eq!(msg("''").as_deref(), Some("empty character constant"));
-        assert_eq!(msg("'ab'").as_deref(), Some("multi-character character constants are not supported"));
-        assert_eq!(msg(r"'\x'").as_deref(), Some("`\\x` used with no following hex digits"));
-        assert_eq!(msg(r"'\x100'").as_deref(), Some("hex escape sequence out of range"));
-        assert_eq!(msg(r"'\777'").as_deref(), Some("octal escape sequence out of range"));
-        assert_eq!(msg(r"'\u12'").as_deref(), Some("incomplete universal character name"));
+        assert_eq!(
+            msg("'ab'").as_deref(),
+            Some("multi-character character constants are not supported")
+        );
+        assert_eq!(
+            msg(r"'\x'").as_deref(),
+            Some("`\\x` used with no following hex digits")
+        );
+        assert_eq!(
+            msg(r"'\x100'").as_deref(),
+            Some("hex escape sequence out of range")
+        );
+        assert_eq!(
+            msg(r"'\777'").as_deref(),
+            Some("octal escape sequence out of range")
+        );
+        assert_eq!(
+            msg(r"'\u12'").as_deref(),
+            Some("incomplete universal character name")
+        );
         assert_eq!(classify_char(r"'\x'").error.map(|e| e.range), Some(1..3));
     }
 
     #[test]
     fn strings() {
-        assert_eq!(classify_string(r#""a\tb\"""#).value.as_deref(), Some("a\tb\""));
+        assert_eq!(
+            classify_string(r#""a\tb\"""#).value.as_deref(),
+            Some("a\tb\"")
+        );
         assert_eq!(classify_string(r#""""#).value.as_deref(), Some(""));
         assert!(classify_string(r#""\x""#).error.is_some());
     }

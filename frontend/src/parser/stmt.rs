@@ -1,7 +1,10 @@
 //! Statements and blocks.
 
 use super::decl::DeclMode;
-use super::{describe, is_asm_keyword, is_function_declarator, is_reserved, Parser, SpecCtx};
+use super::{
+    describe, is_asm_keyword, is_attribute_keyword, is_function_declarator, is_reserved, Parser,
+    SpecCtx, STATEMENT_KEYWORDS,
+};
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic};
 use crate::lexer::TokenKind;
@@ -19,7 +22,11 @@ impl Parser<'_> {
     /// (already reported).
     pub(super) fn parse_block_with(&mut self, has_brace: bool) -> Block {
         let m = self.mark();
-        let open = if has_brace { self.bump() } else { self.prev_span.end_point() };
+        let open = if has_brace {
+            self.bump()
+        } else {
+            self.prev_span.end_point()
+        };
         self.push_scope();
         let mut stmts = Vec::new();
         loop {
@@ -47,7 +54,11 @@ impl Parser<'_> {
             }
         }
         self.pop_scope();
-        Block { id: self.id(), stmts, span: self.finish(m) }
+        Block {
+            id: self.id(),
+            stmts,
+            span: self.finish(m),
+        }
     }
 
     /// "expected `}`" at the end of file, once per file: nested unclosed
@@ -59,7 +70,7 @@ impl Parser<'_> {
         }
         self.eof_brace_reported = true;
         self.last_error_pos = Some(self.pos);
-        let span = self.tok().span;
+        let span = self.missing_token_span();
         self.diags.push(
             Diagnostic::new(Code::Syntax, span, "expected `}`, found end of file")
                 .with_related(open, "to match this `{`"),
@@ -74,7 +85,11 @@ impl Parser<'_> {
                 p.skip_deep();
                 p.eat(TokenKind::Semi);
                 let span = p.finish(m);
-                Stmt { id: p.id(), kind: StmtKind::Error, span }
+                Stmt {
+                    id: p.id(),
+                    kind: StmtKind::Error,
+                    span,
+                }
             },
         )
     }
@@ -109,7 +124,9 @@ impl Parser<'_> {
                     "default" => {
                         self.bump();
                         self.expect_label_colon("after `default`");
-                        StmtKind::Default { body: Box::new(self.parse_label_body()) }
+                        StmtKind::Default {
+                            body: Box::new(self.parse_label_body()),
+                        }
                     }
                     "return" => {
                         self.bump();
@@ -150,6 +167,17 @@ impl Parser<'_> {
                         // Keep what follows: it is likely meant as code.
                         return self.parse_stmt();
                     }
+                    // `__attribute__((opencl_unroll_hint)) for (...)`: the AST has
+                    // no place for statement attributes, so they are dropped.
+                    _ if is_attribute_keyword(&text) && self.attributes_precede_statement() => {
+                        while self.tok().kind == TokenKind::Ident
+                            && is_attribute_keyword(&self.tok().text)
+                        {
+                            let mut dropped = Vec::new();
+                            self.parse_attribute_spec(&mut dropped);
+                        }
+                        return self.parse_stmt_inner();
+                    }
                     _ if is_asm_keyword(&text) => {
                         self.skip_asm();
                         StmtKind::Error
@@ -157,9 +185,14 @@ impl Parser<'_> {
                     _ if self.nth_kind(1) == TokenKind::Colon && !is_reserved(&text) => {
                         let label = self.bump_ident();
                         self.bump();
-                        StmtKind::Labeled { label, body: Box::new(self.parse_label_body()) }
+                        StmtKind::Labeled {
+                            label,
+                            body: Box::new(self.parse_label_body()),
+                        }
                     }
-                    _ if self.starts_decl(self.tok()) || self.unknown_type_ahead(SpecCtx::Block) => {
+                    _ if self.starts_decl(self.tok())
+                        || self.unknown_type_ahead(SpecCtx::Block) =>
+                    {
                         return self.parse_decl_stmt();
                     }
                     _ => self.parse_expr_stmt(),
@@ -167,8 +200,53 @@ impl Parser<'_> {
             }
             _ => self.parse_expr_stmt(),
         };
-        let span = self.finish(m);
-        Stmt { id: self.id(), kind, span }
+        let mut span = self.finish(m);
+        if let StmtKind::Expr(e) = &kind {
+            // A missing first operand is an empty `Error` just before `m`.
+            span = span.to(e.span);
+        }
+        Stmt {
+            id: self.id(),
+            kind,
+            span,
+        }
+    }
+
+    /// At `__attribute__`: do the attribute specifiers precede a statement
+    /// keyword or a block rather than a declaration? (Looks ahead only.)
+    fn attributes_precede_statement(&self) -> bool {
+        let mut i = 0;
+        loop {
+            let t = self.nth(i);
+            if !(t.kind == TokenKind::Ident && is_attribute_keyword(&t.text)) {
+                return t.kind == TokenKind::LBrace
+                    || (t.kind == TokenKind::Ident
+                        && STATEMENT_KEYWORDS.contains(&t.text.as_str()));
+            }
+            // Skip `__attribute__ ( ... )` with balanced parentheses.
+            i += 1;
+            if self.nth_kind(i) != TokenKind::LParen {
+                return false;
+            }
+            let mut level = 0u32;
+            loop {
+                match self.nth_kind(i) {
+                    TokenKind::LParen => level += 1,
+                    TokenKind::RParen => {
+                        level -= 1;
+                        if level == 0 {
+                            break;
+                        }
+                    }
+                    TokenKind::Eof | TokenKind::Semi | TokenKind::LBrace | TokenKind::RBrace => {
+                        return false
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            i += 1;
+        }
     }
 
     fn parse_expr_stmt(&mut self) -> StmtKind {
@@ -207,7 +285,11 @@ impl Parser<'_> {
         let errors_before = self.error_count;
         let kind = self.parse_declaration(errors_before, false);
         let span = self.finish(m);
-        Stmt { id: self.id(), kind, span }
+        Stmt {
+            id: self.id(),
+            kind,
+            span,
+        }
     }
 
     /// A block-scope declaration with its `;`. In a `for` header a missing `;`
@@ -217,7 +299,11 @@ impl Parser<'_> {
         let spec = self.parse_decl_specs(SpecCtx::Block);
         if self.eat(TokenKind::Semi).is_some() {
             let span = self.finish(m);
-            return StmtKind::Decl(Declaration { spec, declarators: Vec::new(), span });
+            return StmtKind::Decl(Declaration {
+                spec,
+                declarators: Vec::new(),
+                span,
+            });
         }
         let declarator = self.parse_declarator(DeclMode::Named);
         if is_function_declarator(&declarator) && self.at(TokenKind::LBrace) {
@@ -241,7 +327,11 @@ impl Parser<'_> {
         self.bump();
         let cond = self.parse_paren_cond("if");
         let then = Box::new(self.parse_stmt());
-        let els = if self.eat_kw("else").is_some() { Some(Box::new(self.parse_stmt())) } else { None };
+        let els = if self.eat_kw("else").is_some() {
+            Some(Box::new(self.parse_stmt()))
+        } else {
+            None
+        };
         StmtKind::If { cond, then, els }
     }
 
@@ -281,13 +371,21 @@ impl Parser<'_> {
             let errors_before = self.error_count;
             let kind = self.parse_declaration(errors_before, true);
             let span = self.finish(m);
-            Some(Box::new(Stmt { id: self.id(), kind, span }))
+            Some(Box::new(Stmt {
+                id: self.id(),
+                kind,
+                span,
+            }))
         } else {
             let m = self.mark();
             let e = self.parse_expr();
-            let span = self.finish(m);
+            let span = self.finish(m).to(e.span);
             self.expect_for_semi();
-            Some(Box::new(Stmt { id: self.id(), kind: StmtKind::Expr(e), span }))
+            Some(Box::new(Stmt {
+                id: self.id(),
+                kind: StmtKind::Expr(e),
+                span,
+            }))
         };
         let cond = if self.eat(TokenKind::Semi).is_some() {
             None
@@ -299,13 +397,22 @@ impl Parser<'_> {
             self.expect_for_semi();
             Some(e)
         };
-        let step = if self.at(TokenKind::RParen) { None } else { Some(self.parse_expr()) };
+        let step = if self.at(TokenKind::RParen) {
+            None
+        } else {
+            Some(self.parse_expr())
+        };
         if let Some(open) = open {
             self.close_header_paren(open);
         }
         let body = Box::new(self.parse_stmt());
         self.pop_scope();
-        StmtKind::For { init, cond, step, body }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        }
     }
 
     fn expect_for_semi(&mut self) {
@@ -323,7 +430,10 @@ impl Parser<'_> {
             self.parse_conditional()
         };
         self.expect_label_colon("after `case` value");
-        StmtKind::Case { value, body: Box::new(self.parse_label_body()) }
+        StmtKind::Case {
+            value,
+            body: Box::new(self.parse_label_body()),
+        }
     }
 
     fn expect_label_colon(&mut self, what: &str) {
@@ -339,7 +449,11 @@ impl Parser<'_> {
     fn parse_label_body(&mut self) -> Stmt {
         if matches!(self.kind(), TokenKind::RBrace | TokenKind::Eof) {
             let span = self.prev_span.end_point();
-            return Stmt { id: self.id(), kind: StmtKind::Empty, span };
+            return Stmt {
+                id: self.id(),
+                kind: StmtKind::Empty,
+                span,
+            };
         }
         self.parse_stmt()
     }
@@ -349,7 +463,10 @@ impl Parser<'_> {
     fn parse_paren_cond(&mut self, keyword: &str) -> Expr {
         let Some(open) = self.eat(TokenKind::LParen) else {
             self.expected(&format!("`(` after `{keyword}`"));
-            if matches!(self.kind(), TokenKind::LBrace | TokenKind::Semi | TokenKind::RBrace) {
+            if matches!(
+                self.kind(),
+                TokenKind::LBrace | TokenKind::Semi | TokenKind::RBrace
+            ) {
                 return self.error_expr_here();
             }
             return self.parse_expr();
@@ -375,7 +492,11 @@ impl Parser<'_> {
         let mut level: u32 = 0;
         loop {
             let t = self.tok();
-            if t.line_start || matches!(t.kind, TokenKind::LBrace | TokenKind::RBrace | TokenKind::Semi | TokenKind::Eof)
+            if t.line_start
+                || matches!(
+                    t.kind,
+                    TokenKind::LBrace | TokenKind::RBrace | TokenKind::Semi | TokenKind::Eof
+                )
             {
                 return;
             }

@@ -89,6 +89,11 @@ const PREDEFINED: &[(&str, &str)] = &[
     ("LONG_MIN", "(-0x7fffffffffffffffL-1)"),
     ("CLK_LOCAL_MEM_FENCE", "0x01"),
     ("CLK_GLOBAL_MEM_FENCE", "0x02"),
+    // Device-side enqueue flags, so that `enqueue_kernel` calls reach the
+    // type checker, which reports them as unsupported.
+    ("CLK_ENQUEUE_FLAGS_NO_WAIT", "0"),
+    ("CLK_ENQUEUE_FLAGS_WAIT_KERNEL", "1"),
+    ("CLK_ENQUEUE_FLAGS_WAIT_WORK_GROUP", "2"),
 ];
 
 const KERNEL_EXEC: &str =

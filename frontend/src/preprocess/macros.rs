@@ -513,6 +513,11 @@ impl Preprocessor<'_> {
                 Some(p) if p.tok.kind == TokenKind::LParen => {
                     if let Some((args, rparen)) = self.collect_args(&m, &t) {
                         self.expand(&m, t, Some(rparen), args);
+                    } else if !self.input.if_mode && !self.halted {
+                        // Already reported: leave a placeholder operand so the
+                        // parser does not report the hole again.
+                        t.tok.kind = TokenKind::Poisoned;
+                        return Some(t);
                     }
                 }
                 Some(p) => {

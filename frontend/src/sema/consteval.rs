@@ -5,7 +5,9 @@
 //! to the bit width (OpenCL's rule); division by zero is not constant.
 
 use super::Checker;
-use crate::hir::{BinaryOp, ConstInit, ConstValue, ConvertKind, Expr, ExprKind, Init, LogicalOp, UnaryOp};
+use crate::hir::{
+    BinaryOp, ConstInit, ConstValue, ConvertKind, Expr, ExprKind, Init, LogicalOp, UnaryOp,
+};
 use crate::types::{Scalar, Type};
 
 /// Truncates integer bits to the type and sign- or zero-extends them to 64.
@@ -39,7 +41,11 @@ pub(crate) fn cast_value(v: ConstValue, to: Scalar) -> ConstValue {
     match v {
         ConstValue::Int(bits, from) => {
             if to.is_float() {
-                let f = if from.is_signed() { bits as i64 as f64 } else { bits as f64 };
+                let f = if from.is_signed() {
+                    bits as i64 as f64
+                } else {
+                    bits as f64
+                };
                 ConstValue::Float(round_float(f, to), to)
             } else {
                 ConstValue::Int(norm_int(bits, to), to)
@@ -52,7 +58,11 @@ pub(crate) fn cast_value(v: ConstValue, to: Scalar) -> ConstValue {
                 ConstValue::Int(u64::from(f != 0.0), to)
             } else {
                 // Saturating like Rust's `as`; out of range is undefined in C.
-                let bits = if to.is_signed() { f as i64 as u64 } else { f as u64 };
+                let bits = if to.is_signed() {
+                    f as i64 as u64
+                } else {
+                    f as u64
+                };
                 ConstValue::Int(norm_int(bits, to), to)
             }
         }
@@ -79,19 +89,23 @@ impl Checker<'_> {
             ExprKind::Int(v) => Some(ConstValue::Int(norm_int(*v, s), s)),
             ExprKind::Float(f) => Some(ConstValue::Float(*f, s)),
             ExprKind::Local(id) => self.func.as_ref()?.const_locals.get(id).copied(),
-            ExprKind::Global(id) => match &self.unit.globals.get(id.0 as usize)?.init {
-                Some(ConstInit::Scalar(v)) => Some(*v),
-                _ => None,
-            },
-            ExprKind::Convert { kind, expr } => match kind {
-                ConvertKind::IntToInt
-                | ConvertKind::IntToFloat
-                | ConvertKind::FloatToInt
-                | ConvertKind::FloatToFloat
-                | ConvertKind::ToBool
-                | ConvertKind::FromBool => Some(cast_value(self.eval(expr)?, s)),
-                _ => None,
-            },
+            ExprKind::Global(id) => {
+                let g = self.unit.globals.get(id.0 as usize)?;
+                match &g.init {
+                    Some(ConstInit::Scalar(v)) if g.is_const => Some(*v),
+                    _ => None,
+                }
+            }
+            ExprKind::Convert {
+                kind:
+                    ConvertKind::IntToInt
+                    | ConvertKind::IntToFloat
+                    | ConvertKind::FloatToInt
+                    | ConvertKind::FloatToFloat
+                    | ConvertKind::ToBool
+                    | ConvertKind::FromBool,
+                expr,
+            } => Some(cast_value(self.eval(expr)?, s)),
             ExprKind::Unary { op, operand } => {
                 let v = self.eval(operand)?;
                 match (op, v) {
@@ -102,7 +116,9 @@ impl Checker<'_> {
                     _ => None,
                 }
             }
-            ExprKind::Binary { op, lhs, rhs } => self.eval_binary(*op, self.eval(lhs)?, self.eval(rhs)?, s),
+            ExprKind::Binary { op, lhs, rhs } => {
+                self.eval_binary(*op, self.eval(lhs)?, self.eval(rhs)?, s)
+            }
             ExprKind::Logical { op, lhs, rhs } => {
                 let l = truth(self.eval(lhs)?);
                 match op {
@@ -122,7 +138,13 @@ impl Checker<'_> {
         }
     }
 
-    fn eval_binary(&self, op: BinaryOp, l: ConstValue, r: ConstValue, result: Scalar) -> Option<ConstValue> {
+    fn eval_binary(
+        &self,
+        op: BinaryOp,
+        l: ConstValue,
+        r: ConstValue,
+        result: Scalar,
+    ) -> Option<ConstValue> {
         use BinaryOp::*;
         match (l, r) {
             (ConstValue::Float(a, t), ConstValue::Float(b, _)) => {
@@ -203,13 +225,19 @@ impl Checker<'_> {
                 }
                 Some(out)
             }
-            ExprKind::Convert { kind: ConvertKind::Splat, expr } => {
+            ExprKind::Convert {
+                kind: ConvertKind::Splat,
+                expr,
+            } => {
                 let v = self.eval(expr)?;
                 Some(vec![v; e.ty.width()? as usize])
             }
             ExprKind::Swizzle { base, components } => {
                 let b = self.eval_vector(base)?;
-                components.iter().map(|&c| b.get(c as usize).copied()).collect()
+                components
+                    .iter()
+                    .map(|&c| b.get(c as usize).copied())
+                    .collect()
             }
             ExprKind::Global(id) => match &self.unit.globals.get(id.0 as usize)?.init {
                 Some(ConstInit::Vector(v)) => Some(v.clone()),
@@ -277,8 +305,17 @@ mod tests {
         assert_eq!(norm_int(0x1ff, UChar), 0xff);
         assert_eq!(norm_int(u64::MAX, UInt), 0xffff_ffff);
         assert_eq!(norm_int(0x8000_0000, Int) as i64, i32::MIN as i64);
-        assert_eq!(cast_value(ConstValue::Float(2.7, Float), Int), ConstValue::Int(2, Int));
-        assert_eq!(cast_value(ConstValue::Int(u64::MAX, Int), Float), ConstValue::Float(-1.0, Float));
-        assert_eq!(cast_value(ConstValue::Int(u64::MAX, ULong), UInt), ConstValue::Int(0xffff_ffff, UInt));
+        assert_eq!(
+            cast_value(ConstValue::Float(2.7, Float), Int),
+            ConstValue::Int(2, Int)
+        );
+        assert_eq!(
+            cast_value(ConstValue::Int(u64::MAX, Int), Float),
+            ConstValue::Float(-1.0, Float)
+        );
+        assert_eq!(
+            cast_value(ConstValue::Int(u64::MAX, ULong), UInt),
+            ConstValue::Int(0xffff_ffff, UInt)
+        );
     }
 }

@@ -23,10 +23,14 @@ pub(crate) enum ConvCtx {
 impl ConvCtx {
     fn incompatible(self, to: &str, from: &str) -> String {
         match self {
-            ConvCtx::Init => format!("initializing `{to}` with an expression of incompatible type `{from}`"),
+            ConvCtx::Init => {
+                format!("initializing `{to}` with an expression of incompatible type `{from}`")
+            }
             ConvCtx::Assign => format!("assigning to `{to}` from incompatible type `{from}`"),
             ConvCtx::Pass => format!("passing `{from}` to parameter of incompatible type `{to}`"),
-            ConvCtx::Return => format!("returning `{from}` from a function with incompatible result type `{to}`"),
+            ConvCtx::Return => {
+                format!("returning `{from}` from a function with incompatible result type `{to}`")
+            }
         }
     }
 
@@ -35,7 +39,9 @@ impl ConvCtx {
             ConvCtx::Init => format!("initializing `{to}` with an expression of type `{from}`"),
             ConvCtx::Assign => format!("assigning to `{to}` from `{from}`"),
             ConvCtx::Pass => format!("passing `{from}` to parameter of type `{to}`"),
-            ConvCtx::Return => format!("returning `{from}` from a function with result type `{to}`"),
+            ConvCtx::Return => {
+                format!("returning `{from}` from a function with result type `{to}`")
+            }
         }
     }
 }
@@ -126,14 +132,30 @@ pub(crate) fn scalar_fits_vector(scalar: Scalar, elem: Scalar) -> bool {
 impl Checker<'_> {
     pub(crate) fn wrap(&self, kind: ConvertKind, e: Expr, to: Type) -> Expr {
         let (span, node) = (e.span, e.node);
-        Expr { kind: ExprKind::Convert { kind, expr: Box::new(e) }, ty: to, span, node, place: None }
+        Expr {
+            kind: ExprKind::Convert {
+                kind,
+                expr: Box::new(e),
+            },
+            ty: to,
+            span,
+            node,
+            place: None,
+        }
     }
 
     /// An array used as a value becomes a pointer to its first element.
     pub(crate) fn decay(&mut self, e: Expr) -> Expr {
         if let Type::Array(elem, _) = &e.ty {
-            let place = e.place.unwrap_or(crate::hir::Place { space: AddressSpace::Private, is_const: false });
-            let ty = Type::pointer((**elem).clone(), place.space, place.is_const || place.space == AddressSpace::Constant);
+            let place = e.place.unwrap_or(crate::hir::Place {
+                space: AddressSpace::Private,
+                is_const: false,
+            });
+            let ty = Type::pointer(
+                (**elem).clone(),
+                place.space,
+                place.is_const || place.space == AddressSpace::Constant,
+            );
             return self.wrap(ConvertKind::ArrayDecay, e, ty);
         }
         e
@@ -186,7 +208,10 @@ impl Checker<'_> {
         if e.ty.is_scalar_condition() {
             return self.to_bool(e);
         }
-        let msg = format!("{what} requires an expression of scalar type (`{}` invalid)", self.tn(&e.ty));
+        let msg = format!(
+            "{what} requires an expression of scalar type (`{}` invalid)",
+            self.tn(&e.ty)
+        );
         let mut d = Diagnostic::new(Code::TypeMismatch, e.span, msg);
         if e.ty.is_vector() {
             d = d.with_note("use `any()` or `all()` to reduce a vector condition to a scalar");
@@ -200,7 +225,13 @@ impl Checker<'_> {
         match &e.ty {
             Type::Scalar(s) if s.is_integer() => self.eval(e).is_some_and(|v| v.is_zero()),
             Type::Pointer(p) if p.pointee.is_void() => match &e.kind {
-                ExprKind::Convert { kind: ConvertKind::IntToPointer | ConvertKind::PointerCast, expr } => self.is_null_constant(expr),
+                ExprKind::Convert {
+                    kind:
+                        ConvertKind::IntToPointer
+                        | ConvertKind::PointerCast
+                        | ConvertKind::NullToPointer,
+                    expr,
+                } => self.is_null_constant(expr),
                 _ => false,
             },
             _ => false,
@@ -225,17 +256,37 @@ impl Checker<'_> {
                 self.report(d);
                 Expr::error(span, e.node)
             }
+            (Type::Pointer(_), Type::Pointer(_)) if self.is_null_constant(&e) => {
+                // `(void *)0` converts to a pointer in any address space.
+                self.wrap(ConvertKind::NullToPointer, e, to.clone())
+            }
             (Type::Pointer(p), Type::Pointer(q)) => {
-                if p.space != q.space {
-                    let msg = format!("{} changes the address space of the pointer", ctx.pointer(&self.tn(to), &self.tn(&e.ty)));
+                // A `__generic` pointer was already reported as unsupported.
+                let generic = p.space == AddressSpace::Generic || q.space == AddressSpace::Generic;
+                if p.space != q.space && !generic {
+                    let msg = format!(
+                        "{} changes the address space of the pointer",
+                        ctx.pointer(&self.tn(to), &self.tn(&e.ty))
+                    );
                     self.error(Code::AddressSpace, span, msg);
                     return Expr::error(span, e.node);
                 }
-                if p.pointee != q.pointee && !p.pointee.is_void() && !q.pointee.is_void() && !p.pointee.is_error() && !q.pointee.is_error() {
-                    let msg = format!("incompatible pointer types: {}", ctx.pointer(&self.tn(to), &self.tn(&e.ty)));
+                if p.pointee != q.pointee
+                    && !p.pointee.is_void()
+                    && !q.pointee.is_void()
+                    && !p.pointee.is_error()
+                    && !q.pointee.is_error()
+                {
+                    let msg = format!(
+                        "incompatible pointer types: {}",
+                        ctx.pointer(&self.tn(to), &self.tn(&e.ty))
+                    );
                     self.warning(Code::TypeMismatch, span, msg);
                 } else if p.pointee_const && !q.pointee_const {
-                    let msg = format!("{} discards the `const` qualifier", ctx.pointer(&self.tn(to), &self.tn(&e.ty)));
+                    let msg = format!(
+                        "{} discards the `const` qualifier",
+                        ctx.pointer(&self.tn(to), &self.tn(&e.ty))
+                    );
                     self.warning(Code::TypeMismatch, span, msg);
                 }
                 self.wrap(ConvertKind::PointerCast, e, to.clone())
@@ -243,7 +294,9 @@ impl Checker<'_> {
             (Type::Scalar(s), Type::Pointer(_)) if s.is_integer() && self.is_null_constant(&e) => {
                 self.wrap(ConvertKind::NullToPointer, e, to.clone())
             }
-            (Type::Pointer(_), Type::Scalar(Scalar::Bool)) => self.wrap(ConvertKind::ToBool, e, Type::BOOL),
+            (Type::Pointer(_), Type::Scalar(Scalar::Bool)) => {
+                self.wrap(ConvertKind::ToBool, e, Type::BOOL)
+            }
             _ => {
                 let msg = ctx.incompatible(&self.tn(to), &self.tn(&e.ty));
                 self.error(Code::TypeMismatch, span, msg);
@@ -257,11 +310,21 @@ impl Checker<'_> {
     /// that converts to its element type (then splatted). Returns the
     /// converted operands and their common type; `None` after reporting.
     /// Neither operand may have the error type.
-    pub(crate) fn arith_operands(&mut self, lhs: Expr, rhs: Expr, span: Span, op: &str) -> Option<(Expr, Expr, Type)> {
+    pub(crate) fn arith_operands(
+        &mut self,
+        lhs: Expr,
+        rhs: Expr,
+        span: Span,
+        op: &str,
+    ) -> Option<(Expr, Expr, Type)> {
         match (lhs.ty.clone(), rhs.ty.clone()) {
             (Type::Scalar(a), Type::Scalar(b)) => {
                 let c = common_scalar(promoted(a), promoted(b));
-                Some((self.convert_elements(lhs, c), self.convert_elements(rhs, c), Type::Scalar(c)))
+                Some((
+                    self.convert_elements(lhs, c),
+                    self.convert_elements(rhs, c),
+                    Type::Scalar(c),
+                ))
             }
             (Type::Vector(a, n), Type::Vector(b, m)) => {
                 if a == b && n == m {
@@ -289,7 +352,11 @@ impl Checker<'_> {
                 }
             }
             (l, r) => {
-                let msg = format!("invalid operands to binary `{op}` (`{}` and `{}`)", self.tn(&l), self.tn(&r));
+                let msg = format!(
+                    "invalid operands to binary `{op}` (`{}` and `{}`)",
+                    self.tn(&l),
+                    self.tn(&r)
+                );
                 self.error(Code::TypeMismatch, span, msg);
                 None
             }
@@ -297,7 +364,11 @@ impl Checker<'_> {
     }
 
     pub(crate) fn vector_mismatch(&mut self, a: &Type, b: &Type, span: Span) {
-        let msg = format!("cannot convert between vector types `{}` and `{}`", self.tn(a), self.tn(b));
+        let msg = format!(
+            "cannot convert between vector types `{}` and `{}`",
+            self.tn(a),
+            self.tn(b)
+        );
         let d = Diagnostic::new(Code::TypeMismatch, span, msg)
             .with_note("OpenCL has no implicit conversions between vector types; use `convert_<type>()` or `as_<type>()`");
         self.report(d);
@@ -319,7 +390,13 @@ impl Checker<'_> {
     }
 
     pub(crate) fn mk(&self, kind: ExprKind, ty: Type, span: Span, node: NodeId) -> Expr {
-        Expr { kind, ty, span, node, place: None }
+        Expr {
+            kind,
+            ty,
+            span,
+            node,
+            place: None,
+        }
     }
 }
 

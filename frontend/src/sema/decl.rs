@@ -11,16 +11,6 @@ use crate::hir::{self, FuncId, FunctionAttrs, GlobalId, LocalId};
 use crate::source::Span;
 use crate::types::{Opaque, Scalar, StructId, Type};
 
-/// What a declarator declares, for the rules that differ.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DeclCtx {
-    File,
-    Local,
-    Param,
-    Field,
-    TypeName,
-}
-
 fn static_name(name: &str) -> &'static str {
     // Opaque types keep their spelling for messages; the set is closed.
     const NAMES: &[&str] = &[
@@ -40,7 +30,11 @@ fn static_name(name: &str) -> &'static str {
         "reserve_id_t",
         "pipe",
     ];
-    NAMES.iter().copied().find(|n| *n == name).unwrap_or("opaque type")
+    NAMES
+        .iter()
+        .copied()
+        .find(|n| *n == name)
+        .unwrap_or("opaque type")
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -80,25 +74,43 @@ impl Checker<'_> {
                     return q;
                 }
                 Some(_) => {
-                    self.error(Code::Syntax, ident.span, format!("`{}` is not a type name", ident.name));
+                    self.error(
+                        Code::Syntax,
+                        ident.span,
+                        format!("`{}` is not a type name", ident.name),
+                    );
                     Type::Error
                 }
                 None => {
                     if let Some((code, msg)) = builtins::unsupported_type(&ident.name) {
                         self.unsupported(code, ident.span, msg);
                     } else {
-                        self.error(Code::Undeclared, ident.span, format!("unknown type name `{}`", ident.name));
+                        self.error(
+                            Code::Undeclared,
+                            ident.span,
+                            format!("unknown type name `{}`", ident.name),
+                        );
                     }
                     Type::Error
                 }
             },
             BaseType::Struct(st) => self.struct_type(st, spec),
             BaseType::Union(st) => {
-                let name = st.tag.as_ref().map_or("union".to_string(), |t| format!("union {}", t.name));
-                self.unsupported(Code::UnsupportedUnion, st.span, format!("unions are not supported yet (`{name}`)"));
+                let name = st
+                    .tag
+                    .as_ref()
+                    .map_or("union".to_string(), |t| format!("union {}", t.name));
+                self.unsupported(
+                    Code::UnsupportedUnion,
+                    st.span,
+                    format!("unions are not supported yet (`{name}`)"),
+                );
                 if let Some(tag) = &st.tag {
                     let scope = self.scopes.last_mut().expect("file scope");
-                    scope.tags.entry(tag.name.clone()).or_insert((Tag::Other, tag.span));
+                    scope
+                        .tags
+                        .entry(tag.name.clone())
+                        .or_insert((Tag::Other, tag.span));
                 }
                 Type::Error
             }
@@ -107,14 +119,21 @@ impl Checker<'_> {
         };
         let space = spec.address_space;
         let is_const = spec.quals.is_const || matches!(space, Some((AddressSpace::Constant, _)));
-        QualType { ty, is_const, space, spelled }
+        QualType {
+            ty,
+            is_const,
+            space,
+            spelled,
+        }
     }
 
     fn check_space_keyword(&mut self, space: AddressSpace, span: Span) {
         match space {
-            AddressSpace::Local => {
-                self.unsupported(Code::UnsupportedLocalMemory, span, "`__local` memory is not supported yet (`__local`)")
-            }
+            AddressSpace::Local => self.unsupported(
+                Code::UnsupportedLocalMemory,
+                span,
+                "`__local` memory is not supported yet (`__local`)",
+            ),
             AddressSpace::Generic => self.unsupported(
                 Code::UnsupportedGenericAddressSpace,
                 span,
@@ -128,11 +147,19 @@ impl Checker<'_> {
         match name {
             "void" => return Type::Void,
             "size_t" | "uintptr_t" => {
-                *spelled = Some(if name == "size_t" { "size_t" } else { "uintptr_t" });
+                *spelled = Some(if name == "size_t" {
+                    "size_t"
+                } else {
+                    "uintptr_t"
+                });
                 return Type::ULONG;
             }
             "ptrdiff_t" | "intptr_t" => {
-                *spelled = Some(if name == "ptrdiff_t" { "ptrdiff_t" } else { "intptr_t" });
+                *spelled = Some(if name == "ptrdiff_t" {
+                    "ptrdiff_t"
+                } else {
+                    "intptr_t"
+                });
                 return Type::LONG;
             }
             _ => {}
@@ -147,7 +174,11 @@ impl Checker<'_> {
             return Type::Vector(s, n);
         }
         let kind = if name == "sampler_t" || name.starts_with("image") {
-            Some(if name == "sampler_t" { Opaque::Sampler } else { Opaque::Image })
+            Some(if name == "sampler_t" {
+                Opaque::Sampler
+            } else {
+                Opaque::Image
+            })
         } else if name == "event_t" {
             Some(Opaque::Event)
         } else if builtins::unsupported_type(name).is_some() {
@@ -158,18 +189,32 @@ impl Checker<'_> {
         match kind {
             Some(k) => Type::Opaque(k, static_name(name)),
             None => {
-                self.error(Code::Undeclared, span, format!("unknown type name `{name}`"));
+                self.error(
+                    Code::Undeclared,
+                    span,
+                    format!("unknown type name `{name}`"),
+                );
                 Type::Error
             }
         }
     }
 
     fn enum_type(&mut self, en: &ast::EnumType) -> Type {
-        let name = en.tag.as_ref().map_or("enum".to_string(), |t| format!("enum {}", t.name));
-        self.unsupported(Code::UnsupportedEnum, en.span, format!("enumerations are not supported yet (`{name}`)"));
+        let name = en
+            .tag
+            .as_ref()
+            .map_or("enum".to_string(), |t| format!("enum {}", t.name));
+        self.unsupported(
+            Code::UnsupportedEnum,
+            en.span,
+            format!("enumerations are not supported yet (`{name}`)"),
+        );
         if let Some(tag) = &en.tag {
             let scope = self.scopes.last_mut().expect("file scope");
-            scope.tags.entry(tag.name.clone()).or_insert((Tag::Other, tag.span));
+            scope
+                .tags
+                .entry(tag.name.clone())
+                .or_insert((Tag::Other, tag.span));
         }
         // The enumerators become `int` constants so that their uses check.
         if let Some(variants) = &en.variants {
@@ -191,20 +236,30 @@ impl Checker<'_> {
     fn struct_type(&mut self, st: &ast::StructType, spec: &DeclSpec) -> Type {
         let Some(fields) = &st.fields else {
             let Some(tag) = &st.tag else {
-                self.error(Code::InvalidDeclaration, st.span, "anonymous struct without fields");
+                self.error(
+                    Code::InvalidDeclaration,
+                    st.span,
+                    "anonymous struct without fields",
+                );
                 return Type::Error;
             };
             return match self.lookup_tag(&tag.name) {
                 Some((Tag::Struct(id), _)) => Type::Struct(id),
                 Some((Tag::Other, _)) => {
-                    self.error(Code::TypeMismatch, tag.span, format!("`{}` is not a struct tag", tag.name));
+                    self.error(
+                        Code::TypeMismatch,
+                        tag.span,
+                        format!("`{}` is not a struct tag", tag.name),
+                    );
                     Type::Error
                 }
                 None => {
                     // A forward declaration: an incomplete struct in this scope.
                     let id = self.new_struct(tag.name.clone(), tag.span);
                     let scope = self.scopes.last_mut().expect("file scope");
-                    scope.tags.insert(tag.name.clone(), (Tag::Struct(id), tag.span));
+                    scope
+                        .tags
+                        .insert(tag.name.clone(), (Tag::Struct(id), tag.span));
                     Type::Struct(id)
                 }
             };
@@ -212,22 +267,37 @@ impl Checker<'_> {
         // A definition: complete a forward declaration of this scope, or a new struct.
         let id = match &st.tag {
             Some(tag) => {
-                let existing = self.scopes.last().and_then(|s| s.tags.get(&tag.name)).copied();
+                let existing = self
+                    .scopes
+                    .last()
+                    .and_then(|s| s.tags.get(&tag.name))
+                    .copied();
                 match existing {
                     Some((Tag::Struct(id), _)) if !self.unit.structs[id.0 as usize].complete => id,
                     Some((_, prev)) => {
-                        let d = Diagnostic::new(Code::Redefinition, tag.span, format!("redefinition of `struct {}`", tag.name))
-                            .with_related(prev, format!("previous definition of `struct {}` is here", tag.name));
+                        let d = Diagnostic::new(
+                            Code::Redefinition,
+                            tag.span,
+                            format!("redefinition of `struct {}`", tag.name),
+                        )
+                        .with_related(
+                            prev,
+                            format!("previous definition of `struct {}` is here", tag.name),
+                        );
                         self.report(d);
                         let id = self.new_struct(tag.name.clone(), tag.span);
                         let scope = self.scopes.last_mut().expect("file scope");
-                        scope.tags.insert(tag.name.clone(), (Tag::Struct(id), tag.span));
+                        scope
+                            .tags
+                            .insert(tag.name.clone(), (Tag::Struct(id), tag.span));
                         id
                     }
                     None => {
                         let id = self.new_struct(tag.name.clone(), tag.span);
                         let scope = self.scopes.last_mut().expect("file scope");
-                        scope.tags.insert(tag.name.clone(), (Tag::Struct(id), tag.span));
+                        scope
+                            .tags
+                            .insert(tag.name.clone(), (Tag::Struct(id), tag.span));
                         id
                     }
                 }
@@ -241,23 +311,45 @@ impl Checker<'_> {
         for f in fields {
             let base = self.base_type(&f.spec);
             if let Some(w) = &f.bit_width {
-                self.unsupported(Code::UnsupportedBitField, w.span, "bit-fields are not supported yet (`: width`)");
+                self.unsupported(
+                    Code::UnsupportedBitField,
+                    w.span,
+                    "bit-fields are not supported yet (`: width`)",
+                );
             }
             let Some(name) = &f.declarator.name else {
                 // `struct { int a; };` inside a struct (C11 anonymous member) or
                 // a nameless field: nothing to access.
-                self.error(Code::InvalidDeclaration, f.span, "field declaration does not declare anything");
+                self.error(
+                    Code::InvalidDeclaration,
+                    f.span,
+                    "field declaration does not declare anything",
+                );
                 continue;
             };
-            let q = self.apply_declarator(base, &f.declarator.derived, DeclCtx::Field);
+            let q = self.apply_declarator(base, &f.declarator.derived);
             if let Some((space, span)) = q.space {
                 if space != AddressSpace::Private {
-                    self.error(Code::AddressSpace, span, format!("field `{}` may not be qualified with an address space", name.name));
+                    self.error(
+                        Code::AddressSpace,
+                        span,
+                        format!(
+                            "field `{}` may not be qualified with an address space",
+                            name.name
+                        ),
+                    );
                 }
             }
             if let Some(prev) = out.iter().find(|p| p.name == name.name) {
-                let d = Diagnostic::new(Code::Redefinition, name.span, format!("duplicate member `{}`", name.name))
-                    .with_related(prev.span, format!("previous declaration of `{}` is here", name.name));
+                let d = Diagnostic::new(
+                    Code::Redefinition,
+                    name.span,
+                    format!("duplicate member `{}`", name.name),
+                )
+                .with_related(
+                    prev.span,
+                    format!("previous declaration of `{}` is here", name.name),
+                );
                 self.report(d);
                 continue;
             }
@@ -270,7 +362,11 @@ impl Checker<'_> {
                         self.error(
                             Code::InvalidDeclaration,
                             name.span,
-                            format!("field `{}` has incomplete type `{}`", name.name, self.tn(&ty)),
+                            format!(
+                                "field `{}` has incomplete type `{}`",
+                                name.name,
+                                self.tn(&ty)
+                            ),
                         );
                     }
                     (0, 1)
@@ -278,7 +374,13 @@ impl Checker<'_> {
             };
             let a = if packed { 1 } else { a };
             offset = align_up(offset, a);
-            out.push(hir::Field { name: name.name.clone(), ty, offset, span: name.span, is_const: q.is_const });
+            out.push(hir::Field {
+                name: name.name.clone(),
+                ty,
+                offset,
+                span: name.span,
+                is_const: q.is_const,
+            });
             offset = offset.saturating_add(size);
             align = align.max(a);
         }
@@ -305,18 +407,31 @@ impl Checker<'_> {
 
     /// Applies derived types (from the base outwards) to a base type. Array
     /// sizes are evaluated here; `[]` gives length 0 (the caller infers it).
-    pub(crate) fn apply_declarator(&mut self, base: QualType, derived: &[Derived], ctx: DeclCtx) -> QualType {
+    pub(crate) fn apply_declarator(&mut self, base: QualType, derived: &[Derived]) -> QualType {
         let mut cur = base;
         for d in derived {
             match d {
-                Derived::Pointer { quals, address_space, span } => {
+                Derived::Pointer {
+                    quals,
+                    address_space,
+                    span,
+                } => {
                     if let Some(space) = address_space {
                         self.check_space_keyword(*space, *span);
                     }
                     let pointee_space = cur.space.map_or(AddressSpace::Private, |s| s.0);
                     let pointee_const = cur.is_const || pointee_space == AddressSpace::Constant;
-                    let ty = if cur.ty.is_error() { Type::Error } else { Type::pointer(cur.ty, pointee_space, pointee_const) };
-                    cur = QualType { ty, is_const: quals.is_const, space: address_space.map(|s| (s, *span)), spelled: None };
+                    let ty = if cur.ty.is_error() {
+                        Type::Error
+                    } else {
+                        Type::pointer(cur.ty, pointee_space, pointee_const)
+                    };
+                    cur = QualType {
+                        ty,
+                        is_const: quals.is_const,
+                        space: address_space.map(|s| (s, *span)),
+                        spelled: None,
+                    };
                 }
                 Derived::Array { size, span } => {
                     let n = match size {
@@ -324,7 +439,11 @@ impl Checker<'_> {
                         None => Some(0),
                     };
                     if cur.ty.is_void() {
-                        self.error(Code::InvalidDeclaration, *span, "array has incomplete element type `void`");
+                        self.error(
+                            Code::InvalidDeclaration,
+                            *span,
+                            "array has incomplete element type `void`",
+                        );
                         cur.ty = Type::Error;
                     } else if let Type::Array(_, 0) = cur.ty {
                         self.error(Code::InvalidDeclaration, *span, "array has incomplete element type; only the first dimension may be omitted");
@@ -337,8 +456,11 @@ impl Checker<'_> {
                     cur.spelled = None;
                 }
                 Derived::Function { span, .. } => {
-                    let _ = ctx;
-                    self.unsupported(Code::UnsupportedFunctionPointer, *span, "function pointers are not supported yet (`(*)(...)`)");
+                    self.unsupported(
+                        Code::UnsupportedFunctionPointer,
+                        *span,
+                        "function pointers are not supported yet (`(*)(...)`)",
+                    );
                     cur = QualType::plain(Type::Error);
                 }
             }
@@ -353,7 +475,14 @@ impl Checker<'_> {
             return None;
         }
         if !checked.ty.is_integer() || checked.ty.is_vector() {
-            self.error(Code::TypeMismatch, e.span, format!("size of array has non-integer type `{}`", self.tn(&checked.ty)));
+            self.error(
+                Code::TypeMismatch,
+                e.span,
+                format!(
+                    "size of array has non-integer type `{}`",
+                    self.tn(&checked.ty)
+                ),
+            );
             return None;
         }
         match self.eval(&checked) {
@@ -361,7 +490,11 @@ impl Checker<'_> {
                 let signed = checked.ty.scalar().is_some_and(Scalar::is_signed);
                 let raw = v.as_i64();
                 if (signed && raw <= 0) || raw == 0 {
-                    self.error(Code::InvalidDeclaration, e.span, "array size must be greater than zero");
+                    self.error(
+                        Code::InvalidDeclaration,
+                        e.span,
+                        "array size must be greater than zero",
+                    );
                     None
                 } else if (raw as u64) > (1u64 << 32) {
                     self.error(Code::InvalidDeclaration, e.span, "array is too large");
@@ -371,7 +504,11 @@ impl Checker<'_> {
                 }
             }
             None => {
-                self.unsupported(Code::UnsupportedVla, e.span, "variable-length arrays are not supported yet (the size is not a constant)");
+                self.unsupported(
+                    Code::UnsupportedVla,
+                    e.span,
+                    "variable-length arrays are not supported yet (the size is not a constant)",
+                );
                 None
             }
         }
@@ -380,7 +517,7 @@ impl Checker<'_> {
     /// The type of a type name (casts, `sizeof`, vector literals).
     pub(crate) fn type_name(&mut self, t: &ast::TypeName) -> QualType {
         let base = self.base_type(&t.spec);
-        self.apply_declarator(base, &t.declarator.derived, DeclCtx::TypeName)
+        self.apply_declarator(base, &t.declarator.derived)
     }
 
     /// An integer constant expression, for enumerators and similar.
@@ -390,13 +527,21 @@ impl Checker<'_> {
             return None;
         }
         if !checked.ty.is_integer() || checked.ty.is_vector() {
-            self.error(Code::NotConstant, e.span, format!("{what} must be an integer constant expression"));
+            self.error(
+                Code::NotConstant,
+                e.span,
+                format!("{what} must be an integer constant expression"),
+            );
             return None;
         }
         match self.eval(&checked) {
             Some(v) => Some(v.as_i64()),
             None => {
-                self.error(Code::NotConstant, e.span, format!("{what} is not an integer constant expression"));
+                self.error(
+                    Code::NotConstant,
+                    e.span,
+                    format!("{what} is not an integer constant expression"),
+                );
                 None
             }
         }
@@ -422,7 +567,10 @@ impl Checker<'_> {
         }
         for decl in &d.declarators {
             // `int f(int), g(void);` declares functions.
-            if let Some(Derived::Function { params, variadic, .. }) = decl.declarator.derived.last() {
+            if let Some(Derived::Function {
+                params, variadic, ..
+            }) = decl.declarator.derived.last()
+            {
                 if let Some(name) = &decl.declarator.name {
                     let ret_derived = &decl.declarator.derived[..decl.declarator.derived.len() - 1];
                     let sig = FnDecl {
@@ -444,10 +592,16 @@ impl Checker<'_> {
     }
 
     pub(crate) fn typedef(&mut self, base: &QualType, decl: &ast::InitDeclarator) {
-        let Some(name) = &decl.declarator.name else { return };
-        let q = self.apply_declarator(base.clone(), &decl.declarator.derived, DeclCtx::TypeName);
+        let Some(name) = &decl.declarator.name else {
+            return;
+        };
+        let q = self.apply_declarator(base.clone(), &decl.declarator.derived);
         if let Some(init) = &decl.init {
-            self.error(Code::InvalidDeclaration, init.span(), format!("typedef `{}` cannot have an initializer", name.name));
+            self.error(
+                Code::InvalidDeclaration,
+                init.span(),
+                format!("typedef `{}` cannot have an initializer", name.name),
+            );
         }
         // An anonymous struct takes the typedef's name for messages.
         if let Type::Struct(id) = q.ty {
@@ -458,24 +612,37 @@ impl Checker<'_> {
             }
         }
         // C11 allows repeating a typedef with the same type in the same scope.
-        let same = self.scopes.last().and_then(|s| s.names.get(&name.name)).is_some_and(|b| match &b.sym {
-            Sym::Typedef(prev) => prev.ty == q.ty,
-            _ => false,
-        });
+        let same = self
+            .scopes
+            .last()
+            .and_then(|s| s.names.get(&name.name))
+            .is_some_and(|b| match &b.sym {
+                Sym::Typedef(prev) => prev.ty == q.ty,
+                _ => false,
+            });
         if !same {
             self.declare(&name.name, name.span, Sym::Typedef(Box::new(q)));
         }
     }
 
     /// A variable outside any function: only `__constant` ones are supported.
-    fn program_scope_variable(&mut self, spec: &DeclSpec, base: &QualType, decl: &ast::InitDeclarator) {
+    fn program_scope_variable(
+        &mut self,
+        spec: &DeclSpec,
+        base: &QualType,
+        decl: &ast::InitDeclarator,
+    ) {
         let Some(name) = &decl.declarator.name else {
             if !decl.declarator.derived.is_empty() {
-                self.error(Code::InvalidDeclaration, decl.span, "declaration does not declare anything");
+                self.error(
+                    Code::InvalidDeclaration,
+                    decl.span,
+                    "declaration does not declare anything",
+                );
             }
             return;
         };
-        let q = self.apply_declarator(base.clone(), &decl.declarator.derived, DeclCtx::File);
+        let q = self.apply_declarator(base.clone(), &decl.declarator.derived);
         let space = q.space.map(|s| s.0).or(spec.address_space.map(|s| s.0));
         if space != Some(AddressSpace::Constant) && !q.ty.is_error() {
             let what = match space {
@@ -485,15 +652,29 @@ impl Checker<'_> {
             self.unsupported(
                 Code::UnsupportedProgramScopeVariable,
                 name.span,
-                format!("program-scope variables {what} are not supported yet (`{}`)", name.name),
+                format!(
+                    "program-scope variables {what} are not supported yet (`{}`)",
+                    name.name
+                ),
             );
         }
-        self.constant_variable(q, name, decl);
+        let space = space.unwrap_or(AddressSpace::Private);
+        self.constant_variable(q, name, decl, space);
     }
 
     /// Declares a `__constant` variable (program scope, or kernel scope) as a
-    /// global with a folded initializer.
-    pub(crate) fn constant_variable(&mut self, q: QualType, name: &ast::Ident, decl: &ast::InitDeclarator) -> GlobalId {
+    /// global with a folded initializer. Other program-scope variables (already
+    /// reported as unsupported) are declared the same way so that their uses
+    /// check normally.
+    pub(crate) fn constant_variable(
+        &mut self,
+        q: QualType,
+        name: &ast::Ident,
+        decl: &ast::InitDeclarator,
+        space: AddressSpace,
+    ) -> GlobalId {
+        let in_constant = space == AddressSpace::Constant;
+        let is_const = q.is_const || in_constant;
         let mut ty = q.ty;
         let init = match &decl.init {
             Some(init) => {
@@ -514,27 +695,44 @@ impl Checker<'_> {
                 }
             }
             None => {
-                if !ty.is_error() {
+                // Only `__constant` needs an initializer; other program-scope
+                // variables were already reported as unsupported.
+                if !ty.is_error() && in_constant {
                     self.error(
                         Code::InvalidDeclaration,
                         name.span,
-                        format!("variable `{}` in the `__constant` address space must be initialized", name.name),
+                        format!(
+                            "variable `{}` in the `__constant` address space must be initialized",
+                            name.name
+                        ),
                     );
                 }
                 None
             }
         };
         if let Type::Array(_, 0) = ty {
-            self.error(
-                Code::InvalidDeclaration,
-                name.span,
-                format!("definition of variable `{}` with array type needs an explicit size or an initializer", name.name),
-            );
+            // With an initializer that failed to check, that error suffices.
+            if decl.init.is_none() {
+                self.error(
+                    Code::InvalidDeclaration,
+                    name.span,
+                    format!("definition of variable `{}` with array type needs an explicit size or an initializer", name.name),
+                );
+            }
             ty = Type::Error;
         }
         self.check_object_type(&ty, name);
         let id = GlobalId(self.unit.globals.len() as u32);
-        self.unit.globals.push(hir::Global { name: name.name.clone(), ty, span: decl.span, name_span: name.span, node: decl.id, init });
+        self.unit.globals.push(hir::Global {
+            name: name.name.clone(),
+            ty,
+            span: decl.span,
+            name_span: name.span,
+            node: decl.id,
+            space,
+            is_const,
+            init,
+        });
         self.declare(&name.name, name.span, Sym::Global(id));
         id
     }
@@ -542,7 +740,11 @@ impl Checker<'_> {
     /// Whether a diagnostic was already reported inside `span` (to avoid a
     /// second message about the same initializer).
     pub(crate) fn last_error_within(&self, span: Span) -> bool {
-        self.diags.iter().rev().take(8).any(|d| span.contains(d.span))
+        self.diags
+            .iter()
+            .rev()
+            .take(8)
+            .any(|d| span.contains(d.span))
     }
 
     /// Objects must have a complete, non-void type.
@@ -556,7 +758,11 @@ impl Checker<'_> {
             self.error(
                 Code::InvalidDeclaration,
                 name.span,
-                format!("variable `{}` has incomplete type `{}`", name.name, self.tn(ty)),
+                format!(
+                    "variable `{}` has incomplete type `{}`",
+                    name.name,
+                    self.tn(ty)
+                ),
             );
         }
     }
@@ -580,29 +786,44 @@ impl Checker<'_> {
         let name = f.name;
         let is_kernel = f.spec.kernel.is_some();
         if f.variadic {
-            self.unsupported(Code::UnsupportedVariadic, name.span, format!("variadic functions are not supported yet (`{}`)", name.name));
+            self.unsupported(
+                Code::UnsupportedVariadic,
+                name.span,
+                format!("variadic functions are not supported yet (`{}`)", name.name),
+            );
         }
         if builtins::is_builtin_name(&name.name) || builtins::unsupported(&name.name).is_some() {
             let d = Diagnostic::new(
                 Code::Redefinition,
                 name.span,
-                format!("`{}` is an OpenCL built-in function and cannot be redefined", name.name),
+                format!(
+                    "`{}` is an OpenCL built-in function and cannot be redefined",
+                    name.name
+                ),
             )
             .with_note("rename the function");
             self.report(d);
         }
         let base = self.base_type(f.spec);
-        let ret_q = self.apply_declarator(base, f.return_derived, DeclCtx::TypeName);
+        let ret_q = self.apply_declarator(base, f.return_derived);
         let ret = ret_q.ty;
         if is_kernel && !ret.is_void() && !ret.is_error() {
             self.error(
                 Code::KernelSignature,
                 f.spec.base_span,
-                format!("kernel function `{}` must return `void`, not `{}`", name.name, self.tn(&ret)),
+                format!(
+                    "kernel function `{}` must return `void`, not `{}`",
+                    name.name,
+                    self.tn(&ret)
+                ),
             );
         }
         if matches!(ret, Type::Array(..)) {
-            self.error(Code::InvalidDeclaration, name.span, format!("function `{}` cannot return an array", name.name));
+            self.error(
+                Code::InvalidDeclaration,
+                name.span,
+                format!("function `{}` cannot return an array", name.name),
+            );
         }
 
         // Parameters: checked into locals (a prototype's names are kept too).
@@ -610,8 +831,11 @@ impl Checker<'_> {
         let mut param_types = Vec::new();
         for p in f.params {
             let base = self.base_type(&p.spec);
-            let q = self.apply_declarator(base, &p.declarator.derived, DeclCtx::Param);
-            let ty = self.param_type(q, p, is_kernel, f.body.is_some());
+            let q = self.apply_declarator(base, &p.declarator.derived);
+            // `const float *p` is a pointer to const, not a const parameter;
+            // an array parameter decays to a (non-const) pointer.
+            let is_const = q.is_const && !matches!(q.ty, Type::Array(..));
+            let ty = self.param_type(q, p, is_kernel);
             param_types.push(ty.clone());
             let (pname, name_span) = match &p.declarator.name {
                 Some(n) => (n.name.clone(), n.span),
@@ -623,7 +847,7 @@ impl Checker<'_> {
                 span: p.span,
                 name_span,
                 node: p.id,
-                is_const: p.spec.quals.is_const,
+                is_const,
                 is_param: true,
             });
         }
@@ -631,31 +855,94 @@ impl Checker<'_> {
         // One function per name: a prototype and a definition merge.
         let existing = self.scopes[0].names.get(&name.name).cloned();
         let id = match existing {
-            Some(Binding { sym: Sym::Func(id), span: prev_span }) => {
+            Some(Binding {
+                sym: Sym::Func(id),
+                span: prev_span,
+            }) => {
                 let sig = &self.sigs[id.0 as usize];
-                if sig.params != param_types || sig.ret != ret {
-                    let d = Diagnostic::new(Code::InvalidDeclaration, name.span, format!("conflicting types for `{}`", name.name))
-                        .with_related(prev_span, format!("previous declaration of `{}` is here", name.name));
+                let conflict = sig.params != param_types || sig.ret != ret;
+                let defined = sig.defined;
+                if conflict {
+                    let d = Diagnostic::new(
+                        Code::InvalidDeclaration,
+                        name.span,
+                        format!("conflicting types for `{}`", name.name),
+                    )
+                    .with_related(
+                        prev_span,
+                        format!("previous declaration of `{}` is here", name.name),
+                    );
                     self.report(d);
-                } else if sig.defined && f.body.is_some() {
-                    let d = Diagnostic::new(Code::Redefinition, name.span, format!("redefinition of `{}`", name.name))
-                        .with_related(prev_span, format!("previous definition of `{}` is here", name.name));
+                } else if defined && f.body.is_some() {
+                    let d = Diagnostic::new(
+                        Code::Redefinition,
+                        name.span,
+                        format!("redefinition of `{}`", name.name),
+                    )
+                    .with_related(
+                        prev_span,
+                        format!("previous definition of `{}` is here", name.name),
+                    );
                     self.report(d);
-                    return;
                 }
                 if f.body.is_none() {
                     return;
                 }
-                id
+                if defined {
+                    // A second body: checked for its own errors, but the name
+                    // keeps meaning the first definition.
+                    self.new_function(
+                        name,
+                        is_kernel,
+                        &ret,
+                        &param_types,
+                        f.variadic,
+                        f.span,
+                        f.node,
+                    )
+                } else {
+                    // The definition wins over a conflicting prototype.
+                    let sig = &mut self.sigs[id.0 as usize];
+                    sig.params = param_types.clone();
+                    sig.ret = ret.clone();
+                    self.unit.functions[id.0 as usize].ret = ret.clone();
+                    id
+                }
             }
             Some(_) => {
                 // A variable or typedef of that name: report and check the body anyway.
-                self.declare(&name.name, name.span, Sym::Func(FuncId(self.unit.functions.len() as u32)));
-                self.new_function(name, is_kernel, &ret, &param_types, f.span, f.node)
+                self.declare(
+                    &name.name,
+                    name.span,
+                    Sym::Func(FuncId(self.unit.functions.len() as u32)),
+                );
+                self.new_function(
+                    name,
+                    is_kernel,
+                    &ret,
+                    &param_types,
+                    f.variadic,
+                    f.span,
+                    f.node,
+                )
             }
             None => {
-                let id = self.new_function(name, is_kernel, &ret, &param_types, f.span, f.node);
-                self.scopes[0].names.insert(name.name.clone(), Binding { sym: Sym::Func(id), span: name.span });
+                let id = self.new_function(
+                    name,
+                    is_kernel,
+                    &ret,
+                    &param_types,
+                    f.variadic,
+                    f.span,
+                    f.node,
+                );
+                self.scopes[0].names.insert(
+                    name.name.clone(),
+                    Binding {
+                        sym: Sym::Func(id),
+                        span: name.span,
+                    },
+                );
                 id
             }
         };
@@ -672,8 +959,11 @@ impl Checker<'_> {
         }
         let Some(body) = f.body else { return };
         self.sigs[id.0 as usize].defined = true;
-        if let Some(Binding { span, .. }) = self.scopes[0].names.get_mut(&name.name) {
-            *span = name.span;
+        // "previous definition" labels point at the definition, not a prototype.
+        if let Some(b) = self.scopes[0].names.get_mut(&name.name) {
+            if matches!(b.sym, Sym::Func(bound) if bound == id) {
+                b.span = name.span;
+            }
         }
 
         // The body: parameters live in the body's outermost scope (C).
@@ -694,7 +984,11 @@ impl Checker<'_> {
             if let Some(n) = &p.declarator.name {
                 self.declare(&n.name, n.span, Sym::Local(LocalId(i as u32)));
             } else {
-                self.error(Code::InvalidDeclaration, p.span, "parameter name omitted in a function definition");
+                self.error(
+                    Code::InvalidDeclaration,
+                    p.span,
+                    "parameter name omitted in a function definition",
+                );
             }
         }
         let block = self.block_in_current_scope(body);
@@ -706,7 +1000,16 @@ impl Checker<'_> {
         func.body = Some(block);
     }
 
-    fn new_function(&mut self, name: &ast::Ident, is_kernel: bool, ret: &Type, params: &[Type], span: Span, node: ast::NodeId) -> FuncId {
+    fn new_function(
+        &mut self,
+        name: &ast::Ident,
+        is_kernel: bool,
+        ret: &Type,
+        params: &[Type],
+        variadic: bool,
+        span: Span,
+        node: ast::NodeId,
+    ) -> FuncId {
         let id = FuncId(self.unit.functions.len() as u32);
         self.unit.functions.push(hir::Function {
             name: name.name.clone(),
@@ -721,13 +1024,18 @@ impl Checker<'_> {
             callees: Vec::new(),
             attrs: FunctionAttrs::default(),
         });
-        self.sigs.push(FuncSig { params: params.to_vec(), ret: ret.clone(), defined: false });
+        self.sigs.push(FuncSig {
+            params: params.to_vec(),
+            ret: ret.clone(),
+            variadic,
+            defined: false,
+        });
         self.calls.push(Vec::new());
         id
     }
 
     /// The type of a parameter (arrays decay), with the kernel rules.
-    fn param_type(&mut self, q: QualType, p: &ast::Param, is_kernel: bool, _definition: bool) -> Type {
+    fn param_type(&mut self, q: QualType, p: &ast::Param, is_kernel: bool) -> Type {
         let mut ty = q.ty;
         if let Type::Array(elem, _) = ty {
             let space = q.space.map_or(AddressSpace::Private, |s| s.0);
@@ -735,18 +1043,30 @@ impl Checker<'_> {
         } else if let Some((space, span)) = q.space {
             // The parameter object itself is always private.
             if space != AddressSpace::Private && !ty.is_error() {
-                self.error(Code::AddressSpace, span, "parameter may not be qualified with an address space");
+                self.error(
+                    Code::AddressSpace,
+                    span,
+                    "parameter may not be qualified with an address space",
+                );
             }
         }
         if ty.is_void() {
-            self.error(Code::InvalidDeclaration, p.span, "parameter cannot have type `void`");
+            self.error(
+                Code::InvalidDeclaration,
+                p.span,
+                "parameter cannot have type `void`",
+            );
             return Type::Error;
         }
         if !is_kernel || ty.is_error() {
             return ty;
         }
         // Kernel parameters: what the host can pass.
-        let pname = p.declarator.name.as_ref().map_or(String::new(), |n| format!(" `{}`", n.name));
+        let pname = p
+            .declarator
+            .name
+            .as_ref()
+            .map_or(String::new(), |n| format!(" `{}`", n.name));
         if let Some(spelled) = q.spelled {
             self.error(
                 Code::KernelSignature,
@@ -754,7 +1074,11 @@ impl Checker<'_> {
                 format!("kernel parameter{pname} cannot have type `{spelled}`: its size differs between host and device"),
             );
         } else if ty == Type::BOOL {
-            self.error(Code::KernelSignature, p.span, format!("kernel parameter{pname} cannot have type `bool`"));
+            self.error(
+                Code::KernelSignature,
+                p.span,
+                format!("kernel parameter{pname} cannot have type `bool`"),
+            );
         } else if let Type::Pointer(ptr) = &ty {
             match ptr.space {
                 AddressSpace::Global | AddressSpace::Constant => {
@@ -775,10 +1099,12 @@ impl Checker<'_> {
             }
         } else if let Type::Struct(id) = &ty {
             if self.struct_contains_pointer(*id, 0) {
-                self.error(Code::KernelSignature, p.span, format!("struct kernel parameter{pname} may not contain pointers"));
+                self.error(
+                    Code::KernelSignature,
+                    p.span,
+                    format!("struct kernel parameter{pname} may not contain pointers"),
+                );
             }
-        } else if let Type::Scalar(Scalar::Half) = ty {
-            // already reported as unsupported half
         }
         ty
     }
@@ -787,7 +1113,9 @@ impl Checker<'_> {
         if depth > 64 {
             return false;
         }
-        let Some(def) = self.unit.structs.get(id.0 as usize) else { return false };
+        let Some(def) = self.unit.structs.get(id.0 as usize) else {
+            return false;
+        };
         def.fields.iter().any(|f| {
             let mut t = &f.ty;
             while let Type::Array(e, _) = t {
@@ -813,23 +1141,41 @@ impl Checker<'_> {
                 continue;
             }
             let Some(args) = a.args else {
-                self.error(Code::InvalidDeclaration, a.span, format!("attribute `{}` takes three arguments", a.name.name));
+                self.error(
+                    Code::InvalidDeclaration,
+                    a.span,
+                    format!("attribute `{}` takes three arguments", a.name.name),
+                );
                 continue;
             };
-            let Some(text) = self.sources.map(|s| s.text(args)) else { continue };
+            let Some(text) = self.sources.map(|s| s.text(args)) else {
+                continue;
+            };
             let text = text.trim().trim_start_matches('(').trim_end_matches(')');
-            let parts: Vec<Option<u64>> = text.split(',').map(|p| parse_c_integer(p.trim())).collect();
+            let parts: Vec<Option<u64>> =
+                text.split(',').map(|p| parse_c_integer(p.trim())).collect();
             // Arguments that are macros cannot be read from the text: leave
             // the attribute out rather than guess (it only restricts launches).
             if parts.len() != 3 || parts.iter().any(Option::is_none) {
                 if parts.len() != 3 {
-                    self.error(Code::InvalidDeclaration, args, format!("attribute `{}` takes three arguments", a.name.name));
+                    self.error(
+                        Code::InvalidDeclaration,
+                        args,
+                        format!("attribute `{}` takes three arguments", a.name.name),
+                    );
                 }
                 continue;
             }
             let vals: Vec<u64> = parts.into_iter().flatten().collect();
             if vals.iter().any(|&v| v == 0 || v > u32::MAX as u64) {
-                self.error(Code::InvalidDeclaration, args, format!("arguments of `{}` must be positive 32-bit integers", a.name.name));
+                self.error(
+                    Code::InvalidDeclaration,
+                    args,
+                    format!(
+                        "arguments of `{}` must be positive 32-bit integers",
+                        a.name.name
+                    ),
+                );
                 continue;
             }
             let v = [vals[0] as u32, vals[1] as u32, vals[2] as u32];

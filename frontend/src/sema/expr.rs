@@ -133,22 +133,38 @@ impl Checker<'_> {
         let (span, node) = (e.span, e.id);
         use ast::ExprKind as K;
         match &e.kind {
-            K::IntLit { value, suffix, decimal } => self.int_literal(*value, *suffix, *decimal, span, node),
+            K::IntLit {
+                value,
+                suffix,
+                decimal,
+            } => self.int_literal(*value, *suffix, *decimal, span, node),
             K::FloatLit { value, suffix } => {
                 let s = match suffix {
                     FloatSuffix::None => Scalar::Double,
                     FloatSuffix::F => Scalar::Float,
                     FloatSuffix::H => {
-                        self.unsupported(Code::UnsupportedHalf, span, "`half` values are not supported yet (`h` literal suffix)");
+                        self.unsupported(
+                            Code::UnsupportedHalf,
+                            span,
+                            "`half` values are not supported yet (`h` literal suffix)",
+                        );
                         Scalar::Half
                     }
                 };
-                let v = if s == Scalar::Double { *value } else { *value as f32 as f64 };
+                let v = if s == Scalar::Double {
+                    *value
+                } else {
+                    *value as f32 as f64
+                };
                 self.mk(ExprKind::Float(v), Type::Scalar(s), span, node)
             }
             K::CharLit(c) => {
                 // A plain `char` is signed: '\xff' is -1.
-                let v = if *c <= 0xff { (*c as u8 as i8) as i64 as u64 } else { u64::from(*c) };
+                let v = if *c <= 0xff {
+                    (*c as u8 as i8) as i64 as u64
+                } else {
+                    u64::from(*c)
+                };
                 self.mk(ExprKind::Int(v), Type::INT, span, node)
             }
             K::StringLit(s) => {
@@ -157,7 +173,10 @@ impl Checker<'_> {
                 self.unsupported(
                     Code::UnsupportedString,
                     span,
-                    format!("string literals are not supported yet (`\"{}{ell}\"`)", shown.escape_debug()),
+                    format!(
+                        "string literals are not supported yet (`\"{}{ell}\"`)",
+                        shown.escape_debug()
+                    ),
                 );
                 Expr::error(span, node)
             }
@@ -174,7 +193,15 @@ impl Checker<'_> {
                     return Expr::error(span, node);
                 }
                 let ty = r.ty.clone();
-                self.mk(ExprKind::Comma { lhs: Box::new(l), rhs: Box::new(r) }, ty, span, node)
+                self.mk(
+                    ExprKind::Comma {
+                        lhs: Box::new(l),
+                        rhs: Box::new(r),
+                    },
+                    ty,
+                    span,
+                    node,
+                )
             }
             K::Call { callee, args } => self.call(callee, args, span, node),
             K::Index { base, index } => self.index(base, index, span, node),
@@ -208,7 +235,14 @@ impl Checker<'_> {
         }
     }
 
-    fn int_literal(&mut self, value: u64, suffix: IntSuffix, decimal: bool, span: Span, node: ast::NodeId) -> Expr {
+    fn int_literal(
+        &mut self,
+        value: u64,
+        suffix: IntSuffix,
+        decimal: bool,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let fits_int = value <= i32::MAX as u64;
         let fits_uint = value <= u32::MAX as u64;
         let fits_long = value <= i64::MAX as u64;
@@ -232,27 +266,57 @@ impl Checker<'_> {
     fn ident(&mut self, id: &ast::Ident, span: Span, node: ast::NodeId) -> Expr {
         match self.lookup(&id.name).map(|b| b.sym.clone()) {
             Some(Sym::Local(l)) => {
-                let Some(local) = self.func.as_ref().and_then(|f| f.locals.get(l.0 as usize)) else {
+                let Some(local) = self.func.as_ref().and_then(|f| f.locals.get(l.0 as usize))
+                else {
                     return Expr::error(span, node);
                 };
                 let (ty, is_const) = (local.ty.clone(), local.is_const);
-                Expr { kind: ExprKind::Local(l), ty, span, node, place: Some(Place { space: AddressSpace::Private, is_const }) }
+                Expr {
+                    kind: ExprKind::Local(l),
+                    ty,
+                    span,
+                    node,
+                    place: Some(Place {
+                        space: AddressSpace::Private,
+                        is_const,
+                    }),
+                }
             }
             Some(Sym::Global(g)) => {
-                let ty = self.unit.globals.get(g.0 as usize).map_or(Type::Error, |g| g.ty.clone());
-                Expr { kind: ExprKind::Global(g), ty, span, node, place: Some(Place { space: AddressSpace::Constant, is_const: true }) }
+                let Some(global) = self.unit.globals.get(g.0 as usize) else {
+                    return Expr::error(span, node);
+                };
+                let place = Place {
+                    space: global.space,
+                    is_const: global.is_const,
+                };
+                let ty = global.ty.clone();
+                Expr {
+                    kind: ExprKind::Global(g),
+                    ty,
+                    span,
+                    node,
+                    place: Some(place),
+                }
             }
             Some(Sym::EnumConst(v)) => self.mk(ExprKind::Int(v as u64), Type::INT, span, node),
             Some(Sym::Func(_)) => {
                 self.unsupported(
                     Code::UnsupportedFunctionPointer,
                     span,
-                    format!("function pointers are not supported yet (`{}` used as a value)", id.name),
+                    format!(
+                        "function pointers are not supported yet (`{}` used as a value)",
+                        id.name
+                    ),
                 );
                 Expr::error(span, node)
             }
             Some(Sym::Typedef(_)) => {
-                self.error(Code::Syntax, span, format!("unexpected type name `{}`: expected an expression", id.name));
+                self.error(
+                    Code::Syntax,
+                    span,
+                    format!("unexpected type name `{}`: expected an expression", id.name),
+                );
                 Expr::error(span, node)
             }
             None => {
@@ -266,7 +330,11 @@ impl Checker<'_> {
                     self.unsupported(code, span, msg);
                 } else {
                     let names = self.visible_names();
-                    let mut d = Diagnostic::new(Code::Undeclared, span, format!("use of undeclared identifier `{}`", id.name));
+                    let mut d = Diagnostic::new(
+                        Code::Undeclared,
+                        span,
+                        format!("use of undeclared identifier `{}`", id.name),
+                    );
                     if let Some(s) = suggest(&id.name, names.iter().map(|n| n.as_str())) {
                         d = d.with_note(format!("did you mean `{s}`?"));
                     }
@@ -279,10 +347,18 @@ impl Checker<'_> {
 
     // --- operators ------------------------------------------------------------
 
-    fn unary(&mut self, op: ast::UnaryOp, operand: &ast::Expr, span: Span, node: ast::NodeId) -> Expr {
+    fn unary(
+        &mut self,
+        op: ast::UnaryOp,
+        operand: &ast::Expr,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         use ast::UnaryOp as U;
         match op {
-            U::PreInc | U::PreDec | U::PostInc | U::PostDec => self.inc_dec(op, operand, span, node),
+            U::PreInc | U::PreDec | U::PostInc | U::PostDec => {
+                self.inc_dec(op, operand, span, node)
+            }
             U::AddrOf => self.addr_of(operand, span, node),
             U::Deref => {
                 let p = self.value(operand);
@@ -291,16 +367,35 @@ impl Checker<'_> {
                 }
                 match &p.ty {
                     Type::Pointer(ptr) if !ptr.pointee.is_void() => {
-                        let place = Place { space: ptr.space, is_const: ptr.pointee_const };
+                        let place = Place {
+                            space: ptr.space,
+                            is_const: ptr.pointee_const,
+                        };
                         let ty = ptr.pointee.clone();
-                        Expr { kind: ExprKind::Deref(Box::new(p)), ty, span, node, place: Some(place) }
+                        Expr {
+                            kind: ExprKind::Deref(Box::new(p)),
+                            ty,
+                            span,
+                            node,
+                            place: Some(place),
+                        }
                     }
                     Type::Pointer(_) => {
-                        self.error(Code::TypeMismatch, span, format!("cannot dereference a pointer to `void` (`{}`)", self.tn(&p.ty)));
+                        self.error(
+                            Code::TypeMismatch,
+                            span,
+                            format!(
+                                "cannot dereference a pointer to `void` (`{}`)",
+                                self.tn(&p.ty)
+                            ),
+                        );
                         Expr::error(span, node)
                     }
                     other => {
-                        let msg = format!("indirection requires a pointer operand (`{}` invalid)", self.tn(other));
+                        let msg = format!(
+                            "indirection requires a pointer operand (`{}` invalid)",
+                            self.tn(other)
+                        );
                         self.error(Code::TypeMismatch, span, msg);
                         Expr::error(span, node)
                     }
@@ -311,9 +406,17 @@ impl Checker<'_> {
                 if v.is_error() {
                     return Expr::error(span, node);
                 }
-                let ok = if op == U::BitNot { v.ty.is_integer() } else { v.ty.is_arithmetic() && v.ty != Type::Void };
+                let ok = if op == U::BitNot {
+                    v.ty.is_integer()
+                } else {
+                    v.ty.is_arithmetic() && v.ty != Type::Void
+                };
                 if !ok {
-                    let msg = format!("invalid argument type `{}` to unary `{}`", self.tn(&v.ty), op.symbol());
+                    let msg = format!(
+                        "invalid argument type `{}` to unary `{}`",
+                        self.tn(&v.ty),
+                        op.symbol()
+                    );
                     self.error(Code::TypeMismatch, span, msg);
                     return Expr::error(span, node);
                 }
@@ -322,8 +425,20 @@ impl Checker<'_> {
                     return v;
                 }
                 let ty = v.ty.clone();
-                let op = if op == U::Neg { UnaryOp::Neg } else { UnaryOp::BitNot };
-                self.mk(ExprKind::Unary { op, operand: Box::new(v) }, ty, span, node)
+                let op = if op == U::Neg {
+                    UnaryOp::Neg
+                } else {
+                    UnaryOp::BitNot
+                };
+                self.mk(
+                    ExprKind::Unary {
+                        op,
+                        operand: Box::new(v),
+                    },
+                    ty,
+                    span,
+                    node,
+                )
             }
             U::Not => {
                 let v = self.value(operand);
@@ -332,7 +447,15 @@ impl Checker<'_> {
                 }
                 if v.ty.is_vector() {
                     let ty = comparison_type(&v.ty);
-                    return self.mk(ExprKind::Unary { op: UnaryOp::Not, operand: Box::new(v) }, ty, span, node);
+                    return self.mk(
+                        ExprKind::Unary {
+                            op: UnaryOp::Not,
+                            operand: Box::new(v),
+                        },
+                        ty,
+                        span,
+                        node,
+                    );
                 }
                 if !v.ty.is_scalar_condition() {
                     let msg = format!("invalid argument type `{}` to unary `!`", self.tn(&v.ty));
@@ -340,7 +463,15 @@ impl Checker<'_> {
                     return Expr::error(span, node);
                 }
                 let v = self.to_bool(v);
-                self.mk(ExprKind::Unary { op: UnaryOp::Not, operand: Box::new(v) }, Type::INT, span, node)
+                self.mk(
+                    ExprKind::Unary {
+                        op: UnaryOp::Not,
+                        operand: Box::new(v),
+                    },
+                    Type::INT,
+                    span,
+                    node,
+                )
             }
         }
     }
@@ -366,8 +497,15 @@ impl Checker<'_> {
             let msg = if place.space == AddressSpace::Constant {
                 format!("cannot {action} memory in the `__constant` address space")
             } else if let ExprKind::Local(id) = e.kind {
-                let name = self.func.as_ref().and_then(|f| f.locals.get(id.0 as usize)).map_or(String::new(), |l| l.name.to_string());
-                format!("cannot {action} variable `{name}` with const-qualified type `const {}`", self.tn(&e.ty))
+                let name = self
+                    .func
+                    .as_ref()
+                    .and_then(|f| f.locals.get(id.0 as usize))
+                    .map_or(String::new(), |l| l.name.to_string());
+                format!(
+                    "cannot {action} variable `{name}` with const-qualified type `const {}`",
+                    self.tn(&e.ty)
+                )
             } else {
                 format!("cannot {action} a read-only location (through a pointer to `const`)")
             };
@@ -377,7 +515,13 @@ impl Checker<'_> {
         true
     }
 
-    fn inc_dec(&mut self, op: ast::UnaryOp, operand: &ast::Expr, span: Span, node: ast::NodeId) -> Expr {
+    fn inc_dec(
+        &mut self,
+        op: ast::UnaryOp,
+        operand: &ast::Expr,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         use ast::UnaryOp as U;
         let increment = matches!(op, U::PreInc | U::PostInc);
         let pre = matches!(op, U::PreInc | U::PreDec);
@@ -398,7 +542,16 @@ impl Checker<'_> {
             return Expr::error(span, node);
         }
         let ty = v.ty.clone();
-        self.mk(ExprKind::IncDec { pre, increment, operand: Box::new(v) }, ty, span, node)
+        self.mk(
+            ExprKind::IncDec {
+                pre,
+                increment,
+                operand: Box::new(v),
+            },
+            ty,
+            span,
+            node,
+        )
     }
 
     fn addr_of(&mut self, operand: &ast::Expr, span: Span, node: ast::NodeId) -> Expr {
@@ -412,19 +565,37 @@ impl Checker<'_> {
             _ => false,
         };
         if component {
-            self.error(Code::TypeMismatch, span, "cannot take the address of a vector component");
+            self.error(
+                Code::TypeMismatch,
+                span,
+                "cannot take the address of a vector component",
+            );
             return Expr::error(span, node);
         }
         let Some(place) = v.place else {
-            let msg = format!("cannot take the address of an rvalue of type `{}`", self.tn(&v.ty));
+            let msg = format!(
+                "cannot take the address of an rvalue of type `{}`",
+                self.tn(&v.ty)
+            );
             self.error(Code::TypeMismatch, span, msg);
             return Expr::error(span, node);
         };
-        let ty = Type::pointer(v.ty.clone(), place.space, place.is_const || place.space == AddressSpace::Constant);
+        let ty = Type::pointer(
+            v.ty.clone(),
+            place.space,
+            place.is_const || place.space == AddressSpace::Constant,
+        );
         self.mk(ExprKind::AddrOf(Box::new(v)), ty, span, node)
     }
 
-    fn binary(&mut self, op: ast::BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr, span: Span, node: ast::NodeId) -> Expr {
+    fn binary(
+        &mut self,
+        op: ast::BinaryOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let l = self.value(lhs);
         let r = self.value(rhs);
         if l.is_error() || r.is_error() {
@@ -449,37 +620,77 @@ impl Checker<'_> {
         } else {
             self.arith_checked(op, l, r, span)
         };
-        let Some((l, r, ty)) = result else { return Expr::error(span, node) };
-        let ty = if op.is_comparison() { comparison_type(&ty) } else { ty };
-        self.mk(ExprKind::Binary { op: map_binop(op), lhs: Box::new(l), rhs: Box::new(r) }, ty, span, node)
+        let Some((l, r, ty)) = result else {
+            return Expr::error(span, node);
+        };
+        let ty = if op.is_comparison() {
+            comparison_type(&ty)
+        } else {
+            ty
+        };
+        self.mk(
+            ExprKind::Binary {
+                op: map_binop(op),
+                lhs: Box::new(l),
+                rhs: Box::new(r),
+            },
+            ty,
+            span,
+            node,
+        )
     }
 
     fn invalid_operands(&mut self, op: &str, l: &Type, r: &Type, span: Span) {
-        let msg = format!("invalid operands to binary `{op}` (`{}` and `{}`)", self.tn(l), self.tn(r));
+        let msg = format!(
+            "invalid operands to binary `{op}` (`{}` and `{}`)",
+            self.tn(l),
+            self.tn(r)
+        );
         self.error(Code::TypeMismatch, span, msg);
     }
 
     /// Arithmetic, bitwise and comparison operands: the usual conversions,
     /// then the operator's own restrictions.
-    fn arith_checked(&mut self, op: ast::BinaryOp, l: Expr, r: Expr, span: Span) -> Option<(Expr, Expr, Type)> {
+    fn arith_checked(
+        &mut self,
+        op: ast::BinaryOp,
+        l: Expr,
+        r: Expr,
+        span: Span,
+    ) -> Option<(Expr, Expr, Type)> {
         use ast::BinaryOp as B;
         let (lt, rt) = (l.ty.clone(), r.ty.clone());
         let (l, r, ty) = self.arith_operands(l, r, span, op.symbol())?;
         let needs_int = matches!(op, B::Rem | B::BitAnd | B::BitOr | B::BitXor);
         if needs_int && !ty.is_integer() {
-            let msg = format!("invalid operands to binary `{}` (`{}` and `{}`): operands must be integers", op.symbol(), self.tn(&lt), self.tn(&rt));
+            let msg = format!(
+                "invalid operands to binary `{}` (`{}` and `{}`): operands must be integers",
+                op.symbol(),
+                self.tn(&lt),
+                self.tn(&rt)
+            );
             self.error(Code::TypeMismatch, span, msg);
             return None;
         }
         if ty.element() == Some(Scalar::Half) {
-            self.unsupported(Code::UnsupportedHalf, span, "`half` arithmetic is not supported yet");
+            self.unsupported(
+                Code::UnsupportedHalf,
+                span,
+                "`half` arithmetic is not supported yet",
+            );
         }
         Some((l, r, ty))
     }
 
     /// Shift operands: integers; the result has the (promoted) left type and
     /// the count is converted to it (splatted for a vector left operand).
-    fn shift_operands(&mut self, l: Expr, r: Expr, op: &str, span: Span) -> Option<(Expr, Expr, Type)> {
+    fn shift_operands(
+        &mut self,
+        l: Expr,
+        r: Expr,
+        op: &str,
+        span: Span,
+    ) -> Option<(Expr, Expr, Type)> {
         if !l.ty.is_integer() || !r.ty.is_integer() {
             self.invalid_operands(op, &l.ty, &r.ty, span);
             return None;
@@ -518,11 +729,29 @@ impl Checker<'_> {
         }
     }
 
-    fn logical(&mut self, op: ast::BinaryOp, l: Expr, r: Expr, span: Span, node: ast::NodeId) -> Expr {
+    fn logical(
+        &mut self,
+        op: ast::BinaryOp,
+        l: Expr,
+        r: Expr,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         if l.ty.is_vector() || r.ty.is_vector() {
-            let Some((l, r, ty)) = self.arith_operands(l, r, span, op.symbol()) else { return Expr::error(span, node) };
+            let Some((l, r, ty)) = self.arith_operands(l, r, span, op.symbol()) else {
+                return Expr::error(span, node);
+            };
             let ty = comparison_type(&ty);
-            return self.mk(ExprKind::Binary { op: map_binop(op), lhs: Box::new(l), rhs: Box::new(r) }, ty, span, node);
+            return self.mk(
+                ExprKind::Binary {
+                    op: map_binop(op),
+                    lhs: Box::new(l),
+                    rhs: Box::new(r),
+                },
+                ty,
+                span,
+                node,
+            );
         }
         let what = format!("operand of `{}`", op.symbol());
         let l = self.condition(l, &what);
@@ -530,24 +759,57 @@ impl Checker<'_> {
         if l.is_error() || r.is_error() {
             return Expr::error(span, node);
         }
-        let op = if op == ast::BinaryOp::LogicalAnd { LogicalOp::And } else { LogicalOp::Or };
-        self.mk(ExprKind::Logical { op, lhs: Box::new(l), rhs: Box::new(r) }, Type::INT, span, node)
+        let op = if op == ast::BinaryOp::LogicalAnd {
+            LogicalOp::And
+        } else {
+            LogicalOp::Or
+        };
+        self.mk(
+            ExprKind::Logical {
+                op,
+                lhs: Box::new(l),
+                rhs: Box::new(r),
+            },
+            Type::INT,
+            span,
+            node,
+        )
     }
 
-    fn pointer_arith(&mut self, op: ast::BinaryOp, l: Expr, r: Expr, span: Span, node: ast::NodeId) -> Expr {
+    fn pointer_arith(
+        &mut self,
+        op: ast::BinaryOp,
+        l: Expr,
+        r: Expr,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let sub = op == ast::BinaryOp::Sub;
         match (&l.ty, &r.ty) {
             (Type::Pointer(p), Type::Pointer(q)) if sub => {
-                let same = p.space == q.space && (p.pointee == q.pointee || p.pointee.is_error() || q.pointee.is_error());
+                let same = p.space == q.space
+                    && (p.pointee == q.pointee || p.pointee.is_error() || q.pointee.is_error());
                 if !same {
-                    let msg = format!("`{}` and `{}` are not pointers to compatible types", self.tn(&l.ty), self.tn(&r.ty));
+                    let msg = format!(
+                        "`{}` and `{}` are not pointers to compatible types",
+                        self.tn(&l.ty),
+                        self.tn(&r.ty)
+                    );
                     self.error(Code::TypeMismatch, span, msg);
                     return Expr::error(span, node);
                 }
                 if !self.check_arith_pointee(&l.ty, span) {
                     return Expr::error(span, node);
                 }
-                self.mk(ExprKind::PtrDiff { lhs: Box::new(l), rhs: Box::new(r) }, Type::LONG, span, node)
+                self.mk(
+                    ExprKind::PtrDiff {
+                        lhs: Box::new(l),
+                        rhs: Box::new(r),
+                    },
+                    Type::LONG,
+                    span,
+                    node,
+                )
             }
             (Type::Pointer(_), Type::Scalar(s)) if s.is_integer() || *s == Scalar::Bool => {
                 if !self.check_arith_pointee(&l.ty, span) {
@@ -555,15 +817,35 @@ impl Checker<'_> {
                 }
                 let ty = l.ty.clone();
                 let offset = self.convert_elements(r, Scalar::Long);
-                self.mk(ExprKind::PtrAdd { ptr: Box::new(l), offset: Box::new(offset), negate: sub }, ty, span, node)
+                self.mk(
+                    ExprKind::PtrAdd {
+                        ptr: Box::new(l),
+                        offset: Box::new(offset),
+                        negate: sub,
+                    },
+                    ty,
+                    span,
+                    node,
+                )
             }
-            (Type::Scalar(s), Type::Pointer(_)) if !sub && (s.is_integer() || *s == Scalar::Bool) => {
+            (Type::Scalar(s), Type::Pointer(_))
+                if !sub && (s.is_integer() || *s == Scalar::Bool) =>
+            {
                 if !self.check_arith_pointee(&r.ty, span) {
                     return Expr::error(span, node);
                 }
                 let ty = r.ty.clone();
                 let offset = self.convert_elements(l, Scalar::Long);
-                self.mk(ExprKind::PtrAdd { ptr: Box::new(r), offset: Box::new(offset), negate: false }, ty, span, node)
+                self.mk(
+                    ExprKind::PtrAdd {
+                        ptr: Box::new(r),
+                        offset: Box::new(offset),
+                        negate: false,
+                    },
+                    ty,
+                    span,
+                    node,
+                )
             }
             _ => {
                 self.invalid_operands(op.symbol(), &l.ty, &r.ty, span);
@@ -577,29 +859,54 @@ impl Checker<'_> {
         let Some(p) = ty.pointee() else { return true };
         let bad = match &p.pointee {
             Type::Void => true,
-            Type::Struct(id) => !self.unit.structs.get(id.0 as usize).is_some_and(|d| d.complete),
+            Type::Struct(id) => !self
+                .unit
+                .structs
+                .get(id.0 as usize)
+                .is_some_and(|d| d.complete),
             _ => false,
         };
         if bad {
-            let msg = format!("arithmetic on a pointer to an incomplete type (`{}`)", self.tn(ty));
+            let msg = format!(
+                "arithmetic on a pointer to an incomplete type (`{}`)",
+                self.tn(ty)
+            );
             self.error(Code::TypeMismatch, span, msg);
         }
         !bad
     }
 
-    fn pointer_compare(&mut self, op: ast::BinaryOp, l: Expr, r: Expr, span: Span, node: ast::NodeId) -> Expr {
+    fn pointer_compare(
+        &mut self,
+        op: ast::BinaryOp,
+        l: Expr,
+        r: Expr,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let relational = !matches!(op, ast::BinaryOp::Eq | ast::BinaryOp::Ne);
         let (l, r) = match (l.ty.clone(), r.ty.clone()) {
             (Type::Pointer(p), Type::Pointer(q)) => {
                 if p.space != q.space {
-                    let msg = format!("comparison of pointers to different address spaces (`{}` and `{}`)", self.tn(&l.ty), self.tn(&r.ty));
+                    let msg = format!(
+                        "comparison of pointers to different address spaces (`{}` and `{}`)",
+                        self.tn(&l.ty),
+                        self.tn(&r.ty)
+                    );
                     self.error(Code::AddressSpace, span, msg);
                     return Expr::error(span, node);
                 }
                 if p.pointee != q.pointee {
-                    let compatible = p.pointee.is_void() || q.pointee.is_void() || p.pointee.is_error() || q.pointee.is_error();
+                    let compatible = p.pointee.is_void()
+                        || q.pointee.is_void()
+                        || p.pointee.is_error()
+                        || q.pointee.is_error();
                     if !compatible {
-                        let msg = format!("comparison of distinct pointer types (`{}` and `{}`)", self.tn(&l.ty), self.tn(&r.ty));
+                        let msg = format!(
+                            "comparison of distinct pointer types (`{}` and `{}`)",
+                            self.tn(&l.ty),
+                            self.tn(&r.ty)
+                        );
                         if relational {
                             self.error(Code::TypeMismatch, span, msg);
                             return Expr::error(span, node);
@@ -608,7 +915,11 @@ impl Checker<'_> {
                     }
                 }
                 let to = l.ty.clone();
-                let r = if r.ty == to { r } else { self.wrap(ConvertKind::PointerCast, r, to) };
+                let r = if r.ty == to {
+                    r
+                } else {
+                    self.wrap(ConvertKind::PointerCast, r, to)
+                };
                 (l, r)
             }
             (Type::Pointer(_), _) if self.is_null_constant(&r) => {
@@ -622,15 +933,35 @@ impl Checker<'_> {
                 (l, r)
             }
             _ => {
-                let msg = format!("comparison between a pointer and a non-pointer (`{}` and `{}`)", self.tn(&l.ty), self.tn(&r.ty));
+                let msg = format!(
+                    "comparison between a pointer and a non-pointer (`{}` and `{}`)",
+                    self.tn(&l.ty),
+                    self.tn(&r.ty)
+                );
                 self.error(Code::TypeMismatch, span, msg);
                 return Expr::error(span, node);
             }
         };
-        self.mk(ExprKind::Binary { op: map_binop(op), lhs: Box::new(l), rhs: Box::new(r) }, Type::INT, span, node)
+        self.mk(
+            ExprKind::Binary {
+                op: map_binop(op),
+                lhs: Box::new(l),
+                rhs: Box::new(r),
+            },
+            Type::INT,
+            span,
+            node,
+        )
     }
 
-    fn assign(&mut self, op: Option<ast::BinaryOp>, lhs: &ast::Expr, rhs: &ast::Expr, span: Span, node: ast::NodeId) -> Expr {
+    fn assign(
+        &mut self,
+        op: Option<ast::BinaryOp>,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let l = self.expr(lhs);
         let r = self.value(rhs);
         if l.is_error() || !self.check_modifiable(&l, "assign to") || r.is_error() {
@@ -642,7 +973,15 @@ impl Checker<'_> {
             if r.is_error() {
                 return Expr::error(span, node);
             }
-            return self.mk(ExprKind::Assign { lhs: Box::new(l), rhs: Box::new(r) }, ty, span, node);
+            return self.mk(
+                ExprKind::Assign {
+                    lhs: Box::new(l),
+                    rhs: Box::new(r),
+                },
+                ty,
+                span,
+                node,
+            );
         };
         use ast::BinaryOp as B;
         // Pointer `+=`/`-=`: an element offset.
@@ -655,7 +994,12 @@ impl Checker<'_> {
                 return Expr::error(span, node);
             }
             let r = self.convert_elements(r, Scalar::Long);
-            let kind = ExprKind::CompoundAssign { op: map_binop(op), lhs: Box::new(l), rhs: Box::new(r), computation: ty.clone() };
+            let kind = ExprKind::CompoundAssign {
+                op: map_binop(op),
+                lhs: Box::new(l),
+                rhs: Box::new(r),
+                computation: ty.clone(),
+            };
             return self.mk(kind, ty, span, node);
         }
         if ty.is_pointer() || r.ty.is_pointer() {
@@ -672,17 +1016,35 @@ impl Checker<'_> {
         } else {
             self.arith_checked(op, operand, r, span)
         };
-        let Some((_, r, computation)) = result else { return Expr::error(span, node) };
+        let Some((_, r, computation)) = result else {
+            return Expr::error(span, node);
+        };
         if computation.is_vector() && !ty.is_vector() {
-            let msg = format!("assigning to `{}` from incompatible type `{}`", self.tn(&ty), self.tn(&computation));
+            let msg = format!(
+                "assigning to `{}` from incompatible type `{}`",
+                self.tn(&ty),
+                self.tn(&computation)
+            );
             self.error(Code::TypeMismatch, span, msg);
             return Expr::error(span, node);
         }
-        let kind = ExprKind::CompoundAssign { op: map_binop(op), lhs: Box::new(l), rhs: Box::new(r), computation };
+        let kind = ExprKind::CompoundAssign {
+            op: map_binop(op),
+            lhs: Box::new(l),
+            rhs: Box::new(r),
+            computation,
+        };
         self.mk(kind, ty, span, node)
     }
 
-    fn conditional(&mut self, cond: &ast::Expr, then: &ast::Expr, els: &ast::Expr, span: Span, node: ast::NodeId) -> Expr {
+    fn conditional(
+        &mut self,
+        cond: &ast::Expr,
+        then: &ast::Expr,
+        els: &ast::Expr,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let c = self.value(cond);
         let t = self.value(then);
         let f = self.value(els);
@@ -692,15 +1054,28 @@ impl Checker<'_> {
         if c.ty.is_vector() {
             return self.vector_select(c, t, f, span, node);
         }
+        if c.ty.is_float() {
+            // OpenCL C 6.3.i (and clang): `?:` needs an integer condition.
+            let msg = format!(
+                "the condition of `?:` cannot have floating-point type (`{}`)",
+                self.tn(&c.ty)
+            );
+            let d = Diagnostic::new(Code::TypeMismatch, c.span, msg)
+                .with_note("compare explicitly, e.g. `x != 0.0f`");
+            self.report(d);
+            return Expr::error(span, node);
+        }
         let c = self.condition(c, "the condition of `?:`");
         if c.is_error() {
             return Expr::error(span, node);
         }
         let (t, f, ty) = match (t.ty.clone(), f.ty.clone()) {
-            (a, b) if a.is_arithmetic() && b.is_arithmetic() => match self.arith_operands(t, f, span, "?:") {
-                Some(x) => x,
-                None => return Expr::error(span, node),
-            },
+            (a, b) if a.is_arithmetic() && b.is_arithmetic() => {
+                match self.arith_operands(t, f, span, "?:") {
+                    Some(x) => x,
+                    None => return Expr::error(span, node),
+                }
+            }
             (Type::Void, Type::Void) => (t, f, Type::Void),
             (Type::Struct(a), Type::Struct(b)) if a == b => (t, f, Type::Struct(a)),
             (Type::Pointer(p), Type::Pointer(q)) => {
@@ -714,13 +1089,25 @@ impl Checker<'_> {
                 } else if p.pointee.is_void() || q.pointee.is_void() {
                     Type::Void
                 } else {
-                    let msg = format!("pointer type mismatch in `?:` (`{}` and `{}`)", self.tn(&t.ty), self.tn(&f.ty));
+                    let msg = format!(
+                        "pointer type mismatch in `?:` (`{}` and `{}`)",
+                        self.tn(&t.ty),
+                        self.tn(&f.ty)
+                    );
                     self.warning(Code::TypeMismatch, span, msg);
                     p.pointee.clone()
                 };
                 let ty = Type::pointer(pointee, p.space, p.pointee_const || q.pointee_const);
-                let t = if t.ty == ty { t } else { self.wrap(ConvertKind::PointerCast, t, ty.clone()) };
-                let f = if f.ty == ty { f } else { self.wrap(ConvertKind::PointerCast, f, ty.clone()) };
+                let t = if t.ty == ty {
+                    t
+                } else {
+                    self.wrap(ConvertKind::PointerCast, t, ty.clone())
+                };
+                let f = if f.ty == ty {
+                    f
+                } else {
+                    self.wrap(ConvertKind::PointerCast, f, ty.clone())
+                };
                 (t, f, ty)
             }
             (Type::Pointer(_), _) if self.is_null_constant(&f) => {
@@ -734,38 +1121,68 @@ impl Checker<'_> {
                 (t, f, ty)
             }
             (a, b) => {
-                let msg = format!("incompatible operand types in `?:` (`{}` and `{}`)", self.tn(&a), self.tn(&b));
+                let msg = format!(
+                    "incompatible operand types in `?:` (`{}` and `{}`)",
+                    self.tn(&a),
+                    self.tn(&b)
+                );
                 self.error(Code::TypeMismatch, span, msg);
                 return Expr::error(span, node);
             }
         };
-        self.mk(ExprKind::Conditional { cond: Box::new(c), then: Box::new(t), els: Box::new(f) }, ty, span, node)
+        self.mk(
+            ExprKind::Conditional {
+                cond: Box::new(c),
+                then: Box::new(t),
+                els: Box::new(f),
+            },
+            ty,
+            span,
+            node,
+        )
     }
 
     /// `c ? a : b` with a vector condition: OpenCL's component-wise select.
     fn vector_select(&mut self, c: Expr, t: Expr, f: Expr, span: Span, node: ast::NodeId) -> Expr {
-        let Type::Vector(ce, cn) = c.ty else { return Expr::error(span, node) };
+        let Type::Vector(ce, cn) = c.ty else {
+            return Expr::error(span, node);
+        };
         if !ce.is_integer() {
-            let msg = format!("a vector condition must have integer components (`{}` invalid)", self.tn(&c.ty));
+            let msg = format!(
+                "a vector condition must have integer components (`{}` invalid)",
+                self.tn(&c.ty)
+            );
             self.error(Code::TypeMismatch, c.span, msg);
             return Expr::error(span, node);
         }
         let (t, f, ty) = match (t.ty.clone(), f.ty.clone()) {
             (Type::Scalar(a), Type::Scalar(b)) => {
                 let s = common_scalar(promoted(a), promoted(b));
-                (self.splat(t, s, cn), self.splat(f, s, cn), Type::Vector(s, cn))
+                (
+                    self.splat(t, s, cn),
+                    self.splat(f, s, cn),
+                    Type::Vector(s, cn),
+                )
             }
-            (a, b) if a.is_arithmetic() && b.is_arithmetic() => match self.arith_operands(t, f, span, "?:") {
-                Some(x) => x,
-                None => return Expr::error(span, node),
-            },
+            (a, b) if a.is_arithmetic() && b.is_arithmetic() => {
+                match self.arith_operands(t, f, span, "?:") {
+                    Some(x) => x,
+                    None => return Expr::error(span, node),
+                }
+            }
             (a, b) => {
-                let msg = format!("incompatible operand types in a vector `?:` (`{}` and `{}`)", self.tn(&a), self.tn(&b));
+                let msg = format!(
+                    "incompatible operand types in a vector `?:` (`{}` and `{}`)",
+                    self.tn(&a),
+                    self.tn(&b)
+                );
                 self.error(Code::TypeMismatch, span, msg);
                 return Expr::error(span, node);
             }
         };
-        let Type::Vector(e, n) = ty else { return Expr::error(span, node) };
+        let Type::Vector(e, n) = ty else {
+            return Expr::error(span, node);
+        };
         if n != cn {
             let msg = format!("vector condition type `{}` and result type `{}` have different numbers of components", self.tn(&c.ty), self.tn(&ty));
             self.error(Code::TypeMismatch, span, msg);
@@ -780,12 +1197,27 @@ impl Checker<'_> {
             self.error(Code::TypeMismatch, span, msg);
             return Expr::error(span, node);
         }
-        self.mk(ExprKind::Select { cond: Box::new(c), then: Box::new(t), els: Box::new(f) }, ty, span, node)
+        self.mk(
+            ExprKind::Select {
+                cond: Box::new(c),
+                then: Box::new(t),
+                els: Box::new(f),
+            },
+            ty,
+            span,
+            node,
+        )
     }
 
     // --- postfix ----------------------------------------------------------------
 
-    fn index(&mut self, base: &ast::Expr, index: &ast::Expr, span: Span, node: ast::NodeId) -> Expr {
+    fn index(
+        &mut self,
+        base: &ast::Expr,
+        index: &ast::Expr,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let mut b = self.expr(base);
         let mut i = self.value(index);
         if b.is_error() || i.is_error() {
@@ -806,36 +1238,79 @@ impl Checker<'_> {
         match b.ty.clone() {
             Type::Array(elem, _) => {
                 let place = b.place;
-                Expr { kind: ExprKind::Index { base: Box::new(b), index: Box::new(i) }, ty: *elem, span, node, place }
+                Expr {
+                    kind: ExprKind::Index {
+                        base: Box::new(b),
+                        index: Box::new(i),
+                    },
+                    ty: *elem,
+                    span,
+                    node,
+                    place,
+                }
             }
             Type::Pointer(p) => {
                 if !self.check_arith_pointee(&b.ty, span) {
                     return Expr::error(span, node);
                 }
-                let place = Some(Place { space: p.space, is_const: p.pointee_const });
-                Expr { kind: ExprKind::Index { base: Box::new(b), index: Box::new(i) }, ty: p.pointee.clone(), span, node, place }
+                let place = Some(Place {
+                    space: p.space,
+                    is_const: p.pointee_const,
+                });
+                Expr {
+                    kind: ExprKind::Index {
+                        base: Box::new(b),
+                        index: Box::new(i),
+                    },
+                    ty: p.pointee.clone(),
+                    span,
+                    node,
+                    place,
+                }
             }
             Type::Vector(e, n) => {
                 if let Some(v) = self.eval(&i) {
                     let k = v.as_i64();
                     if k < 0 || k >= i64::from(n) {
-                        let msg = format!("vector component index {k} is out of range for `{}`", self.tn(&b.ty));
+                        let msg = format!(
+                            "vector component index {k} is out of range for `{}`",
+                            self.tn(&b.ty)
+                        );
                         self.error(Code::NoMember, i.span, msg);
                         return Expr::error(span, node);
                     }
                 }
                 let place = b.place;
-                Expr { kind: ExprKind::Index { base: Box::new(b), index: Box::new(i) }, ty: Type::Scalar(e), span, node, place }
+                Expr {
+                    kind: ExprKind::Index {
+                        base: Box::new(b),
+                        index: Box::new(i),
+                    },
+                    ty: Type::Scalar(e),
+                    span,
+                    node,
+                    place,
+                }
             }
             other => {
-                let msg = format!("subscripted value of type `{}` is not an array, pointer or vector", self.tn(&other));
+                let msg = format!(
+                    "subscripted value of type `{}` is not an array, pointer or vector",
+                    self.tn(&other)
+                );
                 self.error(Code::TypeMismatch, b.span, msg);
                 Expr::error(span, node)
             }
         }
     }
 
-    fn member(&mut self, base: &ast::Expr, field: &ast::Ident, arrow: bool, span: Span, node: ast::NodeId) -> Expr {
+    fn member(
+        &mut self,
+        base: &ast::Expr,
+        field: &ast::Ident,
+        arrow: bool,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let b = if arrow {
             let p = self.value(base);
             if p.is_error() {
@@ -843,13 +1318,25 @@ impl Checker<'_> {
             }
             match p.ty.clone() {
                 Type::Pointer(ptr) => {
-                    let place = Some(Place { space: ptr.space, is_const: ptr.pointee_const });
+                    let place = Some(Place {
+                        space: ptr.space,
+                        is_const: ptr.pointee_const,
+                    });
                     let bspan = p.span;
                     let bnode = p.node;
-                    Expr { kind: ExprKind::Deref(Box::new(p)), ty: ptr.pointee.clone(), span: bspan, node: bnode, place }
+                    Expr {
+                        kind: ExprKind::Deref(Box::new(p)),
+                        ty: ptr.pointee.clone(),
+                        span: bspan,
+                        node: bnode,
+                        place,
+                    }
                 }
                 other => {
-                    let msg = format!("member reference type `{}` is not a pointer; use `.` instead of `->`", self.tn(&other));
+                    let msg = format!(
+                        "member reference type `{}` is not a pointer; use `.` instead of `->`",
+                        self.tn(&other)
+                    );
                     self.error(Code::NoMember, field.span, msg);
                     return Expr::error(span, node);
                 }
@@ -862,7 +1349,9 @@ impl Checker<'_> {
         }
         match b.ty.clone() {
             Type::Struct(id) => {
-                let Some(def) = self.unit.structs.get(id.0 as usize) else { return Expr::error(span, node) };
+                let Some(def) = self.unit.structs.get(id.0 as usize) else {
+                    return Expr::error(span, node);
+                };
                 if !def.complete {
                     let msg = format!("member access into incomplete type `{}`", self.tn(&b.ty));
                     self.error(Code::NoMember, field.span, msg);
@@ -872,19 +1361,37 @@ impl Checker<'_> {
                     Some(i) => {
                         let f = &def.fields[i];
                         let ty = f.ty.clone();
-                        let place = b.place.map(|p| Place { space: p.space, is_const: p.is_const || f.is_const });
-                        Expr { kind: ExprKind::Member { base: Box::new(b), field: i as u32 }, ty, span, node, place }
+                        let place = b.place.map(|p| Place {
+                            space: p.space,
+                            is_const: p.is_const || f.is_const,
+                        });
+                        Expr {
+                            kind: ExprKind::Member {
+                                base: Box::new(b),
+                                field: i as u32,
+                            },
+                            ty,
+                            span,
+                            node,
+                            place,
+                        }
                     }
                     None => {
-                        let names: Vec<String> = def.fields.iter().map(|f| format!("`{}`", f.name)).collect();
+                        let names: Vec<String> =
+                            def.fields.iter().map(|f| format!("`{}`", f.name)).collect();
                         let cands: Vec<&str> = def.fields.iter().map(|f| f.name.as_str()).collect();
                         let hint = suggest(&field.name, cands.iter().copied());
-                        let msg = format!("no member named `{}` in `{}`", field.name, self.tn(&b.ty));
+                        let msg =
+                            format!("no member named `{}` in `{}`", field.name, self.tn(&b.ty));
                         let mut d = Diagnostic::new(Code::NoMember, field.span, msg);
                         if let Some(h) = hint {
                             d = d.with_note(format!("did you mean `{h}`?"));
                         }
-                        d = d.with_note(if names.is_empty() { "the struct has no fields".to_string() } else { format!("fields: {}", names.join(", ")) });
+                        d = d.with_note(if names.is_empty() {
+                            "the struct has no fields".to_string()
+                        } else {
+                            format!("fields: {}", names.join(", "))
+                        });
                         self.report(d);
                         Expr::error(span, node)
                     }
@@ -900,24 +1407,46 @@ impl Checker<'_> {
                             seen |= 1 << c;
                             fresh
                         });
-                        let ty = if components.len() == 1 { Type::Scalar(e) } else { Type::Vector(e, components.len() as u8) };
+                        let ty = if components.len() == 1 {
+                            Type::Scalar(e)
+                        } else {
+                            Type::Vector(e, components.len() as u8)
+                        };
                         let place = if unique { b.place } else { None };
-                        Expr { kind: ExprKind::Swizzle { base: Box::new(b), components }, ty, span, node, place }
+                        Expr {
+                            kind: ExprKind::Swizzle {
+                                base: Box::new(b),
+                                components,
+                            },
+                            ty,
+                            span,
+                            node,
+                            place,
+                        }
                     }
                     Err(msg) => {
-                        let d = Diagnostic::new(Code::NoMember, field.span, msg).with_note(swizzle_help(n));
+                        let d = Diagnostic::new(Code::NoMember, field.span, msg)
+                            .with_note(swizzle_help(n));
                         self.report(d);
                         Expr::error(span, node)
                     }
                 }
             }
-            Type::Pointer(p) if !arrow && matches!(p.pointee, Type::Struct(_) | Type::Vector(..)) => {
-                let msg = format!("member reference type `{}` is a pointer; use `->` instead of `.`", self.tn(&b.ty));
+            Type::Pointer(p)
+                if !arrow && matches!(p.pointee, Type::Struct(_) | Type::Vector(..)) =>
+            {
+                let msg = format!(
+                    "member reference type `{}` is a pointer; use `->` instead of `.`",
+                    self.tn(&b.ty)
+                );
                 self.error(Code::NoMember, field.span, msg);
                 Expr::error(span, node)
             }
             other => {
-                let msg = format!("member reference base type `{}` is not a struct or vector", self.tn(&other));
+                let msg = format!(
+                    "member reference base type `{}` is not a struct or vector",
+                    self.tn(&other)
+                );
                 self.error(Code::NoMember, field.span, msg);
                 Expr::error(span, node)
             }
@@ -927,12 +1456,21 @@ impl Checker<'_> {
     // --- casts and literals -------------------------------------------------------
 
     /// An explicit cast `(T)v`.
-    pub(crate) fn explicit_convert(&mut self, v: Expr, to: &Type, span: Span, node: ast::NodeId) -> Expr {
+    pub(crate) fn explicit_convert(
+        &mut self,
+        v: Expr,
+        to: &Type,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         if v.ty == *to {
             return v;
         }
         let cast = |kind: ConvertKind, v: Expr, to: &Type| Expr {
-            kind: ExprKind::Convert { kind, expr: Box::new(v) },
+            kind: ExprKind::Convert {
+                kind,
+                expr: Box::new(v),
+            },
             ty: to.clone(),
             span,
             node,
@@ -949,7 +1487,11 @@ impl Checker<'_> {
                 cast(ConvertKind::Splat, s, &Type::Vector(*e, *n))
             }
             (Type::Vector(..), Type::Vector(..)) => {
-                let msg = format!("invalid cast between vector types `{}` and `{}`", self.tn(&v.ty), self.tn(to));
+                let msg = format!(
+                    "invalid cast between vector types `{}` and `{}`",
+                    self.tn(&v.ty),
+                    self.tn(to)
+                );
                 let d = Diagnostic::new(Code::InvalidCast, span, msg)
                     .with_note(format!("use `convert_{to}()` to convert the values or `as_{to}()` to reinterpret the bits"));
                 self.report(d);
@@ -957,27 +1499,47 @@ impl Checker<'_> {
             }
             (Type::Pointer(p), Type::Pointer(q)) => {
                 if p.space != q.space {
-                    let msg = format!("casting `{}` to `{}` changes the address space of the pointer", self.tn(&v.ty), self.tn(to));
+                    let msg = format!(
+                        "casting `{}` to `{}` changes the address space of the pointer",
+                        self.tn(&v.ty),
+                        self.tn(to)
+                    );
                     self.error(Code::AddressSpace, span, msg);
                     return Expr::error(span, node);
                 }
                 cast(ConvertKind::PointerCast, v, to)
             }
             (Type::Scalar(s), Type::Pointer(_)) if s.is_integer() => {
-                let kind = if self.is_null_constant(&v) { ConvertKind::NullToPointer } else { ConvertKind::IntToPointer };
+                let kind = if self.is_null_constant(&v) {
+                    ConvertKind::NullToPointer
+                } else {
+                    ConvertKind::IntToPointer
+                };
                 cast(kind, v, to)
             }
             (Type::Pointer(_), Type::Scalar(Scalar::Bool)) => cast(ConvertKind::ToBool, v, to),
-            (Type::Pointer(_), Type::Scalar(s)) if s.is_integer() => cast(ConvertKind::PointerToInt, v, to),
+            (Type::Pointer(_), Type::Scalar(s)) if s.is_integer() => {
+                cast(ConvertKind::PointerToInt, v, to)
+            }
             (from, _) => {
-                let msg = format!("invalid cast from `{}` to `{}`", self.tn(&from), self.tn(to));
+                let msg = format!(
+                    "invalid cast from `{}` to `{}`",
+                    self.tn(&from),
+                    self.tn(to)
+                );
                 self.error(Code::InvalidCast, span, msg);
                 Expr::error(span, node)
             }
         }
     }
 
-    fn vector_literal(&mut self, tyname: &ast::TypeName, elems: &[ast::Expr], span: Span, node: ast::NodeId) -> Expr {
+    fn vector_literal(
+        &mut self,
+        tyname: &ast::TypeName,
+        elems: &[ast::Expr],
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let to = self.type_name(tyname).ty;
         let Type::Vector(e, n) = to else {
             // `(int)(a, b)`: a cast of a comma expression.
@@ -989,11 +1551,21 @@ impl Checker<'_> {
                     Some(prev) => {
                         let ty = v.ty.clone();
                         let sp = prev.span.to(v.span);
-                        self.mk(ExprKind::Comma { lhs: Box::new(prev), rhs: Box::new(v) }, ty, sp, node)
+                        self.mk(
+                            ExprKind::Comma {
+                                lhs: Box::new(prev),
+                                rhs: Box::new(v),
+                            },
+                            ty,
+                            sp,
+                            node,
+                        )
                     }
                 });
             }
-            let Some(v) = acc else { return Expr::error(span, node) };
+            let Some(v) = acc else {
+                return Expr::error(span, node);
+            };
             if v.is_error() || to.is_error() {
                 return Expr::error(span, node);
             }
@@ -1018,7 +1590,11 @@ impl Checker<'_> {
                     out.push(v);
                 }
                 other => {
-                    let msg = format!("a `{}` literal cannot contain a component of type `{}`", self.tn(&to), self.tn(&other));
+                    let msg = format!(
+                        "a `{}` literal cannot contain a component of type `{}`",
+                        self.tn(&to),
+                        self.tn(&other)
+                    );
                     self.error(Code::TypeMismatch, v.span, msg);
                     failed = true;
                 }
@@ -1028,8 +1604,15 @@ impl Checker<'_> {
             return Expr::error(span, node);
         }
         if count != n as usize {
-            let few = if count < n as usize { "too few" } else { "too many" };
-            let msg = format!("{few} elements in vector literal of type `{}`: expected {n}, found {count}", self.tn(&to));
+            let few = if count < n as usize {
+                "too few"
+            } else {
+                "too many"
+            };
+            let msg = format!(
+                "{few} elements in vector literal of type `{}`: expected {n}, found {count}",
+                self.tn(&to)
+            );
             self.error(Code::TypeMismatch, span, msg);
             return Expr::error(span, node);
         }
@@ -1041,10 +1624,18 @@ impl Checker<'_> {
             return Expr::error(span, node);
         }
         match hir::layout_of(ty, &self.unit.structs) {
-            Some((s, a)) => self.mk(ExprKind::Int(if size { s } else { a }), Type::SIZE_T, span, node),
+            Some((s, a)) => self.mk(
+                ExprKind::Int(if size { s } else { a }),
+                Type::SIZE_T,
+                span,
+                node,
+            ),
             None => {
                 let what = if size { "sizeof" } else { "_Alignof" };
-                let msg = format!("invalid application of `{what}` to the incomplete or opaque type `{}`", self.tn(ty));
+                let msg = format!(
+                    "invalid application of `{what}` to the incomplete or opaque type `{}`",
+                    self.tn(ty)
+                );
                 self.error(Code::TypeMismatch, span, msg);
                 Expr::error(span, node)
             }
@@ -1058,7 +1649,10 @@ impl Checker<'_> {
             Type::Vector(_, n) => *n as u64,
             Type::Error => return Expr::error(span, node),
             other => {
-                let msg = format!("`vec_step` requires a scalar or vector type (`{}` invalid)", self.tn(other));
+                let msg = format!(
+                    "`vec_step` requires a scalar or vector type (`{}` invalid)",
+                    self.tn(other)
+                );
                 self.error(Code::TypeMismatch, span, msg);
                 return Expr::error(span, node);
             }
@@ -1068,7 +1662,13 @@ impl Checker<'_> {
 
     // --- calls --------------------------------------------------------------------
 
-    fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span, node: ast::NodeId) -> Expr {
+    fn call(
+        &mut self,
+        callee: &ast::Expr,
+        args: &[ast::Expr],
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let mut c = callee;
         while let ast::ExprKind::Paren(inner) = &c.kind {
             c = inner;
@@ -1085,16 +1685,26 @@ impl Checker<'_> {
             self.value(a);
         }
         if !v.is_error() {
-            let msg = format!("called object of type `{}` is not a function", self.tn(&v.ty));
+            let msg = format!(
+                "called object of type `{}` is not a function",
+                self.tn(&v.ty)
+            );
             self.error(Code::NotCallable, c.span, msg);
         }
         Expr::error(span, node)
     }
 
-    fn user_call(&mut self, f: FuncId, id: &ast::Ident, args: &[ast::Expr], span: Span, node: ast::NodeId) -> Expr {
+    fn user_call(
+        &mut self,
+        f: FuncId,
+        id: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let checked: Vec<Expr> = args.iter().map(|a| self.value(a)).collect();
-        let (params, ret) = match self.sigs.get(f.0 as usize) {
-            Some(s) => (s.params.clone(), s.ret.clone()),
+        let (params, ret, variadic) = match self.sigs.get(f.0 as usize) {
+            Some(s) => (s.params.clone(), s.ret.clone(), s.variadic),
             None => return Expr::error(span, node),
         };
         if let Some(ctx) = &mut self.func {
@@ -1106,7 +1716,7 @@ impl Checker<'_> {
                 calls.push((f, span));
             }
         }
-        if checked.len() != params.len() {
+        if checked.len() != params.len() && !(variadic && checked.len() > params.len()) {
             let def = self.unit.functions[f.0 as usize].name_span;
             let msg = format!(
                 "function `{}` takes {} but {} {} given",
@@ -1115,7 +1725,8 @@ impl Checker<'_> {
                 checked.len(),
                 if checked.len() == 1 { "was" } else { "were" }
             );
-            let d = Diagnostic::new(Code::ArgCount, span, msg).with_related(def, format!("`{}` is declared here", id.name));
+            let d = Diagnostic::new(Code::ArgCount, span, msg)
+                .with_related(def, format!("`{}` is declared here", id.name));
             self.report(d);
             return Expr::error(span, node);
         }
@@ -1132,12 +1743,24 @@ impl Checker<'_> {
         }
         if failed {
             // The call still has its declared type so that checking goes on.
-            return Expr { kind: ExprKind::Error, ty: ret, span, node, place: None };
+            return Expr {
+                kind: ExprKind::Error,
+                ty: ret,
+                span,
+                node,
+                place: None,
+            };
         }
         self.mk(ExprKind::Call { func: f, args: out }, ret, span, node)
     }
 
-    fn builtin_call(&mut self, id: &ast::Ident, args: &[ast::Expr], span: Span, node: ast::NodeId) -> Expr {
+    fn builtin_call(
+        &mut self,
+        id: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let name = id.name.as_str();
         if let Some((code, msg)) = builtins::unsupported(name) {
             self.unsupported(code, id.span, msg);
@@ -1168,7 +1791,11 @@ impl Checker<'_> {
                 .map(|(n, _)| n.to_string())
                 .collect();
             cands.extend(user.iter().map(String::as_str));
-            let mut d = Diagnostic::new(Code::Undeclared, id.span, format!("use of undeclared function `{name}`"));
+            let mut d = Diagnostic::new(
+                Code::Undeclared,
+                id.span,
+                format!("use of undeclared function `{name}`"),
+            );
             if let Some(s) = suggest(name, cands) {
                 d = d.with_note(format!("did you mean `{s}`?"));
             }
@@ -1203,11 +1830,21 @@ impl Checker<'_> {
     }
 
     fn arg_types(&self, args: &[Expr]) -> String {
-        let tys: Vec<String> = args.iter().map(|a| format!("`{}`", self.tn(&a.ty))).collect();
+        let tys: Vec<String> = args
+            .iter()
+            .map(|a| format!("`{}`", self.tn(&a.ty)))
+            .collect();
         tys.join(", ")
     }
 
-    fn table_builtin(&mut self, b: Builtin, id: &ast::Ident, args: Vec<Expr>, span: Span, node: ast::NodeId) -> Expr {
+    fn table_builtin(
+        &mut self,
+        b: Builtin,
+        id: &ast::Ident,
+        args: Vec<Expr>,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         if args.len() != b.arity() {
             let msg = format!(
                 "function `{}` takes {} but {} {} given",
@@ -1216,7 +1853,10 @@ impl Checker<'_> {
                 args.len(),
                 if args.len() == 1 { "was" } else { "were" }
             );
-            let d = Diagnostic::new(Code::ArgCount, span, msg).with_note(format!("candidates: {}", builtins::candidate_signatures(b).join(", ")));
+            let d = Diagnostic::new(Code::ArgCount, span, msg).with_note(format!(
+                "candidates: {}",
+                builtins::candidate_signatures(b).join(", ")
+            ));
             self.report(d);
             return Expr::error(span, node);
         }
@@ -1225,24 +1865,51 @@ impl Checker<'_> {
             Resolution::Found(call) => {
                 let ret = call.ret.clone();
                 match b {
-                    Builtin::InfF | Builtin::HugeValF => return self.mk(ExprKind::Float(f64::INFINITY), ret, span, node),
-                    Builtin::HugeVal => return self.mk(ExprKind::Float(f64::INFINITY), ret, span, node),
+                    Builtin::InfF | Builtin::HugeValF => {
+                        return self.mk(ExprKind::Float(f64::INFINITY), ret, span, node)
+                    }
+                    Builtin::HugeVal => {
+                        return self.mk(ExprKind::Float(f64::INFINITY), ret, span, node)
+                    }
                     Builtin::NanF => return self.mk(ExprKind::Float(f64::NAN), ret, span, node),
                     _ => {}
                 }
-                let args: Vec<Expr> = args.into_iter().zip(&call.params).map(|(a, p)| self.assign_convert(a, p, ConvCtx::Pass)).collect();
-                self.mk(ExprKind::Builtin { call, args }, ret, span, node)
+                let args: Vec<Expr> = args
+                    .into_iter()
+                    .zip(&call.params)
+                    .map(|(a, p)| self.assign_convert(a, p, ConvCtx::Pass))
+                    .collect();
+                self.mk(
+                    ExprKind::Builtin {
+                        call: Box::new(call),
+                        args,
+                    },
+                    ret,
+                    span,
+                    node,
+                )
             }
             Resolution::NoMatch => {
-                let msg = format!("no matching overload of `{}` for arguments of type ({})", b.name(), self.arg_types(&args));
+                let msg = format!(
+                    "no matching overload of `{}` for arguments of type ({})",
+                    b.name(),
+                    self.arg_types(&args)
+                );
                 let d = Diagnostic::new(Code::NoOverload, span, msg)
                     .with_label(format!("`{}` called here", id.name))
-                    .with_note(format!("candidates: {}", builtins::candidate_signatures(b).join(", ")));
+                    .with_note(format!(
+                        "candidates: {}",
+                        builtins::candidate_signatures(b).join(", ")
+                    ));
                 self.report(d);
                 Expr::error(span, node)
             }
             Resolution::Ambiguous(cands) => {
-                let msg = format!("call to `{}` is ambiguous for arguments of type ({})", b.name(), self.arg_types(&args));
+                let msg = format!(
+                    "call to `{}` is ambiguous for arguments of type ({})",
+                    b.name(),
+                    self.arg_types(&args)
+                );
                 let d = Diagnostic::new(Code::NoOverload, span, msg)
                     .with_note(format!("candidates: {}", cands.join(", ")))
                     .with_note("add a cast or a literal suffix (`1u`, `1.0f`) to choose one");
@@ -1268,7 +1935,13 @@ impl Checker<'_> {
             return Expr::error(span, node);
         }
         if sat && to.is_float() {
-            self.error(Code::NoOverload, span, format!("`{name}` does not exist: saturation applies to integer destination types only"));
+            self.error(
+                Code::NoOverload,
+                span,
+                format!(
+                    "`{name}` does not exist: saturation applies to integer destination types only"
+                ),
+            );
             return Expr::error(span, node);
         }
         let mut a = args.into_iter().next().expect("one argument");
@@ -1290,11 +1963,34 @@ impl Checker<'_> {
             self.error(Code::NoOverload, span, msg);
             return Expr::error(span, node);
         }
-        let call = BuiltinCall { func: BuiltinFn::Convert { to: to.clone(), sat, rounding }, params: vec![a.ty.clone()], ret: to.clone() };
-        self.mk(ExprKind::Builtin { call, args: vec![a] }, to, span, node)
+        let call = BuiltinCall {
+            func: BuiltinFn::Convert {
+                to: to.clone(),
+                sat,
+                rounding,
+            },
+            params: vec![a.ty.clone()],
+            ret: to.clone(),
+        };
+        self.mk(
+            ExprKind::Builtin {
+                call: Box::new(call),
+                args: vec![a],
+            },
+            to,
+            span,
+            node,
+        )
     }
 
-    fn as_builtin(&mut self, name: &str, to: Type, args: Vec<Expr>, span: Span, node: ast::NodeId) -> Expr {
+    fn as_builtin(
+        &mut self,
+        name: &str,
+        to: Type,
+        args: Vec<Expr>,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         if args.len() != 1 {
             self.arg_count(name, 1, args.len(), span);
             return Expr::error(span, node);
@@ -1315,11 +2011,31 @@ impl Checker<'_> {
             self.error(Code::NoOverload, span, msg);
             return Expr::error(span, node);
         }
-        let call = BuiltinCall { func: BuiltinFn::As { to: to.clone() }, params: vec![a.ty.clone()], ret: to.clone() };
-        self.mk(ExprKind::Builtin { call, args: vec![a] }, to, span, node)
+        let call = BuiltinCall {
+            func: BuiltinFn::As { to: to.clone() },
+            params: vec![a.ty.clone()],
+            ret: to.clone(),
+        };
+        self.mk(
+            ExprKind::Builtin {
+                call: Box::new(call),
+                args: vec![a],
+            },
+            to,
+            span,
+            node,
+        )
     }
 
-    fn vload_builtin(&mut self, name: &str, store: bool, n: u8, args: Vec<Expr>, span: Span, node: ast::NodeId) -> Expr {
+    fn vload_builtin(
+        &mut self,
+        name: &str,
+        store: bool,
+        n: u8,
+        args: Vec<Expr>,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
         let expected = if store { 3 } else { 2 };
         if args.len() != expected {
             self.arg_count(name, expected, args.len(), span);
@@ -1337,7 +2053,9 @@ impl Checker<'_> {
         } else {
             (None, it.next(), it.next())
         };
-        let (Some(offset), Some(ptr)) = (offset, ptr) else { return Expr::error(span, node) };
+        let (Some(offset), Some(ptr)) = (offset, ptr) else {
+            return Expr::error(span, node);
+        };
         let elem = match &ptr.ty {
             Type::Pointer(p) => match p.pointee {
                 Type::Scalar(s) if s != Scalar::Bool => Some((s, p.space, p.pointee_const)),
@@ -1350,7 +2068,8 @@ impl Checker<'_> {
             (None, _) => true,
             _ => false,
         };
-        let store_ok = !store || elem.is_some_and(|(_, space, c)| !c && space != AddressSpace::Constant);
+        let store_ok =
+            !store || elem.is_some_and(|(_, space, c)| !c && space != AddressSpace::Constant);
         let offset_ok = offset.ty.is_integer() && !offset.ty.is_vector();
         let Some((s, _, _)) = elem.filter(|_| data_ok && store_ok && offset_ok) else {
             let mut all = Vec::new();
@@ -1359,24 +2078,56 @@ impl Checker<'_> {
             }
             all.push(format!("`{}`", self.tn(&offset.ty)));
             all.push(format!("`{}`", self.tn(&ptr.ty)));
-            let msg = format!("no matching overload of `{name}` for arguments of type ({})", all.join(", "));
-            let d = Diagnostic::new(Code::NoOverload, span, msg).with_note(format!("candidates: {candidates}"));
+            let msg = format!(
+                "no matching overload of `{name}` for arguments of type ({})",
+                all.join(", ")
+            );
+            let d = Diagnostic::new(Code::NoOverload, span, msg)
+                .with_note(format!("candidates: {candidates}"));
             self.report(d);
             return Expr::error(span, node);
         };
         if s == Scalar::Half {
-            self.unsupported(Code::UnsupportedHalf, span, format!("`half` values are not supported yet (`{name}` of `half`)"));
+            self.unsupported(
+                Code::UnsupportedHalf,
+                span,
+                format!("`half` values are not supported yet (`{name}` of `half`)"),
+            );
         }
         let offset = self.convert_elements(offset, Scalar::ULong);
         let ptr_ty = ptr.ty.clone();
         if let Some(d) = data {
             let dty = d.ty.clone();
-            let call = BuiltinCall { func: BuiltinFn::VStore(n), params: vec![dty, Type::SIZE_T, ptr_ty], ret: Type::Void };
-            self.mk(ExprKind::Builtin { call, args: vec![d, offset, ptr] }, Type::Void, span, node)
+            let call = BuiltinCall {
+                func: BuiltinFn::VStore(n),
+                params: vec![dty, Type::SIZE_T, ptr_ty],
+                ret: Type::Void,
+            };
+            self.mk(
+                ExprKind::Builtin {
+                    call: Box::new(call),
+                    args: vec![d, offset, ptr],
+                },
+                Type::Void,
+                span,
+                node,
+            )
         } else {
             let ret = Type::Vector(s, n);
-            let call = BuiltinCall { func: BuiltinFn::VLoad(n), params: vec![Type::SIZE_T, ptr_ty], ret: ret.clone() };
-            self.mk(ExprKind::Builtin { call, args: vec![offset, ptr] }, ret, span, node)
+            let call = BuiltinCall {
+                func: BuiltinFn::VLoad(n),
+                params: vec![Type::SIZE_T, ptr_ty],
+                ret: ret.clone(),
+            };
+            self.mk(
+                ExprKind::Builtin {
+                    call: Box::new(call),
+                    args: vec![offset, ptr],
+                },
+                ret,
+                span,
+                node,
+            )
         }
     }
 }
@@ -1389,17 +2140,33 @@ mod tests {
     fn swizzles() {
         assert_eq!(parse_swizzle("xy", 4, "float4"), Ok(vec![0, 1]));
         assert_eq!(parse_swizzle("s0123", 4, "float4"), Ok(vec![0, 1, 2, 3]));
-        assert_eq!(parse_swizzle("SABCD", 16, "float16"), Ok(vec![10, 11, 12, 13]));
+        assert_eq!(
+            parse_swizzle("SABCD", 16, "float16"),
+            Ok(vec![10, 11, 12, 13])
+        );
         assert_eq!(parse_swizzle("hi", 4, "float4"), Ok(vec![2, 3]));
         assert_eq!(parse_swizzle("lo", 8, "float8"), Ok(vec![0, 1, 2, 3]));
         assert_eq!(parse_swizzle("odd", 4, "float4"), Ok(vec![1, 3]));
         assert_eq!(parse_swizzle("even", 2, "float2"), Ok(vec![0]));
         assert_eq!(parse_swizzle("hi", 3, "float3"), Ok(vec![2, 3]));
-        assert_eq!(parse_swizzle("xxyyzzww", 4, "float4").map(|c| c.len()), Ok(8));
-        assert!(parse_swizzle("z", 2, "float2").unwrap_err().contains("exceeds"));
-        assert!(parse_swizzle("xs1", 4, "float4").unwrap_err().contains("illegal vector component name `s`"));
-        assert!(parse_swizzle("sx", 4, "float4").unwrap_err().contains("illegal vector component name `x`"));
-        assert!(parse_swizzle("s5", 4, "float4").unwrap_err().contains("exceeds"));
-        assert!(parse_swizzle("xyzwx", 4, "float4").unwrap_err().contains("invalid length 5"));
+        assert_eq!(
+            parse_swizzle("xxyyzzww", 4, "float4").map(|c| c.len()),
+            Ok(8)
+        );
+        assert!(parse_swizzle("z", 2, "float2")
+            .unwrap_err()
+            .contains("exceeds"));
+        assert!(parse_swizzle("xs1", 4, "float4")
+            .unwrap_err()
+            .contains("illegal vector component name `s`"));
+        assert!(parse_swizzle("sx", 4, "float4")
+            .unwrap_err()
+            .contains("illegal vector component name `x`"));
+        assert!(parse_swizzle("s5", 4, "float4")
+            .unwrap_err()
+            .contains("exceeds"));
+        assert!(parse_swizzle("xyzwx", 4, "float4")
+            .unwrap_err()
+            .contains("invalid length 5"));
     }
 }

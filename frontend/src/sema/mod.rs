@@ -43,7 +43,11 @@ pub fn check(unit: &ast::TranslationUnit, diags: &mut Vec<Diagnostic>) -> hir::U
 /// Like [`check`], with the source text available: attribute arguments are
 /// kept by the AST as spans only, so `reqd_work_group_size(16, 1, 1)` can be
 /// folded only when the text can be read.
-pub fn check_with_sources(unit: &ast::TranslationUnit, sources: Option<&SourceMap>, diags: &mut Vec<Diagnostic>) -> hir::Unit {
+pub fn check_with_sources(
+    unit: &ast::TranslationUnit,
+    sources: Option<&SourceMap>,
+    diags: &mut Vec<Diagnostic>,
+) -> hir::Unit {
     let mut c = Checker::new(diags, sources);
     for item in &unit.items {
         c.item(item);
@@ -65,7 +69,12 @@ pub(crate) struct QualType {
 
 impl QualType {
     pub fn plain(ty: Type) -> QualType {
-        QualType { ty, is_const: false, space: None, spelled: None }
+        QualType {
+            ty,
+            is_const: false,
+            space: None,
+            spelled: None,
+        }
     }
 }
 
@@ -93,16 +102,39 @@ pub(crate) enum Tag {
     Other,
 }
 
+/// A fast non-cryptographic hasher for identifiers (the FxHash function used
+/// by rustc): name lookups dominate checking time, and inputs are not
+/// adversarial enough for hash flooding to matter in an editor.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+
 #[derive(Default)]
 pub(crate) struct Scope {
-    pub names: HashMap<SmolStr, Binding>,
-    pub tags: HashMap<SmolStr, (Tag, Span)>,
+    pub names: FxMap<SmolStr, Binding>,
+    pub tags: FxMap<SmolStr, (Tag, Span)>,
 }
 
 /// The signature of a user function, for calls.
 pub(crate) struct FuncSig {
     pub params: Vec<Type>,
     pub ret: Type,
+    /// `f(int n, ...)`: unsupported, but calls with extra arguments are not
+    /// reported a second time.
+    pub variadic: bool,
     pub defined: bool,
 }
 
@@ -189,7 +221,11 @@ impl<'a> Checker<'a> {
         if self.depth >= MAX_DEPTH {
             if !self.too_deep_reported {
                 self.too_deep_reported = true;
-                self.error(Code::TooDeep, span, format!("nesting too deep: more than {MAX_DEPTH} levels"));
+                self.error(
+                    Code::TooDeep,
+                    span,
+                    format!("nesting too deep: more than {MAX_DEPTH} levels"),
+                );
             }
             return false;
         }
@@ -223,22 +259,38 @@ impl<'a> Checker<'a> {
     }
 
     pub fn lookup_tag(&self, name: &str) -> Option<(Tag, Span)> {
-        self.scopes.iter().rev().find_map(|s| s.tags.get(name).copied())
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.tags.get(name).copied())
     }
 
     /// Declares `name` in the innermost scope; a second declaration in the
     /// same scope is a redefinition (reported; the new binding wins so
     /// later uses resolve to something).
     pub fn declare(&mut self, name: &SmolStr, span: Span, sym: Sym) {
-        let scope = self.scopes.last_mut().expect("the file scope always exists");
+        let scope = self
+            .scopes
+            .last_mut()
+            .expect("the file scope always exists");
         if let Some(prev) = scope.names.get(name) {
             let prev_span = prev.span;
-            let d = Diagnostic::new(Code::Redefinition, span, format!("redefinition of `{name}`"))
-                .with_label("redefined here")
-                .with_related(prev_span, format!("previous definition of `{name}` is here"));
+            let d = Diagnostic::new(
+                Code::Redefinition,
+                span,
+                format!("redefinition of `{name}`"),
+            )
+            .with_label("redefined here")
+            .with_related(
+                prev_span,
+                format!("previous definition of `{name}` is here"),
+            );
             self.report(d);
         }
-        let scope = self.scopes.last_mut().expect("the file scope always exists");
+        let scope = self
+            .scopes
+            .last_mut()
+            .expect("the file scope always exists");
         scope.names.insert(name.clone(), Binding { sym, span });
     }
 
@@ -336,36 +388,52 @@ impl<'a> Checker<'a> {
                     self.unit.functions[caller].name
                 )
             };
-            let d = Diagnostic::new(Code::Recursion, span, msg)
-                .with_related(self.unit.functions[callee].name_span, format!("`{callee_name}` is defined here"));
+            let d = Diagnostic::new(Code::Recursion, span, msg).with_related(
+                self.unit.functions[callee].name_span,
+                format!("`{callee_name}` is defined here"),
+            );
             self.report(d);
         }
     }
 }
 
-/// Levenshtein distance, capped: returns `None` when above `max`.
+/// Edit distance with adjacent transpositions (optimal string alignment),
+/// capped: `None` when above `max`. `widht` is one edit from `width`.
 fn edit_distance(a: &str, b: &str, max: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     if a.len().abs_diff(b.len()) > max {
         return None;
     }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
+    let w = b.len() + 1;
+    // Three rows: i-2, i-1, i.
+    let mut rows = vec![vec![0usize; w]; 3];
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
     for i in 1..=a.len() {
-        cur[0] = i;
+        let (cur, prev, prev2) = (i % 3, (i + 2) % 3, (i + 1) % 3);
+        rows[cur][0] = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            let mut d = (rows[prev][j] + 1)
+                .min(rows[cur][j - 1] + 1)
+                .min(rows[prev][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[prev2][j - 2] + 1);
+            }
+            rows[cur][j] = d;
         }
-        std::mem::swap(&mut prev, &mut cur);
     }
-    let d = prev[b.len()];
+    let d = rows[a.len() % 3][b.len()];
     (d <= max).then_some(d)
 }
 
 /// The closest candidate within a small edit distance, for "did you mean".
-pub(crate) fn suggest<'s>(name: &str, candidates: impl IntoIterator<Item = &'s str>) -> Option<String> {
+pub(crate) fn suggest<'s>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'s str>,
+) -> Option<String> {
     let max = (name.chars().count() / 3).max(1);
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
@@ -379,4 +447,23 @@ pub(crate) fn suggest<'s>(name: &str, candidates: impl IntoIterator<Item = &'s s
         }
     }
     best.map(|(_, c)| c.to_string())
+}
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("widht", "width", 1), Some(1));
+        assert_eq!(edit_distance("kitten", "sitting", 5), Some(3));
+        assert_eq!(edit_distance("abc", "abcdef", 2), None);
+        assert_eq!(edit_distance("", "a", 1), Some(1));
+        assert_eq!(
+            suggest("get_global_idx", ["get_global_id", "get_local_id"]),
+            Some("get_global_id".to_string())
+        );
+        assert_eq!(suggest("x", ["y"]), Some("y".to_string()));
+        assert_eq!(suggest("foo", ["width"]), None);
+    }
 }

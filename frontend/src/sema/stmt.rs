@@ -2,7 +2,6 @@
 
 use super::consteval::cast_value;
 use super::conv::ConvCtx;
-use super::decl::DeclCtx;
 use super::{Checker, SwitchCtx, Sym};
 use crate::ast::{self, AddressSpace, Derived, Storage};
 use crate::diag::{Code, Diagnostic};
@@ -22,7 +21,11 @@ impl Checker<'_> {
         for s in &b.stmts {
             self.stmt(s, &mut stmts);
         }
-        Block { stmts, span: b.span, node: b.id }
+        Block {
+            stmts,
+            span: b.span,
+            node: b.id,
+        }
     }
 
     fn block(&mut self, b: &ast::Block) -> Block {
@@ -43,7 +46,15 @@ impl Checker<'_> {
                 return Box::new(one);
             }
         }
-        Box::new(Stmt { kind: StmtKind::Block(Block { stmts: v, span: s.span, node: s.id }), span: s.span, node: s.id })
+        Box::new(Stmt {
+            kind: StmtKind::Block(Block {
+                stmts: v,
+                span: s.span,
+                node: s.id,
+            }),
+            span: s.span,
+            node: s.id,
+        })
     }
 
     /// Checks a statement, appending its HIR (zero or more statements: a
@@ -57,7 +68,11 @@ impl Checker<'_> {
     }
 
     fn stmt_inner(&mut self, s: &ast::Stmt, out: &mut Vec<Stmt>) {
-        let mk = |kind| Stmt { kind, span: s.span, node: s.id };
+        let mk = |kind| Stmt {
+            kind,
+            span: s.span,
+            node: s.id,
+        };
         use ast::StmtKind as K;
         match &s.kind {
             K::Block(b) => {
@@ -90,7 +105,12 @@ impl Checker<'_> {
                 let c = self.condition(c, "`do`-`while` condition");
                 out.push(mk(StmtKind::DoWhile { body, cond: c }));
             }
-            K::For { init, cond, step, body } => {
+            K::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
                 self.push_scope();
                 let mut init_stmts = Vec::new();
                 if let Some(i) = init {
@@ -100,10 +120,18 @@ impl Checker<'_> {
                     let v = self.value(c);
                     self.condition(v, "`for` condition")
                 });
-                let step = step.as_ref().map(|e| self.expr(e)).filter(|e| !e.is_error());
+                let step = step
+                    .as_ref()
+                    .map(|e| self.expr(e))
+                    .filter(|e| !e.is_error());
                 let body = self.loop_body(body);
                 self.pop_scope();
-                out.push(mk(StmtKind::For { init: init_stmts, cond, step, body }));
+                out.push(mk(StmtKind::For {
+                    init: init_stmts,
+                    cond,
+                    step,
+                    body,
+                }));
             }
             K::Switch { cond, body } => self.switch(cond, body, s, out),
             K::Case { value, body } => {
@@ -112,17 +140,33 @@ impl Checker<'_> {
                 self.stmt(body, out);
             }
             K::Default { body } => {
-                let label = Span::new(s.span.file, s.span.start, s.span.start.saturating_add(7).min(s.span.end));
+                let label = Span::new(
+                    s.span.file,
+                    s.span.start,
+                    s.span.start.saturating_add(7).min(s.span.end),
+                );
                 match self.func.as_mut().and_then(|f| f.switches.last_mut()) {
-                    None => self.error(Code::MisplacedJump, label, "`default` label not within a switch statement"),
+                    None => self.error(
+                        Code::MisplacedJump,
+                        label,
+                        "`default` label not within a switch statement",
+                    ),
                     Some(sw) => {
                         if let Some(prev) = sw.default {
-                            let d = Diagnostic::new(Code::Redefinition, label, "multiple `default` labels in one switch")
-                                .with_related(prev, "previous `default` label is here");
+                            let d = Diagnostic::new(
+                                Code::Redefinition,
+                                label,
+                                "multiple `default` labels in one switch",
+                            )
+                            .with_related(prev, "previous `default` label is here");
                             self.report(d);
                         } else {
                             sw.default = Some(label);
-                            out.push(Stmt { kind: StmtKind::Default, span: label, node: s.id });
+                            out.push(Stmt {
+                                kind: StmtKind::Default,
+                                span: label,
+                                node: s.id,
+                            });
                         }
                     }
                 }
@@ -132,14 +176,22 @@ impl Checker<'_> {
                 if self.func.as_ref().is_some_and(|f| f.breakable > 0) {
                     out.push(mk(StmtKind::Break));
                 } else {
-                    self.error(Code::MisplacedJump, s.span, "`break` statement not in a loop or switch statement");
+                    self.error(
+                        Code::MisplacedJump,
+                        s.span,
+                        "`break` statement not in a loop or switch statement",
+                    );
                 }
             }
             K::Continue => {
                 if self.func.as_ref().is_some_and(|f| f.loop_depth > 0) {
                     out.push(mk(StmtKind::Continue));
                 } else {
-                    self.error(Code::MisplacedJump, s.span, "`continue` statement not in a loop statement");
+                    self.error(
+                        Code::MisplacedJump,
+                        s.span,
+                        "`continue` statement not in a loop statement",
+                    );
                 }
             }
             K::Return(v) => {
@@ -147,10 +199,18 @@ impl Checker<'_> {
                 out.push(mk(StmtKind::Return(r)));
             }
             K::Goto(label) => {
-                self.unsupported(Code::UnsupportedGoto, s.span, format!("`goto` is not supported yet (`goto {}`)", label.name));
+                self.unsupported(
+                    Code::UnsupportedGoto,
+                    s.span,
+                    format!("`goto` is not supported yet (`goto {}`)", label.name),
+                );
             }
             K::Labeled { label, body } => {
-                self.unsupported(Code::UnsupportedGoto, label.span, format!("labels are not supported yet (`{}:`)", label.name));
+                self.unsupported(
+                    Code::UnsupportedGoto,
+                    label.span,
+                    format!("labels are not supported yet (`{}:`)", label.name),
+                );
                 self.stmt(body, out);
             }
             K::Empty | K::Error => {}
@@ -174,16 +234,27 @@ impl Checker<'_> {
         let c = self.value(cond);
         let c = if c.is_error() {
             c
-        } else if c.ty.scalar().is_some_and(|t| t.is_integer() || t == Scalar::Bool) {
+        } else if c
+            .ty
+            .scalar()
+            .is_some_and(|t| t.is_integer() || t == Scalar::Bool)
+        {
             self.promote(c)
         } else {
-            let msg = format!("`switch` requires an expression of integer type (`{}` invalid)", self.tn(&c.ty));
+            let msg = format!(
+                "`switch` requires an expression of integer type (`{}` invalid)",
+                self.tn(&c.ty)
+            );
             self.error(Code::TypeMismatch, c.span, msg);
             Expr::error(c.span, c.node)
         };
         let ty = c.ty.clone();
         if let Some(f) = &mut self.func {
-            f.switches.push(SwitchCtx { ty, cases: Default::default(), default: None });
+            f.switches.push(SwitchCtx {
+                ty,
+                cases: Default::default(),
+                default: None,
+            });
             f.breakable += 1;
         }
         let block = match &body.kind {
@@ -193,42 +264,88 @@ impl Checker<'_> {
                 let mut v = Vec::new();
                 self.stmt(body, &mut v);
                 self.pop_scope();
-                Block { stmts: v, span: body.span, node: body.id }
+                Block {
+                    stmts: v,
+                    span: body.span,
+                    node: body.id,
+                }
             }
         };
         if let Some(f) = &mut self.func {
             f.switches.pop();
             f.breakable = f.breakable.saturating_sub(1);
         }
-        out.push(Stmt { kind: StmtKind::Switch { cond: c, body: block }, span: s.span, node: s.id });
+        out.push(Stmt {
+            kind: StmtKind::Switch {
+                cond: c,
+                body: block,
+            },
+            span: s.span,
+            node: s.id,
+        });
     }
 
     fn case_label(&mut self, value: &ast::Expr, label: Span, out: &mut Vec<Stmt>) {
         let v = self.value(value);
-        let Some(sw_ty) = self.func.as_ref().and_then(|f| f.switches.last()).map(|s| s.ty.clone()) else {
-            self.error(Code::MisplacedJump, label, "`case` label not within a switch statement");
+        let Some(sw_ty) = self
+            .func
+            .as_ref()
+            .and_then(|f| f.switches.last())
+            .map(|s| s.ty.clone())
+        else {
+            self.error(
+                Code::MisplacedJump,
+                label,
+                "`case` label not within a switch statement",
+            );
             return;
         };
         if v.is_error() {
             return;
         }
-        let constant = if v.ty.scalar().is_some_and(|s| s.is_integer() || s == Scalar::Bool) { self.eval(&v) } else { None };
+        let constant = if v
+            .ty
+            .scalar()
+            .is_some_and(|s| s.is_integer() || s == Scalar::Bool)
+        {
+            self.eval(&v)
+        } else {
+            None
+        };
         let Some(c) = constant else {
-            self.error(Code::NotConstant, v.span, "case value is not an integer constant expression");
+            self.error(
+                Code::NotConstant,
+                v.span,
+                "case value is not an integer constant expression",
+            );
             return;
         };
         let Some(target) = sw_ty.scalar() else { return };
         let k = cast_value(c, target).as_i64();
-        let Some(sw) = self.func.as_mut().and_then(|f| f.switches.last_mut()) else { return };
+        let Some(sw) = self.func.as_mut().and_then(|f| f.switches.last_mut()) else {
+            return;
+        };
         if let Some(prev) = sw.cases.get(&k).copied() {
-            let shown = if target.is_signed() { k.to_string() } else { (k as u64).to_string() };
-            let d = Diagnostic::new(Code::Redefinition, v.span, format!("duplicate case value `{shown}`"))
-                .with_related(prev, "previous case is here");
+            let shown = if target.is_signed() {
+                k.to_string()
+            } else {
+                (k as u64).to_string()
+            };
+            let d = Diagnostic::new(
+                Code::Redefinition,
+                v.span,
+                format!("duplicate case value `{shown}`"),
+            )
+            .with_related(prev, "previous case is here");
             self.report(d);
             return;
         }
         sw.cases.insert(k, v.span);
-        out.push(Stmt { kind: StmtKind::Case(k), span: label, node: v.node });
+        out.push(Stmt {
+            kind: StmtKind::Case(k),
+            span: label,
+            node: v.node,
+        });
     }
 
     fn return_value(&mut self, v: Option<&ast::Expr>, span: Span) -> Option<Expr> {
@@ -239,7 +356,11 @@ impl Checker<'_> {
         match v {
             None => {
                 if !ret.is_void() && !ret.is_error() {
-                    self.error(Code::BadReturn, span, format!("non-void function `{name}` should return a value"));
+                    self.error(
+                        Code::BadReturn,
+                        span,
+                        format!("non-void function `{name}` should return a value"),
+                    );
                 }
                 None
             }
@@ -250,12 +371,23 @@ impl Checker<'_> {
                 }
                 if ret.is_void() {
                     if !x.ty.is_void() {
-                        self.error(Code::BadReturn, x.span, format!("void function `{name}` should not return a value"));
+                        self.error(
+                            Code::BadReturn,
+                            x.span,
+                            format!("void function `{name}` should not return a value"),
+                        );
                     }
                     return Some(x);
                 }
                 if x.ty.is_void() {
-                    self.error(Code::BadReturn, x.span, format!("function `{name}` returns `{}` but the expression has type `void`", self.tn(&ret)));
+                    self.error(
+                        Code::BadReturn,
+                        x.span,
+                        format!(
+                            "function `{name}` returns `{}` but the expression has type `void`",
+                            self.tn(&ret)
+                        ),
+                    );
                     return None;
                 }
                 let x = self.assign_convert(x, &ret, ConvCtx::Return);
@@ -275,13 +407,25 @@ impl Checker<'_> {
             return;
         }
         if matches!(d.spec.storage, Storage::Static | Storage::Extern) {
-            let which = if d.spec.storage == Storage::Static { "static" } else { "extern" };
-            self.error(Code::InvalidDeclaration, d.spec.span, format!("variables in function scope cannot be declared `{which}`"));
+            let which = if d.spec.storage == Storage::Static {
+                "static"
+            } else {
+                "extern"
+            };
+            self.error(
+                Code::InvalidDeclaration,
+                d.spec.span,
+                format!("variables in function scope cannot be declared `{which}`"),
+            );
         }
         for decl in &d.declarators {
             let Some(name) = &decl.declarator.name else {
                 if !decl.declarator.derived.is_empty() {
-                    self.error(Code::InvalidDeclaration, decl.span, "declaration does not declare anything");
+                    self.error(
+                        Code::InvalidDeclaration,
+                        decl.span,
+                        "declaration does not declare anything",
+                    );
                 }
                 continue;
             };
@@ -293,7 +437,7 @@ impl Checker<'_> {
                 );
                 continue;
             }
-            let q = self.apply_declarator(base.clone(), &decl.declarator.derived, DeclCtx::Local);
+            let q = self.apply_declarator(base.clone(), &decl.declarator.derived);
             match q.space.map(|s| s.0) {
                 Some(AddressSpace::Global) => {
                     let span = q.space.map_or(decl.span, |s| s.1);
@@ -306,7 +450,7 @@ impl Checker<'_> {
                 Some(AddressSpace::Constant) => {
                     if self.func.as_ref().is_some_and(|f| f.is_kernel) {
                         // A kernel-scope `__constant` is a program constant.
-                        self.constant_variable(q, name, decl);
+                        self.constant_variable(q, name, decl, AddressSpace::Constant);
                         continue;
                     }
                     let span = q.space.map_or(decl.span, |s| s.1);
@@ -318,7 +462,9 @@ impl Checker<'_> {
                 }
                 _ => {}
             }
-            let Some(ctx) = self.func.as_mut() else { continue };
+            let Some(ctx) = self.func.as_mut() else {
+                continue;
+            };
             let id = LocalId(ctx.locals.len() as u32);
             ctx.locals.push(hir::Local {
                 name: name.name.clone(),
@@ -365,14 +511,22 @@ impl Checker<'_> {
                     }
                 }
             }
-            out.push(Stmt { kind: StmtKind::Decl { local: id, init }, span: decl.span, node: decl.id });
+            out.push(Stmt {
+                kind: StmtKind::Decl { local: id, init },
+                span: decl.span,
+                node: decl.id,
+            });
         }
     }
 
     /// Checks an initializer for an object of type `ty`. Returns the checked
     /// initializer and the object's type (an array declared `[]` gets its
     /// length from the initializer).
-    pub(crate) fn initializer(&mut self, ty: &Type, init: &ast::Initializer) -> (Option<Init>, Type) {
+    pub(crate) fn initializer(
+        &mut self,
+        ty: &Type,
+        init: &ast::Initializer,
+    ) -> (Option<Init>, Type) {
         match init {
             ast::Initializer::Expr(e) => {
                 let v = self.value(e);
@@ -380,7 +534,11 @@ impl Checker<'_> {
                     return (None, ty.clone());
                 }
                 if let Type::Array(..) = ty {
-                    self.error(Code::TypeMismatch, e.span, "an array must be initialized with a brace-enclosed list");
+                    self.error(
+                        Code::TypeMismatch,
+                        e.span,
+                        "an array must be initialized with a brace-enclosed list",
+                    );
                     return (None, ty.clone());
                 }
                 let v = self.assign_convert(v, ty, ConvCtx::Init);
@@ -393,7 +551,11 @@ impl Checker<'_> {
                 let mut idx = 0;
                 let (init, ty) = self.init_list(ty, items, &mut idx, true, *span, None);
                 if let Some((_, extra)) = items.get(idx) {
-                    self.warning(Code::InvalidDeclaration, extra.span(), "excess elements in initializer list");
+                    self.warning(
+                        Code::InvalidDeclaration,
+                        extra.span(),
+                        "excess elements in initializer list",
+                    );
                 }
                 (init, ty)
             }
@@ -441,7 +603,10 @@ impl Checker<'_> {
                         match d {
                             ast::Designator::Index(e) => {
                                 if let Some(k) = self.integer_constant(e, "array designator") {
-                                    if k < 0 || (!growable && k as u64 >= *n) || k as u64 >= MAX_LIST_ELEMENTS {
+                                    if k < 0
+                                        || (!growable && k as u64 >= *n)
+                                        || k as u64 >= MAX_LIST_ELEMENTS
+                                    {
                                         self.error(Code::InvalidDeclaration, e.span, format!("array designator index {k} exceeds the array bounds"));
                                         *idx += 1;
                                         continue;
@@ -450,7 +615,14 @@ impl Checker<'_> {
                                 }
                             }
                             ast::Designator::Field(f) => {
-                                self.error(Code::TypeMismatch, f.span, format!("field designator `.{}` cannot initialize an array", f.name));
+                                self.error(
+                                    Code::TypeMismatch,
+                                    f.span,
+                                    format!(
+                                        "field designator `.{}` cannot initialize an array",
+                                        f.name
+                                    ),
+                                );
                                 *idx += 1;
                                 continue;
                             }
@@ -458,7 +630,11 @@ impl Checker<'_> {
                     }
                     if !growable && cursor >= *n as usize {
                         if braced {
-                            self.warning(Code::InvalidDeclaration, items[*idx].1.span(), "excess elements in array initializer");
+                            self.warning(
+                                Code::InvalidDeclaration,
+                                items[*idx].1.span(),
+                                "excess elements in array initializer",
+                            );
                             *idx = items.len();
                         }
                         break;
@@ -473,19 +649,36 @@ impl Checker<'_> {
                     elems[cursor] = el;
                     cursor += 1;
                 }
-                let ty = if growable { Type::Array(elem.clone(), elems.len() as u64) } else { ty.clone() };
-                (Some(Init::List { ty: ty.clone(), elems, span }), ty)
+                let ty = if growable {
+                    Type::Array(elem.clone(), elems.len() as u64)
+                } else {
+                    ty.clone()
+                };
+                (
+                    Some(Init::List {
+                        ty: ty.clone(),
+                        elems,
+                        span,
+                    }),
+                    ty,
+                )
             }
             Type::Struct(id) => {
-                let fields: Vec<(smol_str::SmolStr, Type)> = match self.unit.structs.get(id.0 as usize) {
-                    Some(def) if def.complete => def.fields.iter().map(|f| (f.name.clone(), f.ty.clone())).collect(),
-                    _ => {
-                        let msg = format!("cannot initialize incomplete type `{}`", self.tn(ty));
-                        self.error(Code::InvalidDeclaration, span, msg);
-                        *idx = items.len();
-                        return self.leave_with((None, Type::Error));
-                    }
-                };
+                let fields: Vec<(smol_str::SmolStr, Type)> =
+                    match self.unit.structs.get(id.0 as usize) {
+                        Some(def) if def.complete => def
+                            .fields
+                            .iter()
+                            .map(|f| (f.name.clone(), f.ty.clone()))
+                            .collect(),
+                        _ => {
+                            let msg =
+                                format!("cannot initialize incomplete type `{}`", self.tn(ty));
+                            self.error(Code::InvalidDeclaration, span, msg);
+                            *idx = items.len();
+                            return self.leave_with((None, Type::Error));
+                        }
+                    };
                 let mut elems: Vec<Option<Init>> = vec![None; fields.len()];
                 let mut cursor = 0usize;
                 while *idx < items.len() {
@@ -494,17 +687,27 @@ impl Checker<'_> {
                             break;
                         }
                         match d {
-                            ast::Designator::Field(f) => match fields.iter().position(|(n, _)| *n == f.name) {
-                                Some(i) => cursor = i,
-                                None => {
-                                    let msg = format!("no member named `{}` in `{}`", f.name, self.tn(ty));
-                                    self.error(Code::NoMember, f.span, msg);
-                                    *idx += 1;
-                                    continue;
+                            ast::Designator::Field(f) => {
+                                match fields.iter().position(|(n, _)| *n == f.name) {
+                                    Some(i) => cursor = i,
+                                    None => {
+                                        let msg = format!(
+                                            "no member named `{}` in `{}`",
+                                            f.name,
+                                            self.tn(ty)
+                                        );
+                                        self.error(Code::NoMember, f.span, msg);
+                                        *idx += 1;
+                                        continue;
+                                    }
                                 }
-                            },
+                            }
                             ast::Designator::Index(e) => {
-                                self.error(Code::TypeMismatch, e.span, "array designator cannot initialize a struct");
+                                self.error(
+                                    Code::TypeMismatch,
+                                    e.span,
+                                    "array designator cannot initialize a struct",
+                                );
                                 *idx += 1;
                                 continue;
                             }
@@ -512,7 +715,11 @@ impl Checker<'_> {
                     }
                     if cursor >= fields.len() {
                         if braced {
-                            self.warning(Code::InvalidDeclaration, items[*idx].1.span(), "excess elements in struct initializer");
+                            self.warning(
+                                Code::InvalidDeclaration,
+                                items[*idx].1.span(),
+                                "excess elements in struct initializer",
+                            );
                             *idx = items.len();
                         }
                         break;
@@ -521,7 +728,14 @@ impl Checker<'_> {
                     elems[cursor] = self.init_element(&fty, items, idx, pending.take());
                     cursor += 1;
                 }
-                (Some(Init::List { ty: ty.clone(), elems, span }), ty.clone())
+                (
+                    Some(Init::List {
+                        ty: ty.clone(),
+                        elems,
+                        span,
+                    }),
+                    ty.clone(),
+                )
             }
             Type::Vector(e, n) => {
                 let mut elems: Vec<Option<Init>> = vec![None; *n as usize];
@@ -532,19 +746,25 @@ impl Checker<'_> {
                         if !braced {
                             break;
                         }
-                        self.error(Code::TypeMismatch, items[*idx].1.span(), "designators cannot initialize vector components");
+                        self.error(
+                            Code::TypeMismatch,
+                            items[*idx].1.span(),
+                            "designators cannot initialize vector components",
+                        );
                         *idx += 1;
                         continue;
                     }
                     let v = match pending.take() {
                         Some(v) => Some(v),
-                        None => match &items[*idx].1 {
-                            ast::Initializer::Expr(x) => Some(self.value(x)),
-                            ast::Initializer::List { span, .. } => {
-                                self.error(Code::TypeMismatch, *span, "a vector component cannot be initialized with a brace list");
-                                None
+                        None => {
+                            match &items[*idx].1 {
+                                ast::Initializer::Expr(x) => Some(self.value(x)),
+                                ast::Initializer::List { span, .. } => {
+                                    self.error(Code::TypeMismatch, *span, "a vector component cannot be initialized with a brace list");
+                                    None
+                                }
                             }
-                        },
+                        }
                     };
                     *idx += 1;
                     if let Some(v) = v {
@@ -561,10 +781,21 @@ impl Checker<'_> {
                     cursor += 1;
                 }
                 if braced && *idx < items.len() {
-                    self.warning(Code::InvalidDeclaration, items[*idx].1.span(), "excess elements in vector initializer");
+                    self.warning(
+                        Code::InvalidDeclaration,
+                        items[*idx].1.span(),
+                        "excess elements in vector initializer",
+                    );
                     *idx = items.len();
                 }
-                (Some(Init::List { ty: ty.clone(), elems, span }), ty.clone())
+                (
+                    Some(Init::List {
+                        ty: ty.clone(),
+                        elems,
+                        span,
+                    }),
+                    ty.clone(),
+                )
             }
             Type::Error => {
                 // Check the items for their own errors, then give up quietly.
@@ -580,7 +811,14 @@ impl Checker<'_> {
                 // A scalar or pointer in braces: `int x = {1};`.
                 let el = self.init_element(ty, items, idx, pending.take());
                 let elems = vec![el];
-                (Some(Init::List { ty: ty.clone(), elems, span }), ty.clone())
+                (
+                    Some(Init::List {
+                        ty: ty.clone(),
+                        elems,
+                        span,
+                    }),
+                    ty.clone(),
+                )
             }
         };
         self.leave_with(r)
@@ -609,7 +847,11 @@ impl Checker<'_> {
                     let mut j = 0;
                     let (init, _) = self.init_list(elem, sub, &mut j, true, *span, None);
                     if let Some((_, extra)) = sub.get(j) {
-                        self.warning(Code::InvalidDeclaration, extra.span(), "excess elements in initializer list");
+                        self.warning(
+                            Code::InvalidDeclaration,
+                            extra.span(),
+                            "excess elements in initializer list",
+                        );
                     }
                     return init;
                 }

@@ -1,8 +1,8 @@
-// L0015: invalid conversions: an explicit cast between vector types (use
-// convert_float4), an implicit conversion between vector types, a struct
-// cast to a scalar, a scalar initializing a struct, a pointer cast to
-// float, a vector cast to a vector of another length, a float to a
-// pointer.
+// L0015: invalid casts: an explicit cast between vector types (use
+// convert_float4), a struct cast to a scalar, a pointer cast to float, a
+// vector cast to a vector of another length, a float cast to a pointer.
+// Implicit conversions that do not exist (a vector initialized from another
+// vector type, a struct from a scalar) are mismatched types, L0004.
 
 typedef struct {
     float a;
@@ -17,9 +17,9 @@ __kernel void casts(__global int4 *iv, __global float4 *fv,
         return;
     int4 q = iv[i];
     float4 f = (float4)q;              //~ error[L0015]
-    float4 g = q;                      //~ error[L0015]
+    float4 g = q;                      //~ error[L0004]
     int s = (int)pairs[i];             //~ error[L0015]
-    Pair p = 1.0f;                     //~ error[L0015]
+    Pair p = 1.0f;                     //~ error[L0004]
     float h = (float)out;              //~ error[L0015]
     int2 t = (int2)fv[i];              //~ error[L0015]
     __global float *z = (__global float *)out[i]; //~ error[L0015]
