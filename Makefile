@@ -35,7 +35,7 @@ bench: setup
 # Runs the front-end fuzz target (needs `cargo install cargo-fuzz`); SECONDS=600 by default.
 FUZZ_SECONDS ?= 600
 fuzz:
-	cd fuzz && $(CARGO) fuzz run -s none frontend corpus ../tests/kernels/valid ../tests/kernels/invalid ../examples -- -max_total_time=$(FUZZ_SECONDS) -dict=frontend.dict
+	mkdir -p fuzz/corpus/frontend && cd fuzz && $(CARGO) fuzz run -s none frontend corpus/frontend ../tests/kernels/valid ../tests/kernels/invalid ../examples -- -max_total_time=$(FUZZ_SECONDS) -dict=frontend.dict
 
 clean:
 	$(CARGO) clean
