@@ -1042,38 +1042,32 @@ impl Preprocessor<'_> {
         PTok { tok, hs: t.hs }
     }
 
+    /// The next unexpanded token if it has `kind`; otherwise reports `message`
+    /// at `after` and leaves the token unread.
+    fn expect_raw(&mut self, kind: TokenKind, after: Span, message: &str) -> Option<PTok> {
+        match self.next_raw(false) {
+            Some(t) if t.tok.kind == kind => Some(t),
+            other => {
+                self.error(Code::BadDirective, after, message);
+                if let Some(o) = other {
+                    self.unread(o);
+                }
+                None
+            }
+        }
+    }
+
     /// `_Pragma ( "string" )`: handled like `#pragma string`.
     fn pragma_operator(&mut self, kw: PTok) {
         let bad = "`_Pragma` takes a parenthesized string literal";
-        let open = match self.next_raw(false) {
-            Some(t) if t.tok.kind == TokenKind::LParen => t,
-            other => {
-                self.error(Code::BadDirective, kw.tok.span, bad);
-                if let Some(o) = other {
-                    self.unread(o);
-                }
-                return;
-            }
+        let Some(open) = self.expect_raw(TokenKind::LParen, kw.tok.span, bad) else {
+            return;
         };
-        let string = match self.next_raw(false) {
-            Some(t) if t.tok.kind == TokenKind::StringLit => t,
-            other => {
-                self.error(Code::BadDirective, open.tok.span, bad);
-                if let Some(o) = other {
-                    self.unread(o);
-                }
-                return;
-            }
+        let Some(string) = self.expect_raw(TokenKind::StringLit, open.tok.span, bad) else {
+            return;
         };
-        let close = match self.next_raw(false) {
-            Some(t) if t.tok.kind == TokenKind::RParen => t,
-            other => {
-                self.error(Code::BadDirective, string.tok.span, bad);
-                if let Some(o) = other {
-                    self.unread(o);
-                }
-                return;
-            }
+        let Some(close) = self.expect_raw(TokenKind::RParen, string.tok.span, bad) else {
+            return;
         };
         let text = destringize(&string.tok.text);
         let toks = lexer::lex(FileId(0), &text, &mut Vec::new());
