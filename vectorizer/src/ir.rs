@@ -1,0 +1,1204 @@
+//! The lanes IR: an SSA control-flow graph with φ nodes and optional block
+//! predicates, after P-LLVM (Moll 2021, ch. 4).
+//!
+//! One [`Function`] is one kernel with every helper inlined. The IR is
+//! *scalar*: OpenCL vector types are scalarized per component during
+//! lowering, so every value has one of the scalar types of [`Ty`]. Memory is
+//! byte-addressed: [`InstKind::PtrAdd`] adds a byte offset, which is what the
+//! stride analysis wants (pointer strides are in bytes).
+//!
+//! Every instruction carries a [`Src`] (the AST node and span it came from)
+//! so that every fact can be shown at the user's text.
+//!
+//! Layout of a block: φs first, then ordinary instructions, then exactly one
+//! terminator ([`InstKind::is_terminator`]).
+
+use std::fmt;
+
+use lanes_frontend::ast::{AddressSpace, NodeId};
+use lanes_frontend::source::Span;
+use smol_str::SmolStr;
+
+pub mod print;
+pub mod verify;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InstId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub u32);
+
+impl BlockId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+impl InstId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+impl ValueId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Where an instruction comes from in the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Src {
+    pub node: NodeId,
+    pub span: Span,
+}
+
+/// Scalar IR types. Integers carry no signedness: operations say it
+/// (`SDiv`/`UDiv`, `Slt`/`Ult`, `SExt`/`ZExt`), as in LLVM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    I1,
+    I8,
+    I16,
+    I32,
+    I64,
+    F32,
+    F64,
+    Ptr(AddressSpace),
+    Void,
+}
+
+impl Ty {
+    /// Width in bits of an integer or float type (pointers: 64, void: 0).
+    pub fn bits(self) -> u32 {
+        match self {
+            Ty::I1 => 1,
+            Ty::I8 => 8,
+            Ty::I16 => 16,
+            Ty::I32 | Ty::F32 => 32,
+            Ty::I64 | Ty::F64 | Ty::Ptr(_) => 64,
+            Ty::Void => 0,
+        }
+    }
+
+    /// Size in bytes in memory (`i1` is stored as one byte).
+    pub fn bytes(self) -> u64 {
+        match self {
+            Ty::I1 | Ty::I8 => 1,
+            Ty::I16 => 2,
+            Ty::I32 | Ty::F32 => 4,
+            Ty::I64 | Ty::F64 | Ty::Ptr(_) => 8,
+            Ty::Void => 0,
+        }
+    }
+
+    pub fn is_int(self) -> bool {
+        matches!(self, Ty::I1 | Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::F32 | Ty::F64)
+    }
+
+    pub fn is_ptr(self) -> bool {
+        matches!(self, Ty::Ptr(_))
+    }
+
+    /// The integer type of `bits` bits (1, 8, 16, 32, 64).
+    pub fn int(bits: u32) -> Option<Ty> {
+        match bits {
+            1 => Some(Ty::I1),
+            8 => Some(Ty::I8),
+            16 => Some(Ty::I16),
+            32 => Some(Ty::I32),
+            64 => Some(Ty::I64),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::I1 => f.write_str("i1"),
+            Ty::I8 => f.write_str("i8"),
+            Ty::I16 => f.write_str("i16"),
+            Ty::I32 => f.write_str("i32"),
+            Ty::I64 => f.write_str("i64"),
+            Ty::F32 => f.write_str("f32"),
+            Ty::F64 => f.write_str("f64"),
+            Ty::Ptr(space) => write!(f, "ptr({})", space_name(*space)),
+            Ty::Void => f.write_str("void"),
+        }
+    }
+}
+
+pub fn space_name(space: AddressSpace) -> &'static str {
+    match space {
+        AddressSpace::Private => "private",
+        AddressSpace::Global => "global",
+        AddressSpace::Constant => "constant",
+        AddressSpace::Local => "local",
+        AddressSpace::Generic => "generic",
+    }
+}
+
+/// A constant. Integers are the two's-complement bits of the value,
+/// truncated to the type's width (zero-extended to 64 bits).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Const {
+    Int(u64, Ty),
+    Float(f64, Ty),
+    Null(AddressSpace),
+    Undef(Ty),
+}
+
+impl Const {
+    pub fn ty(self) -> Ty {
+        match self {
+            Const::Int(_, t) | Const::Float(_, t) | Const::Undef(t) => t,
+            Const::Null(s) => Ty::Ptr(s),
+        }
+    }
+
+    /// An integer constant, truncated to the width of `ty`.
+    pub fn int(value: i64, ty: Ty) -> Const {
+        Const::Int(truncate(value as u64, ty.bits()), ty)
+    }
+
+    /// The value of an integer constant sign-extended from its width.
+    pub fn as_signed(self) -> Option<i64> {
+        match self {
+            Const::Int(v, t) => Some(sign_extend(v, t.bits())),
+            _ => None,
+        }
+    }
+
+    /// The bits of an integer constant (zero-extended).
+    pub fn as_unsigned(self) -> Option<u64> {
+        match self {
+            Const::Int(v, _) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// Keeps the low `bits` bits of `v`.
+pub fn truncate(v: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
+}
+
+/// Sign-extends the low `bits` bits of `v` to 64 bits (`i1` true is -1).
+pub fn sign_extend(v: u64, bits: u32) -> i64 {
+    if bits == 0 || bits >= 64 {
+        v as i64
+    } else {
+        let shift = 64 - bits;
+        ((v << shift) as i64) >> shift
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    SDiv,
+    UDiv,
+    SRem,
+    URem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FRem,
+}
+
+impl BinOp {
+    pub fn name(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            Mul => "mul",
+            SDiv => "sdiv",
+            UDiv => "udiv",
+            SRem => "srem",
+            URem => "urem",
+            Shl => "shl",
+            LShr => "lshr",
+            AShr => "ashr",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            FAdd => "fadd",
+            FSub => "fsub",
+            FMul => "fmul",
+            FDiv => "fdiv",
+            FRem => "frem",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem
+        )
+    }
+
+    /// Integer division or remainder (the kinds that trap on zero).
+    pub fn is_int_division(self) -> bool {
+        matches!(self, BinOp::SDiv | BinOp::UDiv | BinOp::SRem | BinOp::URem)
+    }
+}
+
+/// Comparison predicates. Float predicates are ordered (false on NaN)
+/// except `FUne` (true on NaN), as C's `!=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpPred {
+    Eq,
+    Ne,
+    Slt,
+    Sle,
+    Sgt,
+    Sge,
+    Ult,
+    Ule,
+    Ugt,
+    Uge,
+    FOeq,
+    FUne,
+    FOlt,
+    FOle,
+    FOgt,
+    FOge,
+    /// Both operands are not NaN.
+    FOrd,
+    /// Either operand is NaN.
+    FUno,
+}
+
+impl CmpPred {
+    pub fn name(self) -> &'static str {
+        use CmpPred::*;
+        match self {
+            Eq => "eq",
+            Ne => "ne",
+            Slt => "slt",
+            Sle => "sle",
+            Sgt => "sgt",
+            Sge => "sge",
+            Ult => "ult",
+            Ule => "ule",
+            Ugt => "ugt",
+            Uge => "uge",
+            FOeq => "foeq",
+            FUne => "fune",
+            FOlt => "folt",
+            FOle => "fole",
+            FOgt => "fogt",
+            FOge => "foge",
+            FOrd => "ford",
+            FUno => "funo",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        use CmpPred::*;
+        matches!(self, FOeq | FUne | FOlt | FOle | FOgt | FOge | FOrd | FUno)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastOp {
+    Trunc,
+    ZExt,
+    SExt,
+    FpTrunc,
+    FpExt,
+    /// Float to signed integer, rounding toward zero. Out-of-range values
+    /// are undefined in C; the interpreter reports them.
+    FpToSi,
+    FpToUi,
+    /// Float to signed integer with saturation (NaN gives 0), for
+    /// `convert_T_sat`.
+    FpToSiSat,
+    FpToUiSat,
+    SiToFp,
+    UiToFp,
+    /// Same size reinterpretation between integers and floats (`as_T`).
+    Bitcast,
+    PtrToInt,
+    IntToPtr,
+    /// Pointer to pointer of another address space or pointee (no-op).
+    PtrCast,
+}
+
+impl CastOp {
+    pub fn name(self) -> &'static str {
+        use CastOp::*;
+        match self {
+            Trunc => "trunc",
+            ZExt => "zext",
+            SExt => "sext",
+            FpTrunc => "fptrunc",
+            FpExt => "fpext",
+            FpToSi => "fptosi",
+            FpToUi => "fptoui",
+            FpToSiSat => "fptosi.sat",
+            FpToUiSat => "fptoui.sat",
+            SiToFp => "sitofp",
+            UiToFp => "uitofp",
+            Bitcast => "bitcast",
+            PtrToInt => "ptrtoint",
+            IntToPtr => "inttoptr",
+            PtrCast => "ptrcast",
+        }
+    }
+}
+
+/// Work-item queries. The dimension is the first argument where the
+/// OpenCL function has one (an `i32`, usually a constant). All return `i64`
+/// (`size_t`) except `WorkDim`, `SubGroupSize`, `SubGroupLocalId`,
+/// `NumSubGroups`, `SubGroupId` and `MaxSubGroupSize`, which return `i32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WorkItem {
+    GlobalId,
+    LocalId,
+    GroupId,
+    GlobalSize,
+    LocalSize,
+    NumGroups,
+    GlobalOffset,
+    WorkDim,
+    SubGroupSize,
+    SubGroupLocalId,
+    NumSubGroups,
+    SubGroupId,
+    MaxSubGroupSize,
+}
+
+impl WorkItem {
+    pub fn name(self) -> &'static str {
+        use WorkItem::*;
+        match self {
+            GlobalId => "get_global_id",
+            LocalId => "get_local_id",
+            GroupId => "get_group_id",
+            GlobalSize => "get_global_size",
+            LocalSize => "get_local_size",
+            NumGroups => "get_num_groups",
+            GlobalOffset => "get_global_offset",
+            WorkDim => "get_work_dim",
+            SubGroupSize => "get_sub_group_size",
+            SubGroupLocalId => "get_sub_group_local_id",
+            NumSubGroups => "get_num_sub_groups",
+            SubGroupId => "get_sub_group_id",
+            MaxSubGroupSize => "get_max_sub_group_size",
+        }
+    }
+
+    pub fn has_dim(self) -> bool {
+        use WorkItem::*;
+        matches!(
+            self,
+            GlobalId | LocalId | GroupId | GlobalSize | LocalSize | NumGroups | GlobalOffset
+        )
+    }
+}
+
+/// Element-wise math on one lane: floats unless the name says otherwise.
+/// `native_*`/`half_*` variants lower to the precise function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    // float -> float
+    Sqrt,
+    Rsqrt,
+    Fabs,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Rint,
+    Exp,
+    Exp2,
+    Exp10,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Sinpi,
+    Cospi,
+    Cbrt,
+    // (float, float) -> float
+    Pow,
+    Powr,
+    Atan2,
+    Hypot,
+    Copysign,
+    Fmod,
+    Fdim,
+    /// IEEE minNum / maxNum (OpenCL `fmin`/`fmax`, and `min`/`max` on floats).
+    Fmin,
+    Fmax,
+    // (float, int) -> float; the int is `i32`.
+    Pown,
+    Rootn,
+    Ldexp,
+    // (float, float, float) -> float
+    Fma,
+    // integers
+    SMin,
+    SMax,
+    UMin,
+    UMax,
+    /// `abs` of a signed integer (the result's bits, as OpenCL's unsigned).
+    IAbs,
+    /// High half of the full product.
+    SMulHi,
+    UMulHi,
+    SAddSat,
+    UAddSat,
+    SSubSat,
+    USubSat,
+    Popcount,
+    Clz,
+    Ctz,
+    /// Rotate left by the second operand (modulo the width).
+    Rotate,
+}
+
+impl MathFn {
+    pub fn name(self) -> &'static str {
+        use MathFn::*;
+        match self {
+            Sqrt => "sqrt",
+            Rsqrt => "rsqrt",
+            Fabs => "fabs",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Trunc => "trunc",
+            Rint => "rint",
+            Exp => "exp",
+            Exp2 => "exp2",
+            Exp10 => "exp10",
+            Expm1 => "expm1",
+            Log => "log",
+            Log2 => "log2",
+            Log10 => "log10",
+            Log1p => "log1p",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Asinh => "asinh",
+            Acosh => "acosh",
+            Atanh => "atanh",
+            Sinpi => "sinpi",
+            Cospi => "cospi",
+            Cbrt => "cbrt",
+            Pow => "pow",
+            Powr => "powr",
+            Atan2 => "atan2",
+            Hypot => "hypot",
+            Copysign => "copysign",
+            Fmod => "fmod",
+            Fdim => "fdim",
+            Fmin => "fmin",
+            Fmax => "fmax",
+            Pown => "pown",
+            Rootn => "rootn",
+            Ldexp => "ldexp",
+            Fma => "fma",
+            SMin => "smin",
+            SMax => "smax",
+            UMin => "umin",
+            UMax => "umax",
+            IAbs => "iabs",
+            SMulHi => "smul_hi",
+            UMulHi => "umul_hi",
+            SAddSat => "sadd_sat",
+            UAddSat => "uadd_sat",
+            SSubSat => "ssub_sat",
+            USubSat => "usub_sat",
+            Popcount => "popcount",
+            Clz => "clz",
+            Ctz => "ctz",
+            Rotate => "rotate",
+        }
+    }
+
+    pub fn arity(self) -> usize {
+        use MathFn::*;
+        match self {
+            Pow | Powr | Atan2 | Hypot | Copysign | Fmod | Fdim | Fmin | Fmax | Pown | Rootn
+            | Ldexp | SMin | SMax | UMin | UMax | SMulHi | UMulHi | SAddSat | UAddSat
+            | SSubSat | USubSat | Rotate => 2,
+            Fma => 3,
+            _ => 1,
+        }
+    }
+
+    /// True for the integer functions (operands and result are integers).
+    pub fn is_integer(self) -> bool {
+        use MathFn::*;
+        matches!(
+            self,
+            SMin | SMax
+                | UMin
+                | UMax
+                | IAbs
+                | SMulHi
+                | UMulHi
+                | SAddSat
+                | UAddSat
+                | SSubSat
+                | USubSat
+                | Popcount
+                | Clz
+                | Ctz
+                | Rotate
+        )
+    }
+}
+
+/// Operations across the lanes of a SIMD group (= OpenCL sub-group). They
+/// see the *active* lanes only (DESIGN §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Horizontal {
+    /// `sub_group_any(c)`: one `i1` operand, `i1` result, uniform.
+    Any,
+    /// `sub_group_all(c)`.
+    All,
+    /// `sub_group_broadcast(x, lane)`: value of `x` on lane `lane` (uniform
+    /// `i32`).
+    Broadcast,
+    Reduce(ReduceOp),
+    ScanInclusive(ReduceOp),
+    ScanExclusive(ReduceOp),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Add,
+    FAdd,
+    SMin,
+    UMin,
+    FMin,
+    SMax,
+    UMax,
+    FMax,
+}
+
+impl Horizontal {
+    pub fn name(self) -> String {
+        let op = |o: ReduceOp| match o {
+            ReduceOp::Add => "add",
+            ReduceOp::FAdd => "fadd",
+            ReduceOp::SMin => "smin",
+            ReduceOp::UMin => "umin",
+            ReduceOp::FMin => "fmin",
+            ReduceOp::SMax => "smax",
+            ReduceOp::UMax => "umax",
+            ReduceOp::FMax => "fmax",
+        };
+        match self {
+            Horizontal::Any => "any".into(),
+            Horizontal::All => "all".into(),
+            Horizontal::Broadcast => "broadcast".into(),
+            Horizontal::Reduce(o) => format!("reduce.{}", op(o)),
+            Horizontal::ScanInclusive(o) => format!("scan_incl.{}", op(o)),
+            Horizontal::ScanExclusive(o) => format!("scan_excl.{}", op(o)),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum InstKind {
+    /// `incoming` has one entry per predecessor edge, in any order.
+    Phi {
+        incoming: Vec<(BlockId, ValueId)>,
+    },
+    Bin {
+        op: BinOp,
+        lhs: ValueId,
+        rhs: ValueId,
+    },
+    /// Float negation (integer negation is `sub 0, x`).
+    FNeg(ValueId),
+    /// Result `i1`.
+    Cmp {
+        pred: CmpPred,
+        lhs: ValueId,
+        rhs: ValueId,
+    },
+    /// `cond` is `i1`.
+    Select {
+        cond: ValueId,
+        then: ValueId,
+        els: ValueId,
+    },
+    Cast {
+        op: CastOp,
+        value: ValueId,
+    },
+    /// `size` bytes of private memory, one object per work-item.
+    Alloca {
+        size: u64,
+        align: u64,
+    },
+    /// Loads a value of the instruction's type.
+    Load {
+        ptr: ValueId,
+        align: u64,
+    },
+    Store {
+        ptr: ValueId,
+        value: ValueId,
+        align: u64,
+    },
+    /// `base + offset` where `offset` is an `i64` count of bytes.
+    PtrAdd {
+        base: ValueId,
+        offset: ValueId,
+    },
+    WorkItem {
+        query: WorkItem,
+        /// The dimension operand (`i32`) for queries that have one.
+        dim: Option<ValueId>,
+    },
+    Math {
+        func: MathFn,
+        args: Vec<ValueId>,
+    },
+    Horizontal {
+        op: Horizontal,
+        args: Vec<ValueId>,
+    },
+    // Terminators.
+    Br(BlockId),
+    CondBr {
+        cond: ValueId,
+        then: BlockId,
+        els: BlockId,
+    },
+    /// `value` is an integer; `cases` are values truncated to its width.
+    Switch {
+        value: ValueId,
+        default: BlockId,
+        cases: Vec<(u64, BlockId)>,
+    },
+    Ret,
+    /// Reached only on paths C leaves undefined (e.g. falling off the end of a
+    /// non-void helper); the interpreter reports it.
+    Unreachable,
+}
+
+impl InstKind {
+    pub fn is_terminator(&self) -> bool {
+        matches!(
+            self,
+            InstKind::Br(_)
+                | InstKind::CondBr { .. }
+                | InstKind::Switch { .. }
+                | InstKind::Ret
+                | InstKind::Unreachable
+        )
+    }
+
+    pub fn is_phi(&self) -> bool {
+        matches!(self, InstKind::Phi { .. })
+    }
+
+    /// The value operands, in order.
+    pub fn operands(&self) -> Vec<ValueId> {
+        let mut out = Vec::new();
+        self.for_each_operand(|v| out.push(v));
+        out
+    }
+
+    pub fn for_each_operand(&self, mut f: impl FnMut(ValueId)) {
+        match self {
+            InstKind::Phi { incoming } => incoming.iter().for_each(|&(_, v)| f(v)),
+            InstKind::Bin { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => {
+                f(*lhs);
+                f(*rhs)
+            }
+            InstKind::FNeg(v) | InstKind::Cast { value: v, .. } => f(*v),
+            InstKind::Select { cond, then, els } => {
+                f(*cond);
+                f(*then);
+                f(*els)
+            }
+            InstKind::Alloca { .. } => {}
+            InstKind::Load { ptr, .. } => f(*ptr),
+            InstKind::Store { ptr, value, .. } => {
+                f(*ptr);
+                f(*value)
+            }
+            InstKind::PtrAdd { base, offset } => {
+                f(*base);
+                f(*offset)
+            }
+            InstKind::WorkItem { dim, .. } => {
+                if let Some(d) = dim {
+                    f(*d)
+                }
+            }
+            InstKind::Math { args, .. } | InstKind::Horizontal { args, .. } => {
+                args.iter().for_each(|&v| f(v))
+            }
+            InstKind::CondBr { cond, .. } => f(*cond),
+            InstKind::Switch { value, .. } => f(*value),
+            InstKind::Br(_) | InstKind::Ret | InstKind::Unreachable => {}
+        }
+    }
+
+    pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut ValueId)) {
+        match self {
+            InstKind::Phi { incoming } => incoming.iter_mut().for_each(|(_, v)| f(v)),
+            InstKind::Bin { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs)
+            }
+            InstKind::FNeg(v) | InstKind::Cast { value: v, .. } => f(v),
+            InstKind::Select { cond, then, els } => {
+                f(cond);
+                f(then);
+                f(els)
+            }
+            InstKind::Alloca { .. } => {}
+            InstKind::Load { ptr, .. } => f(ptr),
+            InstKind::Store { ptr, value, .. } => {
+                f(ptr);
+                f(value)
+            }
+            InstKind::PtrAdd { base, offset } => {
+                f(base);
+                f(offset)
+            }
+            InstKind::WorkItem { dim, .. } => {
+                if let Some(d) = dim {
+                    f(d)
+                }
+            }
+            InstKind::Math { args, .. } | InstKind::Horizontal { args, .. } => {
+                args.iter_mut().for_each(f)
+            }
+            InstKind::CondBr { cond, .. } => f(cond),
+            InstKind::Switch { value, .. } => f(value),
+            InstKind::Br(_) | InstKind::Ret | InstKind::Unreachable => {}
+        }
+    }
+
+    /// Successor blocks of a terminator, in order (a switch lists the
+    /// default first, then its cases; duplicates are kept).
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            InstKind::Br(b) => vec![*b],
+            InstKind::CondBr { then, els, .. } => vec![*then, *els],
+            InstKind::Switch { default, cases, .. } => {
+                let mut v = vec![*default];
+                v.extend(cases.iter().map(|&(_, b)| b));
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Rewrites every successor equal to `from` into `to`.
+    pub fn replace_successor(&mut self, from: BlockId, to: BlockId) {
+        let fix = |b: &mut BlockId| {
+            if *b == from {
+                *b = to
+            }
+        };
+        match self {
+            InstKind::Br(b) => fix(b),
+            InstKind::CondBr { then, els, .. } => {
+                fix(then);
+                fix(els)
+            }
+            InstKind::Switch { default, cases, .. } => {
+                fix(default);
+                cases.iter_mut().for_each(|(_, b)| fix(b))
+            }
+            _ => {}
+        }
+    }
+
+    /// True for instructions with an effect besides their value.
+    pub fn has_side_effect(&self) -> bool {
+        matches!(self, InstKind::Store { .. }) || self.is_terminator()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    pub kind: InstKind,
+    /// The result type (`Void` for stores and terminators).
+    pub ty: Ty,
+    pub block: BlockId,
+    pub result: Option<ValueId>,
+    pub src: Src,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueDef {
+    /// The `n`-th IR parameter of the function.
+    Param(u32),
+    Inst(InstId),
+    Const(Const),
+    /// The address of a `__constant` program-scope variable.
+    Global(u32),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Value {
+    pub def: ValueDef,
+    pub ty: Ty,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Block {
+    /// φs first, then instructions, then one terminator.
+    pub insts: Vec<InstId>,
+    /// The P-LLVM block predicate (`i1`); `None` means true.
+    pub predicate: Option<ValueId>,
+    /// A readable label for printing (`for.body`, `if.then`, ...).
+    pub label: SmolStr,
+}
+
+/// A parameter of the IR function. Kernel parameters of vector type are
+/// split into one IR parameter per component.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: SmolStr,
+    pub ty: Ty,
+    /// Index of the kernel parameter in the source.
+    pub source_index: u32,
+    /// The vector component, for scalarized vector parameters.
+    pub component: Option<u32>,
+    pub span: Span,
+}
+
+/// A `__constant` variable the kernel refers to, with its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Global {
+    pub name: SmolStr,
+    pub bytes: Vec<u8>,
+    pub align: u64,
+    pub span: Span,
+}
+
+/// A source variable and the SSA values that hold it (every assignment
+/// and every φ created for it; several per component for vectors), or the
+/// `alloca` that stores it. Used to show a variable's shape at its
+/// declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Var {
+    pub name: SmolStr,
+    /// The name in the declarator (or the parameter).
+    pub span: Span,
+    pub node: NodeId,
+    pub values: Vec<ValueId>,
+    /// True when the variable lives in memory (`values` holds its alloca).
+    pub in_memory: bool,
+    pub is_param: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: SmolStr,
+    pub span: Span,
+    pub params: Vec<Param>,
+    pub blocks: Vec<Block>,
+    pub insts: Vec<Inst>,
+    pub values: Vec<Value>,
+    pub globals: Vec<Global>,
+    pub vars: Vec<Var>,
+    pub entry: BlockId,
+}
+
+impl Function {
+    pub fn new(name: impl Into<SmolStr>, span: Span) -> Function {
+        Function {
+            name: name.into(),
+            span,
+            params: Vec::new(),
+            blocks: Vec::new(),
+            insts: Vec::new(),
+            values: Vec::new(),
+            globals: Vec::new(),
+            vars: Vec::new(),
+            entry: BlockId(0),
+        }
+    }
+
+    pub fn inst(&self, id: InstId) -> &Inst {
+        &self.insts[id.index()]
+    }
+
+    pub fn inst_mut(&mut self, id: InstId) -> &mut Inst {
+        &mut self.insts[id.index()]
+    }
+
+    pub fn block(&self, id: BlockId) -> &Block {
+        &self.blocks[id.index()]
+    }
+
+    pub fn block_mut(&mut self, id: BlockId) -> &mut Block {
+        &mut self.blocks[id.index()]
+    }
+
+    pub fn value(&self, id: ValueId) -> &Value {
+        &self.values[id.index()]
+    }
+
+    pub fn ty(&self, v: ValueId) -> Ty {
+        self.values[v.index()].ty
+    }
+
+    pub fn block_ids(&self) -> impl Iterator<Item = BlockId> + '_ {
+        (0..self.blocks.len() as u32).map(BlockId)
+    }
+
+    /// The constant a value is, if it is one.
+    pub fn as_const(&self, v: ValueId) -> Option<Const> {
+        match self.values[v.index()].def {
+            ValueDef::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The instruction defining a value, if any.
+    pub fn def_inst(&self, v: ValueId) -> Option<InstId> {
+        match self.values[v.index()].def {
+            ValueDef::Inst(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The terminator of a block (the last instruction), if the block has one.
+    pub fn terminator(&self, b: BlockId) -> Option<InstId> {
+        let last = *self.blocks[b.index()].insts.last()?;
+        self.insts[last.index()].kind.is_terminator().then_some(last)
+    }
+
+    pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
+        match self.terminator(b) {
+            Some(t) => self.insts[t.index()].kind.successors(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Predecessors of every block, each listed once per edge, in block order.
+    pub fn predecessors(&self) -> Vec<Vec<BlockId>> {
+        let mut preds = vec![Vec::new(); self.blocks.len()];
+        for b in self.block_ids() {
+            for s in self.successors(b) {
+                preds[s.index()].push(b);
+            }
+        }
+        preds
+    }
+
+    /// The φ instructions at the start of a block.
+    pub fn phis(&self, b: BlockId) -> impl Iterator<Item = InstId> + '_ {
+        self.blocks[b.index()]
+            .insts
+            .iter()
+            .copied()
+            .take_while(|&i| self.insts[i.index()].kind.is_phi())
+    }
+
+    /// Users of every value: the instructions that read it (once per
+    /// instruction, in instruction order). Block predicates are not included.
+    pub fn users(&self) -> Vec<Vec<InstId>> {
+        let mut users: Vec<Vec<InstId>> = vec![Vec::new(); self.values.len()];
+        for (i, inst) in self.insts.iter().enumerate() {
+            let id = InstId(i as u32);
+            inst.kind.for_each_operand(|v| {
+                let list = &mut users[v.index()];
+                if list.last() != Some(&id) {
+                    list.push(id);
+                }
+            });
+        }
+        users
+    }
+
+    // ---- construction -------------------------------------------------
+
+    pub fn add_block(&mut self, label: impl Into<SmolStr>) -> BlockId {
+        let id = BlockId(self.blocks.len() as u32);
+        self.blocks.push(Block {
+            insts: Vec::new(),
+            predicate: None,
+            label: label.into(),
+        });
+        id
+    }
+
+    pub fn add_param(&mut self, param: Param) -> ValueId {
+        let n = self.params.len() as u32;
+        let ty = param.ty;
+        self.params.push(param);
+        self.add_value(ValueDef::Param(n), ty)
+    }
+
+    pub fn add_global(&mut self, global: Global) -> ValueId {
+        let n = self.globals.len() as u32;
+        self.globals.push(global);
+        self.add_value(ValueDef::Global(n), Ty::Ptr(AddressSpace::Constant))
+    }
+
+    /// A constant value. Each call makes a new value id (constants are not
+    /// interned; compare with [`Function::as_const`]).
+    pub fn add_const(&mut self, c: Const) -> ValueId {
+        self.add_value(ValueDef::Const(c), c.ty())
+    }
+
+    pub fn const_int(&mut self, v: i64, ty: Ty) -> ValueId {
+        self.add_const(Const::int(v, ty))
+    }
+
+    fn add_value(&mut self, def: ValueDef, ty: Ty) -> ValueId {
+        let id = ValueId(self.values.len() as u32);
+        self.values.push(Value { def, ty });
+        id
+    }
+
+    /// Creates an instruction (not yet placed in any block's list; see
+    /// [`Function::append`] and [`Function::insert`]). Returns the
+    /// instruction and its result value (none for `Void`).
+    pub fn create_inst(
+        &mut self,
+        block: BlockId,
+        kind: InstKind,
+        ty: Ty,
+        src: Src,
+    ) -> (InstId, Option<ValueId>) {
+        let id = InstId(self.insts.len() as u32);
+        let result = (ty != Ty::Void).then(|| self.add_value(ValueDef::Inst(id), ty));
+        self.insts.push(Inst {
+            kind,
+            ty,
+            block,
+            result,
+            src,
+        });
+        (id, result)
+    }
+
+    /// Appends an instruction at the end of `block`.
+    pub fn append(
+        &mut self,
+        block: BlockId,
+        kind: InstKind,
+        ty: Ty,
+        src: Src,
+    ) -> (InstId, Option<ValueId>) {
+        let (id, v) = self.create_inst(block, kind, ty, src);
+        self.blocks[block.index()].insts.push(id);
+        (id, v)
+    }
+
+    /// Inserts an instruction at position `pos` of `block`'s list.
+    pub fn insert(
+        &mut self,
+        block: BlockId,
+        pos: usize,
+        kind: InstKind,
+        ty: Ty,
+        src: Src,
+    ) -> (InstId, Option<ValueId>) {
+        let (id, v) = self.create_inst(block, kind, ty, src);
+        let list = &mut self.blocks[block.index()].insts;
+        let pos = pos.min(list.len());
+        list.insert(pos, id);
+        (id, v)
+    }
+
+    /// Inserts a φ at the start of `block` (after the existing φs).
+    pub fn add_phi(
+        &mut self,
+        block: BlockId,
+        ty: Ty,
+        incoming: Vec<(BlockId, ValueId)>,
+        src: Src,
+    ) -> (InstId, ValueId) {
+        let pos = self.phis(block).count();
+        let (id, v) = self.insert(block, pos, InstKind::Phi { incoming }, ty, src);
+        // A φ always has a value: its type is never Void.
+        (id, v.unwrap_or(ValueId(u32::MAX)))
+    }
+
+    /// Replaces every use of `from` (operands and block predicates) by `to`.
+    pub fn replace_all_uses(&mut self, from: ValueId, to: ValueId) {
+        for inst in &mut self.insts {
+            inst.kind.for_each_operand_mut(|v| {
+                if *v == from {
+                    *v = to
+                }
+            });
+        }
+        for b in &mut self.blocks {
+            if b.predicate == Some(from) {
+                b.predicate = Some(to);
+            }
+        }
+        for var in &mut self.vars {
+            for v in &mut var.values {
+                if *v == from {
+                    *v = to;
+                }
+            }
+        }
+    }
+
+    /// Removes an instruction from its block's list (the arena keeps it, so
+    /// ids stay stable; a removed instruction is in no block).
+    pub fn remove_inst(&mut self, id: InstId) {
+        let b = self.insts[id.index()].block;
+        self.blocks[b.index()].insts.retain(|&i| i != id);
+    }
+
+    /// True when the instruction is still placed in its block.
+    pub fn is_placed(&self, id: InstId) -> bool {
+        let b = self.insts[id.index()].block;
+        self.blocks
+            .get(b.index())
+            .is_some_and(|blk| blk.insts.contains(&id))
+    }
+}

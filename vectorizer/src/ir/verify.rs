@@ -1,0 +1,1 @@
+//! IR verifier (structure, types, SSA dominance).
