@@ -27,6 +27,36 @@ pub enum Deny {
     Warnings,
 }
 
+/// Preprocessor options shared by the subcommands.
+#[derive(Args)]
+pub struct MacroArgs {
+    /// Define a macro: `-D NAME` or `-D NAME=VALUE`.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+    /// Undefine a macro.
+    #[arg(short = 'U', value_name = "NAME")]
+    undefine: Vec<String>,
+    /// Add a directory to the `#include` search path.
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+}
+
+pub fn preprocess_options(args: &MacroArgs, width: u32) -> PreprocessOptions {
+    PreprocessOptions {
+        defines: args
+            .define
+            .iter()
+            .map(|d| match d.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                None => (d.clone(), None),
+            })
+            .collect(),
+        undefines: args.undefine.clone(),
+        include_dirs: args.include.clone(),
+        width,
+    }
+}
+
 #[derive(Args)]
 pub struct CheckArgs {
     /// OpenCL C files to check.
@@ -38,15 +68,8 @@ pub struct CheckArgs {
     /// SIMD target; sets `__LANES_WIDTH__` (see `lanes targets`).
     #[arg(long, default_value = "host")]
     target: String,
-    /// Define a macro: `-D NAME` or `-D NAME=VALUE`.
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    define: Vec<String>,
-    /// Undefine a macro.
-    #[arg(short = 'U', value_name = "NAME")]
-    undefine: Vec<String>,
-    /// Add a directory to the `#include` search path.
-    #[arg(short = 'I', value_name = "DIR")]
-    include: Vec<PathBuf>,
+    #[command(flatten)]
+    macros: MacroArgs,
     /// `--deny warnings`: fail on warnings too.
     #[arg(long, value_enum)]
     deny: Vec<Deny>,
@@ -61,19 +84,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
         eprintln!("  = note: known targets: {}", Target::names().join(", "));
         return ExitCode::from(2);
     };
-    let options = PreprocessOptions {
-        defines: args
-            .define
-            .iter()
-            .map(|d| match d.split_once('=') {
-                Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                None => (d.clone(), None),
-            })
-            .collect(),
-        undefines: args.undefine.clone(),
-        include_dirs: args.include.clone(),
-        width: target.width,
-    };
+    let options = preprocess_options(&args.macros, target.width);
 
     let mut units: Vec<CheckedUnit> = Vec::new();
     let mut unreadable = 0;
@@ -83,6 +94,22 @@ pub fn run(args: CheckArgs) -> ExitCode {
             Err(e) => {
                 eprintln!("error: cannot read `{}`: {e}", path.display());
                 unreadable += 1;
+            }
+        }
+    }
+    // How the kernels will run on SIMD lanes: only for files without errors
+    // (the analysis needs a complete, typed program).
+    for u in &mut units {
+        if u.has_errors() {
+            continue;
+        }
+        for k in u.hir.kernels() {
+            match lanes_vectorizer::report::analyze_kernel(&u.hir, k, target.width) {
+                Ok(ka) => {
+                    let r = lanes_vectorizer::report::report(&ka, &u.hir, k, &u.sources);
+                    u.diagnostics.extend(r.diagnostics);
+                }
+                Err(diags) => u.diagnostics.extend(diags),
             }
         }
     }
@@ -162,7 +189,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
-fn write_json(value: &impl serde::Serialize) -> std::io::Result<()> {
+pub fn write_json(value: &impl serde::Serialize) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::other)?;
     writeln!(out)

@@ -1,6 +1,7 @@
 //! The `lanes` command line.
 
 mod check;
+mod explain;
 
 use std::process::ExitCode;
 
@@ -21,6 +22,8 @@ struct Cli {
 enum Command {
     /// Check kernels: syntax, types, unsupported features (exit status 1 on errors).
     Check(check::CheckArgs),
+    /// Show how each kernel runs on SIMD lanes: shapes, divergence, memory accesses.
+    Explain(explain::ExplainArgs),
     /// List the SIMD targets and their widths.
     Targets,
 }
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         .stack_size(256 << 20)
         .spawn(move || match cli.command {
             Command::Check(args) => check::run(args),
+            Command::Explain(args) => explain::run(args),
             Command::Targets => targets(),
         });
     match worker.map(|h| h.join()) {

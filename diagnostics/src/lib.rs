@@ -4,6 +4,7 @@
 //! the analysis.
 
 pub mod human;
+pub mod explain;
 pub mod json;
 pub mod sarif;
 

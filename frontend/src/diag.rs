@@ -85,6 +85,16 @@ codes! {
     // Front-end warnings.
     MacroRedefined = "L0100", Warning, "macro redefined";
     UnknownPragma = "L0101", Hint, "unknown `#pragma` ignored";
+    // Performance: how the kernel will run on SIMD lanes (the vectorizer's findings).
+    DivergentLoop = "L0201", Warning, "divergent loop";
+    Gather = "L0202", Warning, "gather: load from lane-varying addresses";
+    Scatter = "L0203", Warning, "scatter: store to lane-varying addresses";
+    StridedAccess = "L0204", Warning, "strided memory access";
+    VaryingDivision = "L0205", Warning, "integer division or remainder on lane-varying values";
+    PerLanePrivateArray = "L0206", Warning, "private array made per-lane";
+    SameAddressStore = "L0207", Warning, "all lanes store to one address";
+    // Information about SIMD execution.
+    DivergentBranch = "L0300", Info, "divergent branch";
     // Features of OpenCL C that lanes does not compile yet (DESIGN.md §1, "later").
     UnsupportedBarrier = "L0901", Error, "unsupported: barriers and memory fences";
     UnsupportedLocalMemory = "L0902", Error, "unsupported: `__local` memory";
@@ -105,6 +115,7 @@ codes! {
     UnsupportedWorkGroupCollective = "L0917", Error, "unsupported: work-group collective functions";
     UnsupportedString = "L0918", Error, "unsupported: string literals";
     UnsupportedGenericAddressSpace = "L0919", Error, "unsupported: the generic address space";
+    UnsupportedByVectorizer = "L0920", Error, "unsupported by the vectorizer";
 }
 
 impl std::fmt::Display for Code {

@@ -1,0 +1,135 @@
+//! `lanes explain`: how each kernel of a file will run on SIMD lanes.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use lanes_diagnostics::human::termcolor::{ColorChoice, StandardStream};
+use lanes_frontend::preprocess::RealFs;
+use lanes_frontend::unit::check_file;
+use lanes_vectorizer::report::{analyze_kernel, report};
+use lanes_vectorizer::target::Target;
+
+use crate::check::{preprocess_options, MacroArgs};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    /// The OpenCL C file.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Output format: annotated source (text) or the stable JSON interface.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// SIMD target; its gang size is the width W (see `lanes targets`).
+    #[arg(long, default_value = "host")]
+    target: String,
+    /// Only this kernel.
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+    #[command(flatten)]
+    macros: MacroArgs,
+}
+
+pub fn run(args: ExplainArgs) -> ExitCode {
+    let Some(target) = Target::from_name(&args.target) else {
+        eprintln!("error: unknown target `{}`", args.target);
+        eprintln!("  = note: known targets: {}", Target::names().join(", "));
+        return ExitCode::from(2);
+    };
+    let options = preprocess_options(&args.macros, target.width);
+    let unit = match check_file(&args.file, &options, &RealFs) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("error: cannot read `{}`: {e}", args.file.display());
+            return ExitCode::from(1);
+        }
+    };
+    let choice = if std::io::stderr().is_terminal() {
+        ColorChoice::Auto
+    } else {
+        ColorChoice::Never
+    };
+    let mut err = StandardStream::stderr(choice);
+    if unit.has_errors() {
+        let _ = lanes_diagnostics::human::emit(&mut err, &unit.sources, &unit.diagnostics);
+        let _ = writeln!(
+            err,
+            "lanes explain: `{}` has errors; nothing to explain",
+            args.file.display()
+        );
+        return ExitCode::from(1);
+    }
+    let mut kernels = unit.hir.kernels();
+    if let Some(name) = &args.kernel {
+        kernels.retain(|&k| unit.hir.function(k).name == name.as_str());
+        if kernels.is_empty() {
+            let names: Vec<String> = unit
+                .hir
+                .kernels()
+                .iter()
+                .map(|&k| format!("`{}`", unit.hir.function(k).name))
+                .collect();
+            eprintln!(
+                "error: no kernel named `{name}` in `{}`",
+                args.file.display()
+            );
+            eprintln!("  = note: kernels in this file: {}", names.join(", "));
+            return ExitCode::from(1);
+        }
+    }
+    let mut reports = Vec::new();
+    let mut spans = Vec::new();
+    let mut failed = false;
+    for k in kernels {
+        match analyze_kernel(&unit.hir, k, target.width) {
+            Ok(ka) => {
+                reports.push(report(&ka, &unit.hir, k, &unit.sources));
+                spans.push(unit.hir.function(k).span);
+            }
+            Err(diags) => {
+                let _ = lanes_diagnostics::human::emit(&mut err, &unit.sources, &diags);
+                failed = true;
+            }
+        }
+    }
+    let written = match args.format {
+        Format::Text => {
+            let text = lanes_diagnostics::explain::text(
+                &args.target,
+                target.width,
+                &unit.sources,
+                &reports,
+                &spans,
+            );
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).and_then(|_| out.flush())
+        }
+        Format::Json => {
+            let json = lanes_diagnostics::explain::json(
+                &args.target,
+                target.width,
+                &unit.sources,
+                &reports,
+            );
+            crate::check::write_json(&json)
+        }
+    };
+    if let Err(e) = written {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write output: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,772 @@
+//! What the analysis means for the user: per-kernel facts (variable shapes,
+//! branches, loops, memory accesses) and performance diagnostics, each with
+//! the reason chain that explains it. This is what `lanes explain`,
+//! `lanes check` and the editor show.
+
+use std::collections::BTreeMap;
+
+use lanes_frontend::ast::AddressSpace;
+use lanes_frontend::diag::{Code, Diagnostic};
+use lanes_frontend::hir;
+use lanes_frontend::source::{SourceMap, Span};
+use smol_str::SmolStr;
+
+use crate::cfg::Cfg;
+use crate::divergence::{self, AllocaCause, Cause, Divergence, MaskKind};
+use crate::ir::{BinOp, Function, InstId, InstKind, ValueId};
+use crate::shape::Shape;
+
+/// A kernel lowered, canonicalized and analysed for one SIMD width.
+pub struct KernelAnalysis {
+    pub func: Function,
+    pub cfg: Cfg,
+    pub div: Divergence,
+}
+
+/// Lowers and analyses one kernel. Errors are diagnostics (`L0920`).
+pub fn analyze_kernel(
+    unit: &hir::Unit,
+    kernel: hir::FuncId,
+    width: u32,
+) -> Result<KernelAnalysis, Vec<Diagnostic>> {
+    let mut func = crate::lower::lower_kernel(unit, kernel).map_err(|errs| {
+        errs.into_iter()
+            .map(|e| Diagnostic::new(Code::UnsupportedByVectorizer, e.span, e.message))
+            .collect::<Vec<_>>()
+    })?;
+    let span = unit.function(kernel).name_span;
+    crate::cfg::canonicalize(&mut func).map_err(|e| {
+        vec![Diagnostic::new(
+            Code::UnsupportedByVectorizer,
+            span,
+            format!("irreducible control flow is not supported: {e}"),
+        )]
+    })?;
+    let cfg = Cfg::compute(&func);
+    let div = divergence::analyze(&func, &cfg, width);
+    Ok(KernelAnalysis { func, cfg, div })
+}
+
+/// How a shape is named to users (`explain --format json` spells these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ShapeKind {
+    Uniform,
+    Contiguous,
+    Strided,
+    Varying,
+}
+
+impl ShapeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShapeKind::Uniform => "uniform",
+            ShapeKind::Contiguous => "contiguous",
+            ShapeKind::Strided => "strided",
+            ShapeKind::Varying => "varying",
+        }
+    }
+
+    /// `unit` is the stride that counts as contiguous (1 for integers, the
+    /// element size for pointers).
+    pub fn of(shape: Shape, unit: i64) -> ShapeKind {
+        match shape {
+            Shape::Bottom => ShapeKind::Uniform,
+            Shape::Strided { stride: 0, .. } => ShapeKind::Uniform,
+            Shape::Strided { stride, .. } if stride == unit => ShapeKind::Contiguous,
+            Shape::Strided { .. } => ShapeKind::Strided,
+            Shape::Varying { .. } => ShapeKind::Varying,
+        }
+    }
+}
+
+/// One step of a reason chain: a place in the source and what holds there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub span: Span,
+    pub text: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct ValueFact {
+    pub name: SmolStr,
+    pub span: Span,
+    pub shape: Shape,
+    pub kind: ShapeKind,
+    pub reason: Vec<Step>,
+}
+
+#[derive(Clone, Debug)]
+pub struct BranchFact {
+    pub span: Span,
+    pub divergent: bool,
+    /// True for the branch that decides a loop's exit (shown as a loop).
+    pub loop_exit: bool,
+    pub reason: Vec<Step>,
+}
+
+#[derive(Clone, Debug)]
+pub struct LoopFact {
+    pub span: Span,
+    pub divergent: bool,
+    /// Spans of the branches whose exits are divergent.
+    pub divergent_exits: Vec<Span>,
+    pub reason: Vec<Step>,
+    /// Filled by the precondition inference (issue 6); `None` until then.
+    pub precondition: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AccessKind {
+    Load,
+    Store,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Pattern {
+    /// One address for all lanes: a scalar access (+ broadcast for loads).
+    Uniform,
+    /// Consecutive elements: a packed vector load/store.
+    Contiguous,
+    /// A constant distance between lanes other than one element.
+    Strided,
+    Gather,
+    Scatter,
+}
+
+impl Pattern {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pattern::Uniform => "uniform",
+            Pattern::Contiguous => "contiguous",
+            Pattern::Strided => "strided",
+            Pattern::Gather => "gather",
+            Pattern::Scatter => "scatter",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct AccessFact {
+    pub span: Span,
+    pub kind: AccessKind,
+    pub pattern: Pattern,
+    /// Distance in bytes between consecutive lanes, when constant.
+    pub stride_bytes: Option<i64>,
+    pub size: u64,
+    pub mask: MaskKind,
+    pub space: AddressSpace,
+    pub reason: Vec<Step>,
+}
+
+#[derive(Clone, Debug)]
+pub struct KernelReport {
+    pub name: SmolStr,
+    pub span: Span,
+    pub width: u32,
+    pub values: Vec<ValueFact>,
+    pub branches: Vec<BranchFact>,
+    pub loops: Vec<LoopFact>,
+    pub accesses: Vec<AccessFact>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The facts and diagnostics of an analysed kernel.
+pub fn report(
+    ka: &KernelAnalysis,
+    unit: &hir::Unit,
+    kernel: hir::FuncId,
+    sources: &SourceMap,
+) -> KernelReport {
+    let r = Reporter {
+        f: &ka.func,
+        cfg: &ka.cfg,
+        div: &ka.div,
+        sources,
+    };
+    let hf = unit.function(kernel);
+    let values = r.values();
+    let branches = r.branches();
+    let loops = r.loops();
+    let accesses = r.accesses();
+    let mut diagnostics = Vec::new();
+    r.diagnose(&branches, &loops, &accesses, &mut diagnostics);
+    diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.code));
+    diagnostics.dedup_by(|a, b| a.code == b.code && a.span == b.span);
+    KernelReport {
+        name: hf.name.clone(),
+        span: hf.name_span,
+        width: ka.div.width,
+        values,
+        branches,
+        loops,
+        accesses,
+        diagnostics,
+    }
+}
+
+struct Reporter<'a> {
+    f: &'a Function,
+    cfg: &'a Cfg,
+    div: &'a Divergence,
+    sources: &'a SourceMap,
+}
+
+const MAX_CHAIN: usize = 12;
+
+impl Reporter<'_> {
+    fn snippet(&self, span: Span) -> String {
+        let text = self.sources.text(span);
+        let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if one_line.chars().count() > 48 {
+            let cut: String = one_line.chars().take(45).collect();
+            format!("{cut}...")
+        } else {
+            one_line
+        }
+    }
+
+    fn shape_words(&self, v: ValueId) -> String {
+        let s = self.div.shown_shape(v);
+        match s {
+            Shape::Strided { stride: 1, .. } if self.f.ty(v).is_int() => "contiguous".into(),
+            s => s.to_string(),
+        }
+    }
+
+    fn def_span(&self, v: ValueId) -> Option<Span> {
+        self.f.def_inst(v).map(|i| self.f.inst(i).src.span)
+    }
+
+    fn branch_cond(&self, b: crate::ir::BlockId) -> Option<ValueId> {
+        let t = self.f.terminator(b)?;
+        match &self.f.inst(t).kind {
+            InstKind::CondBr { cond, .. } => Some(*cond),
+            InstKind::Switch { value, .. } => Some(*value),
+            _ => None,
+        }
+    }
+
+    /// The reason chain of a non-uniform value, from the value back to its
+    /// lane-dependent source.
+    fn chain(&self, start: ValueId) -> Vec<Step> {
+        let mut steps: Vec<Step> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut v = start;
+        let push = |steps: &mut Vec<Step>, span: Span, text: String| {
+            if steps.last().is_some_and(|s: &Step| s.span == span) {
+                return;
+            }
+            if steps.iter().any(|s| s.span == span && s.text == text) {
+                return;
+            }
+            steps.push(Step { span, text });
+        };
+        while steps.len() < MAX_CHAIN && seen.insert(v) {
+            let span = self.def_span(v);
+            match self.div.cause(v) {
+                Cause::None => break,
+                Cause::Seed => {
+                    if let Some(span) = span {
+                        push(
+                            &mut steps,
+                            span,
+                            format!(
+                                "`{}` differs per lane ({})",
+                                self.snippet(span),
+                                self.shape_words(v)
+                            ),
+                        );
+                    }
+                    break;
+                }
+                Cause::Lanes => {
+                    if let Some(span) = span {
+                        push(
+                            &mut steps,
+                            span,
+                            format!("`{}` depends on the lane's position", self.snippet(span)),
+                        );
+                    }
+                    break;
+                }
+                Cause::Operand(u) => {
+                    if let Some(span) = span {
+                        push(
+                            &mut steps,
+                            span,
+                            format!("`{}` is {}", self.snippet(span), self.shape_words(v)),
+                        );
+                    }
+                    v = u;
+                }
+                Cause::SyncJoin(b) | Cause::LoopExit(b) => {
+                    let loop_exit = matches!(self.div.cause(v), Cause::LoopExit(_));
+                    if let Some(span) = span {
+                        let text = if loop_exit {
+                            format!(
+                                "`{}` is varying: lanes leave the loop in different iterations",
+                                self.snippet(span)
+                            )
+                        } else {
+                            format!(
+                                "`{}` is varying: lanes from both sides of a divergent branch meet here",
+                                self.snippet(span)
+                            )
+                        };
+                        push(&mut steps, span, text);
+                    }
+                    match self.branch_cond(b) {
+                        Some(c) => {
+                            if let Some(t) = self.f.terminator(b) {
+                                let bspan = self.f.inst(t).src.span;
+                                push(
+                                    &mut steps,
+                                    bspan,
+                                    format!("the branch on `{}` diverges", self.snippet(bspan)),
+                                );
+                            }
+                            v = c;
+                        }
+                        None => break,
+                    }
+                }
+                Cause::PrivateArray(a) => {
+                    let aspan = self.f.inst(a).src.span;
+                    if let Some(span) = span {
+                        push(
+                            &mut steps,
+                            span,
+                            format!("`{}` reads a per-lane private array", self.snippet(span)),
+                        );
+                    }
+                    push(
+                        &mut steps,
+                        aspan,
+                        format!(
+                            "`{}` is a private array with one copy per lane",
+                            self.snippet(aspan)
+                        ),
+                    );
+                    match self.div.varying_allocas.get(&a) {
+                        Some(AllocaCause::Store(s)) => {
+                            let st = self.f.inst(*s);
+                            push(
+                                &mut steps,
+                                st.src.span,
+                                format!(
+                                    "`{}` stores a lane-varying value or at a lane-varying index",
+                                    self.snippet(st.src.span)
+                                ),
+                            );
+                            let next = st
+                                .kind
+                                .operands()
+                                .into_iter()
+                                .find(|&o| !self.div.is_uniform(o));
+                            match next {
+                                Some(n) => v = n,
+                                None => break,
+                            }
+                        }
+                        Some(AllocaCause::Join(_, b)) => match self.branch_cond(*b) {
+                            Some(c) => {
+                                if let Some(t) = self.f.terminator(*b) {
+                                    let bspan = self.f.inst(t).src.span;
+                                    push(
+                                        &mut steps,
+                                        bspan,
+                                        format!(
+                                            "it is written under the divergent branch on `{}`",
+                                            self.snippet(bspan)
+                                        ),
+                                    );
+                                }
+                                v = c;
+                            }
+                            None => break,
+                        },
+                        None => break,
+                    }
+                }
+            }
+        }
+        steps
+    }
+
+    fn values(&self) -> Vec<ValueFact> {
+        let mut out = Vec::new();
+        for var in &self.f.vars {
+            let mut shape = Shape::Bottom;
+            let mut first_non_uniform = None;
+            for &v in &var.values {
+                if v.index() >= self.f.values.len() {
+                    continue;
+                }
+                let s = self.div.shape(v);
+                shape = shape.join(s);
+                if first_non_uniform.is_none() && !self.div.is_uniform(v) {
+                    first_non_uniform = Some(v);
+                }
+            }
+            if matches!(shape, Shape::Bottom) {
+                shape = Shape::uniform();
+            }
+            let kind = if var.in_memory {
+                // A variable in memory is "varying" when it is per-lane.
+                if shape.is_uniform() {
+                    ShapeKind::Uniform
+                } else {
+                    ShapeKind::Varying
+                }
+            } else {
+                ShapeKind::of(shape, 1)
+            };
+            let reason = first_non_uniform.map(|v| self.chain(v)).unwrap_or_default();
+            out.push(ValueFact {
+                name: var.name.clone(),
+                span: var.span,
+                shape,
+                kind,
+                reason,
+            });
+        }
+        // One entry per declaration (inlined helpers may repeat one).
+        let mut merged: BTreeMap<(u32, u32, SmolStr), ValueFact> = BTreeMap::new();
+        for v in out {
+            let key = (v.span.file.0, v.span.start, v.name.clone());
+            match merged.get_mut(&key) {
+                Some(e) => {
+                    e.shape = e.shape.join(v.shape);
+                    if v.kind > e.kind {
+                        e.kind = v.kind;
+                        e.reason = v.reason;
+                    }
+                }
+                None => {
+                    merged.insert(key, v);
+                }
+            }
+        }
+        merged.into_values().collect()
+    }
+
+    /// The loop whose exit the branch in `b` decides, if any.
+    fn exit_branch_loop(&self, b: crate::ir::BlockId) -> bool {
+        let Some(l) = self.cfg.loop_of(b) else {
+            return false;
+        };
+        let lp = &self.cfg.loops().loops[l.0 as usize];
+        self.cfg.succs(b).iter().any(|s| !lp.blocks.contains(s))
+    }
+
+    fn branches(&self) -> Vec<BranchFact> {
+        let mut out: BTreeMap<(u32, u32), BranchFact> = BTreeMap::new();
+        for &b in self.cfg.rpo() {
+            let Some(t) = self.f.terminator(b) else {
+                continue;
+            };
+            let inst = self.f.inst(t);
+            let cond = match &inst.kind {
+                InstKind::CondBr { cond, then, els } if then != els => *cond,
+                InstKind::Switch { value, .. } => *value,
+                _ => continue,
+            };
+            let divergent = self.div.divergent_branches.contains(&b);
+            let fact = BranchFact {
+                span: inst.src.span,
+                divergent,
+                loop_exit: self.exit_branch_loop(b),
+                reason: if divergent {
+                    self.chain(cond)
+                } else {
+                    Vec::new()
+                },
+            };
+            let key = (inst.src.span.file.0, inst.src.span.start);
+            match out.get_mut(&key) {
+                Some(e) if !e.divergent && fact.divergent => *e = fact,
+                Some(_) => {}
+                None => {
+                    out.insert(key, fact);
+                }
+            }
+        }
+        out.into_values().collect()
+    }
+
+    fn loops(&self) -> Vec<LoopFact> {
+        let mut out: BTreeMap<(u32, u32), LoopFact> = BTreeMap::new();
+        for (i, lp) in self.cfg.loops().loops.iter().enumerate() {
+            let id = crate::cfg::LoopId(i as u32);
+            // The loop is shown at its statement: the branch that enters it
+            // from outside carries the loop statement's source.
+            let entry = self
+                .cfg
+                .preds(lp.header)
+                .iter()
+                .find(|p| !lp.blocks.contains(p))
+                .and_then(|&p| self.f.terminator(p));
+            let span = entry
+                .or_else(|| self.f.terminator(lp.header))
+                .map(|t| self.f.inst(t).src.span)
+                .unwrap_or(self.f.span);
+            let divergent_branch = self.div.divergent_loops.get(&id).copied();
+            let mut divergent_exits = Vec::new();
+            for &e in &lp.exiting {
+                if self.div.divergent_branches.contains(&e) {
+                    if let Some(t) = self.f.terminator(e) {
+                        divergent_exits.push(self.f.inst(t).src.span);
+                    }
+                }
+            }
+            let reason = divergent_branch
+                .and_then(|b| self.branch_cond(b))
+                .map(|c| self.chain(c))
+                .unwrap_or_default();
+            let fact = LoopFact {
+                span,
+                divergent: divergent_branch.is_some(),
+                divergent_exits,
+                reason,
+                precondition: None,
+            };
+            let key = (span.file.0, span.start);
+            match out.get_mut(&key) {
+                Some(e) if !e.divergent && fact.divergent => *e = fact,
+                Some(_) => {}
+                None => {
+                    out.insert(key, fact);
+                }
+            }
+        }
+        out.into_values().collect()
+    }
+
+    fn accesses(&self) -> Vec<AccessFact> {
+        let mut out: BTreeMap<(u32, u32, AccessKind), AccessFact> = BTreeMap::new();
+        for &b in self.cfg.rpo() {
+            for &i in &self.f.block(b).insts {
+                let inst = self.f.inst(i);
+                let (kind, ptr, size) = match &inst.kind {
+                    InstKind::Load { ptr, .. } => (AccessKind::Load, *ptr, inst.ty.bytes()),
+                    InstKind::Store { ptr, value, .. } => {
+                        (AccessKind::Store, *ptr, self.f.ty(*value).bytes())
+                    }
+                    _ => continue,
+                };
+                let space = match self.f.ty(ptr) {
+                    crate::ir::Ty::Ptr(s) => s,
+                    _ => continue,
+                };
+                if space == AddressSpace::Private {
+                    continue;
+                }
+                let shape = self.div.shown_shape(ptr);
+                let (pattern, stride_bytes) = match shape {
+                    Shape::Strided { stride: 0, .. } | Shape::Bottom => (Pattern::Uniform, Some(0)),
+                    Shape::Strided { stride, .. } if stride == size as i64 => {
+                        (Pattern::Contiguous, Some(stride))
+                    }
+                    Shape::Strided { stride, .. } => (Pattern::Strided, Some(stride)),
+                    Shape::Varying { .. } => match kind {
+                        AccessKind::Load => (Pattern::Gather, None),
+                        AccessKind::Store => (Pattern::Scatter, None),
+                    },
+                };
+                let reason = if pattern == Pattern::Uniform {
+                    Vec::new()
+                } else {
+                    self.chain(ptr)
+                };
+                let fact = AccessFact {
+                    span: inst.src.span,
+                    kind,
+                    pattern,
+                    stride_bytes,
+                    size,
+                    mask: self
+                        .div
+                        .masks
+                        .get(b.index())
+                        .copied()
+                        .unwrap_or(MaskKind::Varying),
+                    space,
+                    reason,
+                };
+                let key = (inst.src.span.file.0, inst.src.span.start, kind);
+                match out.get_mut(&key) {
+                    Some(e) => {
+                        if fact.pattern > e.pattern {
+                            let mask = e.mask.max(fact.mask);
+                            *e = fact;
+                            e.mask = mask;
+                        } else {
+                            e.mask = e.mask.max(fact.mask);
+                        }
+                    }
+                    None => {
+                        out.insert(key, fact);
+                    }
+                }
+            }
+        }
+        out.into_values().collect()
+    }
+
+    fn with_chain(&self, mut d: Diagnostic, chain: &[Step]) -> Diagnostic {
+        for s in chain {
+            d = d.with_related(s.span, s.text.clone());
+        }
+        d
+    }
+
+    fn diagnose(
+        &self,
+        branches: &[BranchFact],
+        loops: &[LoopFact],
+        accesses: &[AccessFact],
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let w = self.div.width;
+        for l in loops.iter().filter(|l| l.divergent) {
+            let d = Diagnostic::new(
+                Code::DivergentLoop,
+                l.span,
+                "divergent loop: lanes leave it in different iterations",
+            )
+            .with_label("the exit condition differs across lanes")
+            .with_note(format!(
+                "the SIMD group keeps iterating until its last lane is done; lanes that finished early idle under a mask (up to {} of {w} lanes)",
+                w - 1
+            ));
+            out.push(self.with_chain(d, &l.reason));
+        }
+        for b in branches.iter().filter(|b| b.divergent && !b.loop_exit) {
+            let d = Diagnostic::new(
+                Code::DivergentBranch,
+                b.span,
+                "divergent branch: lanes take different sides, so both sides run under a mask",
+            )
+            .with_label("the condition differs across lanes")
+            .with_note(
+                "if the condition is usually the same for all lanes, `if (sub_group_any(c))` skips the masked side when no lane needs it",
+            );
+            out.push(self.with_chain(d, &b.reason));
+        }
+        for a in accesses {
+            let what = self.snippet(a.span);
+            let d = match (a.pattern, a.kind) {
+                (Pattern::Gather, _) => Diagnostic::new(
+                    Code::Gather,
+                    a.span,
+                    format!("gather: `{what}` loads from {w} unrelated addresses"),
+                )
+                .with_label("the address is not consecutive across lanes")
+                .with_note("a gather costs about one scalar load per lane; a contiguous index (`base + get_global_id(0)`) gives one packed load"),
+                (Pattern::Scatter, _) => Diagnostic::new(
+                    Code::Scatter,
+                    a.span,
+                    format!("scatter: `{what}` stores to {w} unrelated addresses"),
+                )
+                .with_label("the address is not consecutive across lanes")
+                .with_note("a scatter costs about one scalar store per lane"),
+                (Pattern::Strided, kind) => {
+                    let stride = a.stride_bytes.unwrap_or(0);
+                    Diagnostic::new(
+                        Code::StridedAccess,
+                        a.span,
+                        format!(
+                            "strided {}: `{what}` {} every {} bytes ({} elements) across lanes",
+                            if kind == AccessKind::Load { "load" } else { "store" },
+                            if kind == AccessKind::Load { "reads" } else { "writes" },
+                            stride,
+                            if a.size > 0 { stride / a.size as i64 } else { 0 }
+                        ),
+                    )
+                    .with_label("lanes access elements that are not adjacent")
+                    .with_note("consecutive lanes should access consecutive elements for packed loads and stores (structure of arrays)")
+                }
+                _ => continue,
+            };
+            out.push(self.with_chain(d, &a.reason));
+        }
+        // Stores of varying values to one address, and varying divisions.
+        for &b in self.cfg.rpo() {
+            for &i in &self.f.block(b).insts {
+                let inst = self.f.inst(i);
+                match &inst.kind {
+                    InstKind::Store { ptr, value, .. }
+                        if self.div.is_uniform(*ptr)
+                            && !self.div.is_uniform(*value)
+                            && !matches!(
+                                self.f.ty(*ptr),
+                                crate::ir::Ty::Ptr(AddressSpace::Private)
+                            ) =>
+                    {
+                        let d = Diagnostic::new(
+                            Code::SameAddressStore,
+                            inst.src.span,
+                            format!(
+                                "all lanes store different values to one address in `{}`",
+                                self.snippet(inst.src.span)
+                            ),
+                        )
+                        .with_label("the address is the same for every lane, the value is not")
+                        .with_note("only one lane's value survives; if a sum was intended, use `sub_group_reduce_add`");
+                        out.push(self.with_chain(d, &self.chain(*value)));
+                    }
+                    InstKind::Bin { op, rhs, .. }
+                        if op.is_int_division()
+                            && self.f.as_const(*rhs).is_none()
+                            && inst.result.is_some_and(|r| !self.div.is_uniform(r)) =>
+                    {
+                        let r = inst.result.unwrap_or(ValueId(0));
+                        let what = if matches!(op, BinOp::SDiv | BinOp::UDiv) {
+                            "division"
+                        } else {
+                            "remainder"
+                        };
+                        let d = Diagnostic::new(
+                            Code::VaryingDivision,
+                            inst.src.span,
+                            format!("integer {what} on lane-varying values in `{}`", self.snippet(inst.src.span)),
+                        )
+                        .with_label("SIMD units have no integer division: this runs once per lane")
+                        .with_note("divide by a constant (or a power of two) where possible, or hoist the division out of the loop");
+                        out.push(self.with_chain(d, &self.chain(r)));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // Private arrays made per-lane.
+        for var in self.f.vars.iter().filter(|v| v.in_memory) {
+            let Some(&alloca) = var.values.first() else {
+                continue;
+            };
+            let Some(a) = self.f.def_inst(alloca) else {
+                continue;
+            };
+            if !self.div.varying_allocas.contains_key(&a) {
+                continue;
+            }
+            let size = match self.f.inst(a).kind {
+                InstKind::Alloca { size, .. } => size,
+                _ => 0,
+            };
+            let d = Diagnostic::new(
+                Code::PerLanePrivateArray,
+                var.span,
+                format!(
+                    "private array `{}` is made per-lane: {w} copies of {size} bytes",
+                    var.name
+                ),
+            )
+            .with_label("each lane needs its own copy")
+            .with_note("accesses to it become gathers and scatters unless every index is the same for all lanes and every stored value is uniform");
+            let chain = self.chain(alloca);
+            out.push(self.with_chain(d, &chain));
+        }
+        let _ = InstId(0);
+    }
+}
