@@ -209,6 +209,7 @@ fn valid_kernels_and_examples_report_exactly_what_they_expect() {
         "the valid corpus has {} files, want at least 40",
         files.len()
     );
+    files.extend(cl_files("tests/kernels/divergence"));
     files.extend(cl_files("examples"));
     let failures = check_expectations(&files);
     assert!(
@@ -290,6 +291,7 @@ fn valid_kernels_pass_clang() {
         return;
     }
     let mut files = cl_files("tests/kernels/valid");
+    files.extend(cl_files("tests/kernels/divergence"));
     files.extend(cl_files("examples"));
     let mut failures = Vec::new();
     for f in &files {

@@ -17,6 +17,8 @@ use crate::check::{preprocess_options, MacroArgs};
 pub enum Format {
     Text,
     Json,
+    /// The kernel's scalar IR with the shape of every value (`: contiguous`).
+    Ir,
 }
 
 #[derive(Args)]
@@ -84,12 +86,17 @@ pub fn run(args: ExplainArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     }
+    let mut irs = String::new();
     let mut reports = Vec::new();
     let mut spans = Vec::new();
     let mut failed = false;
     for k in kernels {
         match analyze_kernel(&unit.hir, k, target.width) {
             Ok(ka) => {
+                if args.format == Format::Ir {
+                    irs.push_str(&lanes_vectorizer::report::annotated_ir(&ka));
+                    irs.push('\n');
+                }
                 reports.push(report(&ka, &unit.hir, k, &unit.sources));
                 spans.push(unit.hir.function(k).span);
             }
@@ -110,6 +117,10 @@ pub fn run(args: ExplainArgs) -> ExitCode {
             );
             let mut out = std::io::stdout().lock();
             out.write_all(text.as_bytes()).and_then(|_| out.flush())
+        }
+        Format::Ir => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(irs.as_bytes()).and_then(|_| out.flush())
         }
         Format::Json => {
             let json = lanes_diagnostics::explain::json(

@@ -3,8 +3,8 @@
 //! The IDE features (hover, inlay hints, code actions) join this crate with
 //! the analysis.
 
-pub mod human;
 pub mod explain;
+pub mod human;
 pub mod json;
 pub mod sarif;
 

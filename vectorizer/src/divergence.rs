@@ -245,11 +245,14 @@ impl<'a> Analyzer<'a> {
         let block = inst.block;
         let (shape, cause) = match &inst.kind {
             InstKind::Phi { incoming } => {
+                // A temporal join (loop exit) comes first: there even one
+                // incoming value differs per lane (each lane saw its own
+                // last iteration).
                 let join_cause = self
-                    .sync
+                    .temporal
                     .get(&block)
-                    .map(|&b| Cause::SyncJoin(b))
-                    .or_else(|| self.temporal.get(&block).map(|&b| Cause::LoopExit(b)));
+                    .map(|&b| Cause::LoopExit(b))
+                    .or_else(|| self.sync.get(&block).map(|&b| Cause::SyncJoin(b)));
                 let mut s = Shape::Bottom;
                 for &(_, v) in incoming {
                     s = s.join(self.shapes[v.index()]);
@@ -259,7 +262,9 @@ impl<'a> Analyzer<'a> {
                     // Lanes arriving from different predecessors (or in
                     // different iterations) see different incoming values,
                     // unless every incoming value is the same.
-                    Some(c) if !self.same_incoming(&ops) => {
+                    Some(c)
+                        if matches!(c, Cause::LoopExit(_)) || !self.same_incoming(&ops, block) =>
+                    {
                         let cause = match self.operand_cause(&ops) {
                             Cause::None => c,
                             op => op,
@@ -382,12 +387,23 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    fn same_incoming(&self, ops: &[ValueId]) -> bool {
+    /// True when every incoming value of a φ in `block` is the same value on
+    /// every lane's path: one constant, or one value defined outside any
+    /// loop that `block` is not in (inside such a loop the same SSA value
+    /// differs per iteration).
+    fn same_incoming(&self, ops: &[ValueId], block: crate::ir::BlockId) -> bool {
         let Some(&first) = ops.first() else {
             return true;
         };
+        let stable = |v: ValueId| match self.f.def_inst(v) {
+            None => true,
+            Some(i) => match self.cfg.loop_of(self.f.inst(i).block) {
+                None => true,
+                Some(l) => self.cfg.loops().contains(l, block),
+            },
+        };
         ops.iter().all(|&v| {
-            v == first
+            (v == first && stable(v))
                 || match (self.f.as_const(v), self.f.as_const(first)) {
                     (Some(a), Some(b)) => a == b && !matches!(a, Const::Undef(_)),
                     _ => false,

@@ -562,8 +562,8 @@ impl MathFn {
         use MathFn::*;
         match self {
             Pow | Powr | Atan2 | Hypot | Copysign | Fmod | Fdim | Fmin | Fmax | Pown | Rootn
-            | Ldexp | SMin | SMax | UMin | UMax | SMulHi | UMulHi | SAddSat | UAddSat
-            | SSubSat | USubSat | Rotate => 2,
+            | Ldexp | SMin | SMax | UMin | UMax | SMulHi | UMulHi | SAddSat | UAddSat | SSubSat
+            | USubSat | Rotate => 2,
             Fma => 3,
             _ => 1,
         }
@@ -1012,7 +1012,10 @@ impl Function {
     /// The terminator of a block (the last instruction), if the block has one.
     pub fn terminator(&self, b: BlockId) -> Option<InstId> {
         let last = *self.blocks[b.index()].insts.last()?;
-        self.insts[last.index()].kind.is_terminator().then_some(last)
+        self.insts[last.index()]
+            .kind
+            .is_terminator()
+            .then_some(last)
     }
 
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {

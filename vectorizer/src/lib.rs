@@ -1,10 +1,10 @@
 //! The lanes IR, its analyses (shapes, control divergence) and transforms.
 
 pub mod cfg;
+pub mod divergence;
 pub mod interp;
 pub mod ir;
 pub mod lower;
+pub mod report;
 pub mod shape;
 pub mod target;
-pub mod divergence;
-pub mod report;

@@ -73,7 +73,7 @@ pub fn lower_kernel(unit: &hir::Unit, kernel: FuncId) -> Result<ir::Function, Ve
             ),
         }]);
     }
-    let mut l = Lowerer::new(unit, kernel, func);
+    let mut l = Lowerer::new(unit, func);
     l.kernel_body(kernel, func, body);
     l.finish()
 }
@@ -151,7 +151,9 @@ struct BlockState {
 
 /// More nesting than this (expressions, statements and inlined calls
 /// together) is refused, so lowering cannot overflow the stack.
-const MAX_NESTING: u32 = 2_000;
+/// At the limit lowering needs about 1 MiB of stack (2 MiB is the default
+/// of a Rust thread).
+const MAX_NESTING: u32 = 1_200;
 /// Inlined calls deeper than this are refused (recursion is already an
 /// error in the front end; this bounds long call chains).
 const MAX_INLINE_DEPTH: usize = 64;
@@ -169,6 +171,7 @@ pub(crate) struct Lowerer<'u> {
     globals: HashMap<GlobalId, ValueId>,
     addr_taken: HashMap<FuncId, HashSet<LocalId>>,
     depth: u32,
+    too_deep: bool,
     /// The kernel as a whole, for instructions no expression stands for.
     kernel_src: Src,
     ssa: ssa::SsaState,
@@ -180,10 +183,13 @@ pub(crate) struct Lowerer<'u> {
 fn fold_cast(op: ir::CastOp, c: Const, to: Ty) -> Option<Const> {
     use ir::CastOp::*;
     Some(match (op, c) {
-        (Trunc | ZExt, Const::Int(v, _)) if to.is_int() => Const::Int(ir::truncate(v, to.bits()), to),
-        (SExt, Const::Int(v, from)) if to.is_int() => {
-            Const::Int(ir::truncate(ir::sign_extend(v, from.bits()) as u64, to.bits()), to)
+        (Trunc | ZExt, Const::Int(v, _)) if to.is_int() => {
+            Const::Int(ir::truncate(v, to.bits()), to)
         }
+        (SExt, Const::Int(v, from)) if to.is_int() => Const::Int(
+            ir::truncate(ir::sign_extend(v, from.bits()) as u64, to.bits()),
+            to,
+        ),
         (SiToFp, Const::Int(v, from)) => {
             let x = ir::sign_extend(v, from.bits());
             match to {
@@ -210,7 +216,7 @@ pub(crate) fn src_of(node: NodeId, span: Span) -> Src {
 }
 
 impl<'u> Lowerer<'u> {
-    fn new(unit: &'u hir::Unit, _kernel: FuncId, func: &'u hir::Function) -> Lowerer<'u> {
+    fn new(unit: &'u hir::Unit, func: &'u hir::Function) -> Lowerer<'u> {
         let mut f = Function::new(func.name.clone(), func.span);
         let kernel_src = src_of(func.node, func.span);
         let entry = f.add_block("entry");
@@ -231,6 +237,7 @@ impl<'u> Lowerer<'u> {
             globals: HashMap::new(),
             addr_taken: HashMap::new(),
             depth: 0,
+            too_deep: false,
             kernel_src,
             ssa: ssa::SsaState::default(),
         }
@@ -255,10 +262,14 @@ impl<'u> Lowerer<'u> {
     /// nesting limit is reached.
     fn enter(&mut self, span: Span) -> bool {
         if self.depth >= MAX_NESTING {
-            self.error(
-                span,
-                format!("this kernel is nested too deeply to lower (more than {MAX_NESTING} levels of expressions, statements and inlined calls)"),
-            );
+            // Reported once: every enclosing construct would hit it again.
+            if !self.too_deep {
+                self.too_deep = true;
+                self.error(
+                    span,
+                    format!("this kernel is nested too deeply to lower (more than {MAX_NESTING} levels of expressions, statements and inlined calls)"),
+                );
+            }
             return false;
         }
         self.depth += 1;

@@ -47,6 +47,33 @@ pub fn analyze_kernel(
     Ok(KernelAnalysis { func, cfg, div })
 }
 
+/// The IR of an analysed kernel with every value's shape, each block's mask
+/// kind and the divergent branches and joins (what `lanes explain --format
+/// ir` prints).
+pub fn annotated_ir(ka: &KernelAnalysis) -> String {
+    struct Shapes<'a>(&'a KernelAnalysis);
+    impl crate::ir::print::Annotate for Shapes<'_> {
+        fn value(&self, _f: &Function, v: ValueId) -> Option<String> {
+            Some(self.0.div.shown_shape(v).to_string())
+        }
+        fn block(&self, _f: &Function, b: crate::ir::BlockId) -> Option<String> {
+            let d = &self.0.div;
+            let mut parts = vec![format!("mask {}", d.masks.get(b.index())?.as_str())];
+            if d.divergent_branches.contains(&b) {
+                parts.push("divergent branch".into());
+            }
+            if let Some(br) = d.sync.get(&b) {
+                parts.push(format!("sync join of bb{}", br.0));
+            }
+            if let Some(br) = d.temporal.get(&b) {
+                parts.push(format!("divergent loop exit (bb{})", br.0));
+            }
+            Some(parts.join(", "))
+        }
+    }
+    crate::ir::print::print(&ka.func, &Shapes(ka))
+}
+
 /// How a shape is named to users (`explain --format json` spells these).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ShapeKind {
@@ -233,6 +260,21 @@ impl Reporter<'_> {
         }
     }
 
+    /// The source variable a value belongs to, if any.
+    fn var_of(&self, v: ValueId) -> Option<&str> {
+        self.f
+            .vars
+            .iter()
+            .find(|var| !var.in_memory && var.values.contains(&v))
+            .map(|var| var.name.as_str())
+    }
+
+    fn is_phi(&self, v: ValueId) -> bool {
+        self.f
+            .def_inst(v)
+            .is_some_and(|i| self.f.inst(i).kind.is_phi())
+    }
+
     fn def_span(&self, v: ValueId) -> Option<Span> {
         self.f.def_inst(v).map(|i| self.f.inst(i).src.span)
     }
@@ -291,26 +333,31 @@ impl Reporter<'_> {
                 }
                 Cause::Operand(u) => {
                     if let Some(span) = span {
-                        push(
-                            &mut steps,
-                            span,
-                            format!("`{}` is {}", self.snippet(span), self.shape_words(v)),
-                        );
+                        let text = match self.var_of(v) {
+                            // A φ or copy of a variable: name the variable.
+                            Some(name) if self.is_phi(v) => {
+                                format!("`{name}` is {}", self.shape_words(v))
+                            }
+                            _ => format!("`{}` is {}", self.snippet(span), self.shape_words(v)),
+                        };
+                        push(&mut steps, span, text);
                     }
                     v = u;
                 }
                 Cause::SyncJoin(b) | Cause::LoopExit(b) => {
                     let loop_exit = matches!(self.div.cause(v), Cause::LoopExit(_));
                     if let Some(span) = span {
+                        let what = self
+                            .var_of(v)
+                            .map(str::to_string)
+                            .unwrap_or_else(|| self.snippet(span));
                         let text = if loop_exit {
                             format!(
-                                "`{}` is varying: lanes leave the loop in different iterations",
-                                self.snippet(span)
+                                "`{what}` is varying after the loop: lanes leave it in different iterations"
                             )
                         } else {
                             format!(
-                                "`{}` is varying: lanes from both sides of a divergent branch meet here",
-                                self.snippet(span)
+                                "`{what}` is varying: lanes from both sides of a divergent branch meet here"
                             )
                         };
                         push(&mut steps, span, text);
@@ -332,7 +379,8 @@ impl Reporter<'_> {
                 }
                 Cause::PrivateArray(a) => {
                     let aspan = self.f.inst(a).src.span;
-                    if let Some(span) = span {
+                    let is_the_array = self.f.def_inst(v) == Some(a);
+                    if let Some(span) = span.filter(|_| !is_the_array) {
                         push(
                             &mut steps,
                             span,
@@ -468,7 +516,7 @@ impl Reporter<'_> {
             let inst = self.f.inst(t);
             let cond = match &inst.kind {
                 InstKind::CondBr { cond, then, els } if then != els => *cond,
-                InstKind::Switch { value, .. } => *value,
+                InstKind::Switch { value, cases, .. } if !cases.is_empty() => *value,
                 _ => continue,
             };
             let divergent = self.div.divergent_branches.contains(&b);
@@ -614,7 +662,9 @@ impl Reporter<'_> {
     }
 
     fn with_chain(&self, mut d: Diagnostic, chain: &[Step]) -> Diagnostic {
-        for s in chain {
+        // The primary span already says it; the chain starts from there.
+        let primary = d.span;
+        for s in chain.iter().filter(|s| s.span != primary) {
             d = d.with_related(s.span, s.text.clone());
         }
         d

@@ -68,7 +68,10 @@ fn well_formed(f: &Function) -> Result<(), String> {
                 seen_non_phi = true;
             }
             if f.inst(i).block != b {
-                return Err(format!("bb{}: instruction {} claims another block", b.0, i.0));
+                return Err(format!(
+                    "bb{}: instruction {} claims another block",
+                    b.0, i.0
+                ));
             }
         }
         if b != f.entry && preds[b.index()].is_empty() {
@@ -136,8 +139,9 @@ fn corpus_lowers_and_verifies() {
                 }
                 Err(errors) if struct_arg => {
                     let ok = errors.iter().all(|e| {
-                        e.message
-                            .starts_with("struct kernel arguments are not supported by the vectorizer yet")
+                        e.message.starts_with(
+                            "struct kernel arguments are not supported by the vectorizer yet",
+                        )
                     });
                     if !ok {
                         failures.push(format!("{name}: unexpected errors {errors:?}"));

@@ -14,6 +14,6 @@
 __kernel void blocked(__global float *x, int n)
 {
     int i = get_global_id(0) * BLOCK;
-    for (int k = 0; k < BLOCK && i + k < n; k++)
-        x[i + k] *= SCALE;
+    for (int k = 0; k < BLOCK && i + k < n; k++) //~ warning[L0201]
+        x[i + k] *= SCALE; //~ warning[L0204]
 }

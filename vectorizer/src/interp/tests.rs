@@ -1256,12 +1256,12 @@ fn two_dimensional_range_and_unused_dimensions() {
     run(&f, &range, &mut args, 4).unwrap();
     let v = u64s(buffer(&args[0]));
     let at = |x: usize, y: usize| v[(y * 3 + x) * 8..(y * 3 + x) * 8 + 8].to_vec();
-    // (2, 1): group (1, 0) of size 1 x 3; local id (0, 1); linear local 1.
-    assert_eq!(at(2, 1), vec![2, 1, 1, 0, 1, 3, 1, 2]);
+    // (2, 1): group (1, 0) of size 1 x 3; local id (0, 1): a row of one
+    // work-item, so its own sub-group (sub-groups never span rows), lane 0.
+    assert_eq!(at(2, 1), vec![2, 1, 1, 0, 1, 3, 0, 2]);
     // (1, 3): group (0, 1) of size 2 x 1; local (1, 0); linear local 1.
     assert_eq!(at(1, 3), vec![1, 3, 0, 0, 1, 1, 1, 2]);
-    // (0, 2): group (0, 0) of size 2 x 3; local (0, 2): linear 4, sub-group
-    // 1 with width 4, local id 0.
+    // (0, 2): group (0, 0) of size 2 x 3; local (0, 2): row 2, lane 0.
     assert_eq!(at(0, 2), vec![0, 2, 2, 0, 1, 3, 0, 2]);
 }
 

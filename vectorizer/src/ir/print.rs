@@ -147,7 +147,13 @@ pub fn inst_text(f: &Function, i: super::InstId, ann: &dyn Annotate) -> String {
             op(*els)
         ),
         InstKind::Cast { op: c, value } => {
-            format!("{} {} {} to {}", c.name(), f.ty(*value), op(*value), inst.ty)
+            format!(
+                "{} {} {} to {}",
+                c.name(),
+                f.ty(*value),
+                op(*value),
+                inst.ty
+            )
         }
         InstKind::Alloca { size, align } => format!("alloca {size} bytes, align {align}"),
         InstKind::Load { ptr, align } => format!("load {} {}, align {align}", inst.ty, op(*ptr)),
@@ -171,12 +177,9 @@ pub fn inst_text(f: &Function, i: super::InstId, ann: &dyn Annotate) -> String {
             format!("sub_group.{} {}({})", h.name(), inst.ty, a.join(", "))
         }
         InstKind::Br(b) => format!("br {}", label(f, *b)),
-        InstKind::CondBr { cond, then, els } => format!(
-            "br {}, {}, {}",
-            op(*cond),
-            label(f, *then),
-            label(f, *els)
-        ),
+        InstKind::CondBr { cond, then, els } => {
+            format!("br {}, {}, {}", op(*cond), label(f, *then), label(f, *els))
+        }
         InstKind::Switch {
             value,
             default,

@@ -80,7 +80,14 @@ impl Lowerer<'_> {
                 (0..u64::from(*n))
                     .map(|c| {
                         let p = self.ptr_offset(base, (c * size) as i64, src);
-                        self.emit(InstKind::Load { ptr: p, align: size }, ty, src)
+                        self.emit(
+                            InstKind::Load {
+                                ptr: p,
+                                align: size,
+                            },
+                            ty,
+                            src,
+                        )
                     })
                     .collect()
             }
@@ -136,7 +143,10 @@ impl Lowerer<'_> {
         let src = esrc(e);
         let elem = ptr_ty.pointee().and_then(|p| p.pointee.scalar())?;
         if scalar_ty(elem).is_none() {
-            self.error(e.span, "`half` values are not supported by the vectorizer yet");
+            self.error(
+                e.span,
+                "`half` values are not supported by the vectorizer yet",
+            );
             return None;
         }
         let space = ptr_ty.pointee().map_or(AddressSpace::Private, |p| p.space);
@@ -161,14 +171,7 @@ impl Lowerer<'_> {
         };
         let arg = args.first()?;
         let c = self.truth(arg);
-        Some(self.emit(
-            InstKind::Horizontal {
-                op,
-                args: vec![c],
-            },
-            Ty::I1,
-            esrc(e),
-        ))
+        Some(self.emit(InstKind::Horizontal { op, args: vec![c] }, Ty::I1, esrc(e)))
     }
 
     fn table_builtin(&mut self, e: &Expr, b: Builtin, call: &BuiltinCall, args: &[Expr]) -> Vals {
@@ -200,10 +203,12 @@ impl Lowerer<'_> {
         };
         macro_rules! each {
             (|$this:ident, $i:ident| $body:expr) => {
-                (0..n).map(|$i| {
-                    let $this = &mut *self;
-                    $body
-                }).collect::<Vals>()
+                (0..n)
+                    .map(|$i| {
+                        let $this = &mut *self;
+                        $body
+                    })
+                    .collect::<Vals>()
             };
         }
         let math1 = |this: &mut Self, f: MathFn| -> Vals {
@@ -394,12 +399,23 @@ impl Lowerer<'_> {
                 let p = this.bin(BinOp::Mul, x, y, src);
                 this.bin(BinOp::Add, p, z, src)
             }),
-            MulHi => math2(self, if signed { MathFn::SMulHi } else { MathFn::UMulHi }),
+            MulHi => math2(
+                self,
+                if signed {
+                    MathFn::SMulHi
+                } else {
+                    MathFn::UMulHi
+                },
+            ),
             MadHi => each!(|this, i| {
                 let x = arg(this, 0, i);
                 let y = arg(this, 1, i);
                 let z = arg(this, 2, i);
-                let f = if signed { MathFn::SMulHi } else { MathFn::UMulHi };
+                let f = if signed {
+                    MathFn::SMulHi
+                } else {
+                    MathFn::UMulHi
+                };
                 let h = this.math(f, vec![x, y], ety, src);
                 this.bin(BinOp::Add, h, z, src)
             }),
@@ -409,8 +425,22 @@ impl Lowerer<'_> {
                 let z = arg(this, 2, i);
                 this.mad_sat(x, y, z, elem, src)
             }),
-            AddSat => math2(self, if signed { MathFn::SAddSat } else { MathFn::UAddSat }),
-            SubSat => math2(self, if signed { MathFn::SSubSat } else { MathFn::USubSat }),
+            AddSat => math2(
+                self,
+                if signed {
+                    MathFn::SAddSat
+                } else {
+                    MathFn::UAddSat
+                },
+            ),
+            SubSat => math2(
+                self,
+                if signed {
+                    MathFn::SSubSat
+                } else {
+                    MathFn::USubSat
+                },
+            ),
             Popcount => math1(self, MathFn::Popcount),
             Clz => math1(self, MathFn::Clz),
             Ctz => math1(self, MathFn::Ctz),
@@ -860,7 +890,10 @@ impl Lowerer<'_> {
             return v;
         }
         let (Some(fty), Some(tty)) = (scalar_ty(from), scalar_ty(to)) else {
-            self.error(src.span, "`half` values are not supported by the vectorizer yet");
+            self.error(
+                src.span,
+                "`half` values are not supported by the vectorizer yet",
+            );
             return self.undef(Ty::I16);
         };
         if from == Scalar::Bool {

@@ -2,9 +2,7 @@
 //! branching forms of conditions.
 
 use lanes_frontend::ast::AddressSpace;
-use lanes_frontend::hir::{
-    BinaryOp, ConvertKind, Expr, ExprKind, GlobalId, LogicalOp, UnaryOp,
-};
+use lanes_frontend::hir::{BinaryOp, ConvertKind, Expr, ExprKind, GlobalId, LogicalOp, UnaryOp};
 use lanes_frontend::source::Span;
 use lanes_frontend::types::{Scalar, Type};
 
@@ -250,9 +248,14 @@ impl Lowerer<'_> {
                     };
                     self.const_float(x, t)
                 }
-                Some(t) => self.f.add_const(Const::Int(crate::ir::truncate(v, t.bits()), t)),
+                Some(t) => self
+                    .f
+                    .add_const(Const::Int(crate::ir::truncate(v, t.bits()), t)),
                 None => {
-                    self.error(span, "`half` values are not supported by the vectorizer yet");
+                    self.error(
+                        span,
+                        "`half` values are not supported by the vectorizer yet",
+                    );
                     self.undef(Ty::I16)
                 }
             },
@@ -455,7 +458,10 @@ impl Lowerer<'_> {
     ) -> Place {
         if let Some(k) = self.f.as_const(idx).and_then(Const::as_signed) {
             if k < 0 || k >= i64::from(n) {
-                self.error(e.span, format!("vector component index {k} is out of range"));
+                self.error(
+                    e.span,
+                    format!("vector component index {k} is out of range"),
+                );
                 return Place::Invalid;
             }
             return self.swizzle_place(base, elem, &[k as u8], e.span);
@@ -498,7 +504,10 @@ impl Lowerer<'_> {
             Place::Mem { ptr } => self.load_vals(*ptr, ty, src),
             Place::MemComps { ptr, elem, comps } => {
                 let Some(ety) = scalar_ty(*elem) else {
-                    self.error(src.span, "`half` values are not supported by the vectorizer yet");
+                    self.error(
+                        src.span,
+                        "`half` values are not supported by the vectorizer yet",
+                    );
                     return self.undef_vals(ty, src.span);
                 };
                 let size = u64::from(elem.size());
@@ -663,7 +672,13 @@ impl Lowerer<'_> {
 
     /// The byte offset of element `idx` (an `i64` count) of `size` bytes,
     /// negated for `p - i`. Constant indices give a constant.
-    pub(super) fn scale_index(&mut self, idx: ValueId, size: u64, negate: bool, src: Src) -> ValueId {
+    pub(super) fn scale_index(
+        &mut self,
+        idx: ValueId,
+        size: u64,
+        negate: bool,
+        src: Src,
+    ) -> ValueId {
         let idx = if self.ty(idx) == Ty::I64 {
             idx
         } else {
@@ -760,7 +775,10 @@ impl Lowerer<'_> {
         let ty = e.ty.element().and_then(scalar_ty).unwrap_or(Ty::I32);
         if let Some(k) = self.f.as_const(idx).and_then(Const::as_signed) {
             if k < 0 || k as usize >= vals.len() {
-                self.error(e.span, format!("vector component index {k} is out of range"));
+                self.error(
+                    e.span,
+                    format!("vector component index {k} is out of range"),
+                );
                 return self.undef(ty);
             }
             return self.at(vals, k as usize, ty);
@@ -900,7 +918,14 @@ impl Lowerer<'_> {
     }
 
     /// `a op b` for a comparison `op` on elements of type `elem`.
-    pub(super) fn compare(&mut self, op: BinaryOp, elem: Scalar, a: ValueId, b: ValueId, src: Src) -> ValueId {
+    pub(super) fn compare(
+        &mut self,
+        op: BinaryOp,
+        elem: Scalar,
+        a: ValueId,
+        b: ValueId,
+        src: Src,
+    ) -> ValueId {
         use CmpPred::*;
         let float = elem.is_float();
         let signed = elem.is_signed() && !float;
@@ -930,7 +955,14 @@ impl Lowerer<'_> {
     }
 
     /// An arithmetic or bitwise operation on one component.
-    pub(super) fn arith(&mut self, op: BinaryOp, elem: Scalar, a: ValueId, b: ValueId, src: Src) -> ValueId {
+    pub(super) fn arith(
+        &mut self,
+        op: BinaryOp,
+        elem: Scalar,
+        a: ValueId,
+        b: ValueId,
+        src: Src,
+    ) -> ValueId {
         let float = elem.is_float();
         let signed = elem.is_signed() && !float;
         let bop = match op {
@@ -1395,7 +1427,13 @@ impl Lowerer<'_> {
 
     /// Converts a scalar or vector value component-wise from `from` to `to`
     /// (a scalar converted to a vector type is splatted).
-    pub(super) fn convert_vals(&mut self, vals: &[ValueId], from: &Type, to: &Type, src: Src) -> Vals {
+    pub(super) fn convert_vals(
+        &mut self,
+        vals: &[ValueId],
+        from: &Type,
+        to: &Type,
+        src: Src,
+    ) -> Vals {
         let (Some(fe), Some(te)) = (from.element(), to.element()) else {
             if from == to {
                 return vals.to_vec();
@@ -1423,12 +1461,21 @@ impl Lowerer<'_> {
     }
 
     /// C's conversion of one scalar value between arithmetic types.
-    pub(super) fn convert_scalar(&mut self, v: ValueId, from: Scalar, to: Scalar, src: Src) -> ValueId {
+    pub(super) fn convert_scalar(
+        &mut self,
+        v: ValueId,
+        from: Scalar,
+        to: Scalar,
+        src: Src,
+    ) -> ValueId {
         if from == to {
             return v;
         }
         let (Some(fty), Some(tty)) = (scalar_ty(from), scalar_ty(to)) else {
-            self.error(src.span, "`half` values are not supported by the vectorizer yet");
+            self.error(
+                src.span,
+                "`half` values are not supported by the vectorizer yet",
+            );
             return self.undef(scalar_ty(to).unwrap_or(Ty::I16));
         };
         if to == Scalar::Bool {
@@ -1472,7 +1519,14 @@ impl Lowerer<'_> {
     }
 
     /// Integer resize: truncate, or extend by the source's signedness.
-    pub(super) fn convert_int(&mut self, v: ValueId, from: Ty, to: Ty, signed: bool, src: Src) -> ValueId {
+    pub(super) fn convert_int(
+        &mut self,
+        v: ValueId,
+        from: Ty,
+        to: Ty,
+        signed: bool,
+        src: Src,
+    ) -> ValueId {
         if to.bits() < from.bits() {
             self.cast(CastOp::Trunc, v, to, src)
         } else if to.bits() > from.bits() {

@@ -15,7 +15,10 @@ impl Lowerer<'_> {
         for b in 0..self.f.blocks.len() {
             let b = BlockId(b as u32);
             if self.f.terminator(b).is_none() {
-                let src = self.blocks.get(b.index()).map_or(self.kernel_src, |s| s.src);
+                let src = self
+                    .blocks
+                    .get(b.index())
+                    .map_or(self.kernel_src, |s| s.src);
                 self.f.append(b, InstKind::Unreachable, Ty::Void, src);
             }
         }

@@ -208,7 +208,10 @@ impl Lowerer<'_> {
 
     fn new_phi(&mut self, var: SsaVar, b: BlockId) -> (InstId, ValueId) {
         let ty = self.var_ty(var);
-        let src = self.blocks.get(b.index()).map_or(self.kernel_src, |s| s.src);
+        let src = self
+            .blocks
+            .get(b.index())
+            .map_or(self.kernel_src, |s| s.src);
         let (inst, v) = self.f.add_phi(b, ty, Vec::new(), src);
         self.ssa.phi_inst.insert(v, inst);
         self.record(var, v);

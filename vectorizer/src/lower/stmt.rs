@@ -4,7 +4,9 @@
 use std::collections::{HashMap, HashSet};
 
 use lanes_frontend::ast::AddressSpace;
-use lanes_frontend::hir::{self, ConvertKind, Expr, ExprKind, FuncId, Init, LocalId, Stmt, StmtKind};
+use lanes_frontend::hir::{
+    self, ConvertKind, Expr, ExprKind, FuncId, Init, LocalId, Stmt, StmtKind,
+};
 use lanes_frontend::types::Type;
 
 use super::expr::esrc;
@@ -14,7 +16,12 @@ use crate::ir::{InstKind, Param, Src, Ty, Var};
 
 impl<'u> Lowerer<'u> {
     /// The kernel: its parameters, then its body.
-    pub(super) fn kernel_body(&mut self, id: FuncId, func: &'u hir::Function, body: &'u hir::Block) {
+    pub(super) fn kernel_body(
+        &mut self,
+        id: FuncId,
+        func: &'u hir::Function,
+        body: &'u hir::Block,
+    ) {
         self.push_frame(id, func, None);
         for (i, &pid) in func.params.iter().enumerate() {
             let Some(local) = func.locals.get(pid.0 as usize) else {
@@ -27,7 +34,7 @@ impl<'u> Lowerer<'u> {
             }
         }
         self.block(body);
-        let end = src_of(body.node, body.span.end_point());
+        let end = src_of(body.node, closing_brace(body.span));
         if self.cur_is_dead() {
             self.terminate(InstKind::Unreachable, end);
         } else {
@@ -52,7 +59,10 @@ impl<'u> Lowerer<'u> {
                 return self.undef_vals(&local.ty, span);
             }
             Type::Pointer(p) if p.space == AddressSpace::Local => {
-                self.error(span, "`__local` memory is not supported by the vectorizer yet");
+                self.error(
+                    span,
+                    "`__local` memory is not supported by the vectorizer yet",
+                );
                 return self.undef_vals(&local.ty, span);
             }
             Type::Pointer(p) if p.space == AddressSpace::Generic => {
@@ -109,12 +119,14 @@ impl<'u> Lowerer<'u> {
     /// Creates the variable of a parameter or local declaration: SSA
     /// variables for scalars, vectors and pointers whose address is never
     /// taken, an `alloca` for everything else.
-    pub(super) fn declare_local(&mut self, id: LocalId, local: &hir::Local, src: Src) -> Option<Slot> {
+    pub(super) fn declare_local(
+        &mut self,
+        id: LocalId,
+        local: &hir::Local,
+        src: Src,
+    ) -> Option<Slot> {
         let func = self.frame()?.func;
-        let taken = self
-            .addr_taken
-            .get(&func)
-            .is_some_and(|s| s.contains(&id));
+        let taken = self.addr_taken.get(&func).is_some_and(|s| s.contains(&id));
         let var_index = self.f.vars.len();
         let slot = if is_register_type(&local.ty) && !taken {
             let comps = reg_comps(&local.ty).unwrap_or_default();
@@ -278,10 +290,7 @@ impl<'u> Lowerer<'u> {
             StmtKind::Switch { cond, body } => self.switch(cond, body, src),
             StmtKind::Case(_) | StmtKind::Default => self.case_label(s, src),
             StmtKind::Break => {
-                let target = self
-                    .frame()
-                    .and_then(|f| f.targets.last())
-                    .map(|t| t.brk);
+                let target = self.frame().and_then(|f| f.targets.last()).map(|t| t.brk);
                 match target {
                     Some(t) => self.jump(t, src),
                     None => self.error(s.span, "`break` outside a loop or switch"),
@@ -526,13 +535,23 @@ impl<'u> Lowerer<'u> {
 
     /// The `case`/`default` markers of a switch body, wherever they are
     /// nested (not inside inner switches), with their values.
-    fn collect_labels(&mut self, stmts: &[Stmt], in_loop: bool, out: &mut Vec<(usize, Option<i64>, Src)>) {
+    fn collect_labels(
+        &mut self,
+        stmts: &[Stmt],
+        in_loop: bool,
+        out: &mut Vec<(usize, Option<i64>, Src)>,
+    ) {
         for s in stmts {
             self.collect_labels_stmt(s, in_loop, out);
         }
     }
 
-    fn collect_labels_stmt(&mut self, s: &Stmt, in_loop: bool, out: &mut Vec<(usize, Option<i64>, Src)>) {
+    fn collect_labels_stmt(
+        &mut self,
+        s: &Stmt,
+        in_loop: bool,
+        out: &mut Vec<(usize, Option<i64>, Src)>,
+    ) {
         let key = s as *const Stmt as usize;
         let src = src_of(s.node, s.span);
         match &s.kind {
@@ -653,7 +672,7 @@ impl<'u> Lowerer<'u> {
         }
         self.block(body);
         // Falling off the end: fine for `void`, undefined otherwise.
-        let end = src_of(body.node, body.span.end_point());
+        let end = src_of(body.node, closing_brace(body.span));
         if callee.ret.is_void() {
             self.jump(ret_block, end);
         } else {
@@ -665,6 +684,16 @@ impl<'u> Lowerer<'u> {
         let out = ret_vars.into_iter().map(|v| self.use_var(v)).collect();
         self.leave();
         out
+    }
+}
+
+/// The last character of a block (its `}`), where falling off its end
+/// happens.
+fn closing_brace(span: lanes_frontend::source::Span) -> lanes_frontend::source::Span {
+    if span.end > span.start {
+        lanes_frontend::source::Span::new(span.file, span.end - 1, span.end)
+    } else {
+        span
     }
 }
 
@@ -804,7 +833,9 @@ fn addr_root(e: &Expr, depth: u32) -> Option<LocalId> {
     }
     match &e.kind {
         ExprKind::Local(l) => Some(*l),
-        ExprKind::Member { base, .. } | ExprKind::Swizzle { base, .. } => addr_root(base, depth + 1),
+        ExprKind::Member { base, .. } | ExprKind::Swizzle { base, .. } => {
+            addr_root(base, depth + 1)
+        }
         ExprKind::Index { base, .. } if !base.ty.is_pointer() => addr_root(base, depth + 1),
         ExprKind::Convert {
             kind: ConvertKind::ArrayDecay,

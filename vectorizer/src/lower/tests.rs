@@ -169,7 +169,10 @@ fn undefined_variable_reads_undef() {
         if (n > 0) x = 1;
         out[0] = x;
     }");
-    assert_has(&s, &["phi i32 [bb0.entry: i32 undef], [bb1.if.then: i32 1]"]);
+    assert_has(
+        &s,
+        &["phi i32 [bb0.entry: i32 undef], [bb1.if.then: i32 1]"],
+    );
 }
 
 #[test]
@@ -189,8 +192,14 @@ fn arrays_and_address_taken_scalars_live_in_memory() {
     assert_eq!(count(&s, "alloca"), 2, "{s}");
     // All allocas come first in the entry block.
     let entry = &f.blocks[0];
-    assert!(matches!(f.inst(entry.insts[0]).kind, InstKind::Alloca { .. }));
-    assert!(matches!(f.inst(entry.insts[1]).kind, InstKind::Alloca { .. }));
+    assert!(matches!(
+        f.inst(entry.insts[0]).kind,
+        InstKind::Alloca { .. }
+    ));
+    assert!(matches!(
+        f.inst(entry.insts[1]).kind,
+        InstKind::Alloca { .. }
+    ));
     for name in ["w", "c"] {
         let v = f.vars.iter().find(|v| v.name == name).expect("var");
         assert!(v.in_memory, "{name}");
@@ -229,7 +238,10 @@ fn var_spans_name_the_declarator_and_params_are_recorded() {
             (Some(3), 1, Ty::F32)
         ]
     );
-    assert_eq!(f.params[0].ty, Ty::Ptr(lanes_frontend::ast::AddressSpace::Global));
+    assert_eq!(
+        f.params[0].ty,
+        Ty::Ptr(lanes_frontend::ast::AddressSpace::Global)
+    );
     assert_eq!(f.params[0].component, None);
     assert_eq!(f.params.len(), 6);
 }
@@ -238,11 +250,13 @@ fn var_spans_name_the_declarator_and_params_are_recorded() {
 
 #[test]
 fn float4_add_is_scalarized() {
-    let s = ir("__kernel void k(__global const float4 *a, __global const float4 *b,
+    let s = ir(
+        "__kernel void k(__global const float4 *a, __global const float4 *b,
                                __global float4 *out) {
         int i = get_global_id(0);
         out[i] = a[i] + b[i];
-    }");
+    }",
+    );
     assert_eq!(count(&s, "fadd f32"), 4, "{s}");
     assert_eq!(count(&s, "load f32"), 8, "{s}");
     assert_eq!(count(&s, "store f32"), 4, "{s}");
@@ -280,11 +294,13 @@ fn float3_in_memory_takes_four_elements_but_vload3_three() {
 
 #[test]
 fn vload4_and_vstore4() {
-    let s = ir("__kernel void k(__global const float *in, __global float *out) {
+    let s = ir(
+        "__kernel void k(__global const float *in, __global float *out) {
         int i = get_global_id(0);
         float4 v = vload4(i, in);
         vstore4(v * 2.0f, i, out);
-    }");
+    }",
+    );
     assert_eq!(count(&s, "load f32"), 4, "{s}");
     assert_eq!(count(&s, "store f32"), 4, "{s}");
     assert_eq!(count(&s, "fmul f32"), 4, "{s}");
@@ -593,7 +609,10 @@ fn inlined_helper_with_early_return_merges_by_phi() {
     let s = print(&f, &Plain);
     assert_has(
         &s,
-        &["call.ret:\n  %", "= phi i32 [bb1.if.then: i32 0], [bb3.if.then: i32 9], [bb4.if.end: %"],
+        &[
+            "call.ret:\n  %",
+            "= phi i32 [bb1.if.then: i32 0], [bb3.if.then: i32 9], [bb4.if.end: %",
+        ],
     );
     assert!(!s.contains("unreachable"), "{s}");
     // The helper's parameters are variables too.
@@ -633,12 +652,17 @@ fn deep_call_chains_are_refused_not_overflowed() {
     // 70 helpers calling each other in a chain (no recursion).
     let mut src = String::from("int f0(int x) { return x + 1; }\n");
     for k in 1..70 {
-        src.push_str(&format!("int f{k}(int x) {{ return f{}(x) + 1; }}\n", k - 1));
+        src.push_str(&format!(
+            "int f{k}(int x) {{ return f{}(x) + 1; }}\n",
+            k - 1
+        ));
     }
     src.push_str("__kernel void k(__global int *out) { out[0] = f69(0); }\n");
     let errors = lower_errors(&src);
     assert!(
-        errors.iter().any(|e| e.message.contains("nested more than 64")),
+        errors
+            .iter()
+            .any(|e| e.message.contains("nested more than 64")),
         "{errors:?}"
     );
 }
@@ -718,13 +742,15 @@ fn memory_accesses_point_at_the_access() {
 
 #[test]
 fn index_scaling() {
-    let s = ir("__kernel void k(__global char *c, __global double *d, uint u, long l) {
+    let s = ir(
+        "__kernel void k(__global char *c, __global double *d, uint u, long l) {
         c[u] = 1;
         d[u] = 2.0;
         d[l] = 3.0;
         c[0] = 4;
         d[3] = 5.0;
-    }");
+    }",
+    );
     // A uint index is zero-extended, char needs no multiply, a constant
     // index is a constant offset, index 0 needs no ptradd.
     assert_has(
@@ -864,7 +890,16 @@ fn constant_globals_are_serialized() {
     assert_eq!(g("v3").bytes, vb);
     assert_eq!(text(src, g("table").span), "table");
     let s = print(&f, &Plain);
-    assert_has(&s, &["@table", "@s", "@v3", "ptradd @s, i64 4", "ptradd @v3, i64 4"]);
+    assert_has(
+        &s,
+        &[
+            "@table",
+            "@s",
+            "@v3",
+            "ptradd @s, i64 4",
+            "ptradd @v3, i64 4",
+        ],
+    );
 }
 
 // ---- integer semantics ----------------------------------------------------
@@ -900,7 +935,8 @@ fn shifts_mask_their_count() {
 
 #[test]
 fn division_and_conversions_follow_c() {
-    let s = ir("__kernel void k(__global int *out, int a, uint b, float f, char c) {
+    let s = ir(
+        "__kernel void k(__global int *out, int a, uint b, float f, char c) {
         out[0] = a / 3 + a % 3;
         out[1] = b / 3u + b % 3u;
         out[2] = (int)f;
@@ -910,7 +946,8 @@ fn division_and_conversions_follow_c() {
         float g = a;
         double d = f;
         out[6] = g + d;
-    }");
+    }",
+    );
     assert_has(
         &s,
         &[
@@ -953,7 +990,10 @@ fn compound_assignment_converts_through_the_computation_type() {
         &[0, 100],
     );
     // 0: c=100, u=255, x=0; 100: c=200-256=-56, u=99, x=250.
-    assert_eq!(out, vec![100 * 10000 + 255 * 100, -56 * 10000 + 99 * 100 + 250]);
+    assert_eq!(
+        out,
+        vec![100 * 10000 + 255 * 100, -56 * 10000 + 99 * 100 + 250]
+    );
 }
 
 #[test]
@@ -1044,12 +1084,14 @@ fn work_item_functions() {
 
 #[test]
 fn clamp_on_ints_and_floats() {
-    let s = ir("__kernel void k(__global int *i, __global uint *u, __global float4 *f) {
+    let s = ir(
+        "__kernel void k(__global int *i, __global uint *u, __global float4 *f) {
         i[0] = clamp(i[1], -1000, 1000);
         u[0] = clamp(u[1], 2u, 9u);
         f[0] = clamp(f[1], 0.0f, 1.0f);
         i[2] = min(i[3], 4) + max(i[3], i[4]);
-    }");
+    }",
+    );
     assert_has(
         &s,
         &[
@@ -1116,7 +1158,17 @@ fn as_float_and_back() {
         u[0] = as_uint(f[0].x);
         f[1] = as_float2(as_ulong(f[2]));
     }");
-    assert_has(&s, &["bitcast f32", "to i32", "zext i32", "shl i64", "or i64", "lshr i64"]);
+    assert_has(
+        &s,
+        &[
+            "bitcast f32",
+            "to i32",
+            "zext i32",
+            "shl i64",
+            "or i64",
+            "lshr i64",
+        ],
+    );
 }
 
 #[test]
@@ -1319,7 +1371,10 @@ fn integer_builtins_are_exact() {
             r ^= m(((ux as u64 + uy as u64 + 1) >> 1) as i32, 11);
             r ^= m((xl - yl).unsigned_abs() as u32 as i32, 13);
             r ^= m(ux.abs_diff(uy) as i32, 17);
-            r ^= m((xl * yl + xl).clamp(i32::MIN as i64, i32::MAX as i64) as i32, 19);
+            r ^= m(
+                (xl * yl + xl).clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+                19,
+            );
             r ^= m(
                 ((ux as u64) * (uy as u64) + ux as u64).min(u32::MAX as u64) as u32 as i32,
                 23,
@@ -1370,12 +1425,14 @@ fn long_mad_sat_is_exact() {
 
 #[test]
 fn geometric_and_relational_functions() {
-    let s = ir("__kernel void k(__global float4 *f, __global int4 *i, __global int *r) {
+    let s = ir(
+        "__kernel void k(__global float4 *f, __global int4 *i, __global int *r) {
         r[0] = dot(f[0], f[1]) + length(f[0]) + distance(f[0], f[1]);
         f[2] = normalize(f[0]) + cross(f[0], f[1]);
         i[0] = isnan(f[0]) + isless(f[0], f[1]);
         r[1] = isinf(f[0].x) + any(i[1]) + all(i[2]);
-    }");
+    }",
+    );
     assert_has(&s, &["sqrt f32", "funo f32", "folt f32", "cmp slt i32"]);
     let mut args = [ints(&[0; 8])];
     exec(
@@ -1459,10 +1516,115 @@ fn undefined_helper_is_an_error() {
 
 #[test]
 fn non_kernels_are_not_lowered() {
-    let unit = check("int f(int x) { return x; } __kernel void k(__global int *o) { o[0] = f(1); }");
+    let unit =
+        check("int f(int x) { return x; } __kernel void k(__global int *o) { o[0] = f(1); }");
     let f = unit.hir.function_by_name("f").expect("f");
     let e = lower_kernel(&unit.hir, f).expect_err("not a kernel");
     assert!(e[0].message.contains("not a kernel"));
     let e = lower_kernel(&unit.hir, lanes_frontend::hir::FuncId(99)).expect_err("no such function");
     assert!(!e.is_empty());
+}
+
+#[test]
+fn the_nesting_limit_is_an_error_not_a_stack_overflow() {
+    // 62 helpers, each nesting 30 additions around the call of the next:
+    // beyond the nesting limit, lowered on a thread with Rust's default
+    // 2 MiB stack.
+    let mut src = String::from("int f0(int x) { return x; }\n");
+    for k in 1..63 {
+        let mut e = format!("f{}(x)", k - 1);
+        for _ in 0..30 {
+            e = format!("({e} + x)");
+        }
+        src.push_str(&format!("int f{k}(int x) {{ return {e}; }}\n"));
+    }
+    src.push_str("__kernel void k(__global int *out, int x) { out[0] = f62(x); }\n");
+    let unit = check_text("t.cl", None, &src, &PreprocessOptions::default(), &RealFs);
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics.first());
+    let k = unit.hir.kernels()[0];
+    let hir = unit.hir.clone();
+    let h = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            lower_kernel(&hir, k)
+                .map(|f| f.insts.len())
+                .map_err(|e| e.into_iter().map(|x| x.message).collect::<Vec<_>>())
+        })
+        .expect("thread");
+    let errors = h.join().expect("no stack overflow").expect_err("too deep");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("nested too deeply"), "{errors:?}");
+}
+
+#[test]
+fn nested_control_flow_matches_a_reference() {
+    let src = "int collatz(int x) {
+            if (x % 2 == 0) return x / 2;
+            return 3 * x + 1;
+        }
+        __kernel void k(__global int *in, __global int *out) {
+            int i = get_global_id(0);
+            int x = in[i];
+            int steps = 0, odd = 0, acc = 0;
+            while (x != 1) {
+                x = collatz(x);
+                steps++;
+                if (steps > 200) break;
+                switch (x & 3) {
+                case 1:
+                    odd++;
+                    if (odd > 5) continue;
+                case 3:
+                    acc += x;
+                    break;
+                default:
+                    for (int j = 0; j < 3; j++) {
+                        if (j == x % 3) continue;
+                        acc ^= j;
+                        if (acc > 1000) break;
+                    }
+                }
+                acc &= 0xffff;
+            }
+            out[i] = steps * 1000000 + odd * 10000 + acc;
+        }";
+    let reference = |mut x: i32| {
+        let (mut steps, mut odd, mut acc) = (0, 0, 0);
+        while x != 1 {
+            x = if x % 2 == 0 { x / 2 } else { 3 * x + 1 };
+            steps += 1;
+            if steps > 200 {
+                break;
+            }
+            match x & 3 {
+                1 | 3 => {
+                    let mut skip = false;
+                    if x & 3 == 1 {
+                        odd += 1;
+                        skip = odd > 5;
+                    }
+                    if skip {
+                        continue;
+                    }
+                    acc += x;
+                }
+                _ => {
+                    for j in 0..3 {
+                        if j == x % 3 {
+                            continue;
+                        }
+                        acc ^= j;
+                        if acc > 1000 {
+                            break;
+                        }
+                    }
+                }
+            }
+            acc &= 0xffff;
+        }
+        steps * 1000000 + odd * 10000 + acc
+    };
+    let input = [1, 2, 3, 6, 7, 27, 97, 871];
+    let expected: Vec<i32> = input.iter().map(|&x| reference(x)).collect();
+    assert_eq!(map_ints(src, &input), expected);
 }
