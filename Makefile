@@ -30,7 +30,7 @@ demo: build
 	@$(LANES) check tests/kernels/invalid/multi_three_kernels.cl || true
 
 bench: setup
-	$(CARGO) run --release -p lanes-bench -- frontend
+	$(CARGO) run --release -p lanes-bench -- frontend analysis
 
 # Runs the front-end fuzz target (needs `cargo install cargo-fuzz`); SECONDS=600 by default.
 FUZZ_SECONDS ?= 600

@@ -288,4 +288,89 @@ fn main() {
     if all || which.iter().any(|w| w == "frontend") {
         frontend();
     }
+    if all || which.iter().any(|w| w == "analysis") {
+        analysis();
+    }
+}
+
+/// Divergence analysis per kernel, on every kernel of the corpus: lowering to
+/// the IR, loop canonicalization, CFG analyses, shapes and control
+/// divergence, and the report (facts and diagnostics), as `lanes check`
+/// and the editor run it. Target (issue 3): median under 1 ms for a
+/// 100-line kernel.
+fn analysis() {
+    use lanes_vectorizer::report::{analyze_kernel, report};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for dir in ["tests/kernels/valid", "tests/kernels/divergence", "examples"] {
+        let mut v: Vec<_> = std::fs::read_dir(root.join(dir))
+            .expect("corpus directory")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+            .collect();
+        v.sort();
+        files.extend(v);
+    }
+    let opts = PreprocessOptions {
+        width: 8,
+        ..Default::default()
+    };
+    let runs = 21;
+    // (lines of the kernel, median time) per kernel.
+    let mut per_kernel: Vec<(String, u32, Duration)> = Vec::new();
+    for path in &files {
+        let unit = lanes_frontend::unit::check_file(path, &opts, &RealFs).expect("read corpus");
+        if unit.has_errors() {
+            continue;
+        }
+        for k in unit.hir.kernels() {
+            let f = unit.hir.function(k);
+            let file = unit.sources.get(f.span.file);
+            let lines = file.line_col(f.span.end).0 - file.line_col(f.span.start).0 + 1;
+            if analyze_kernel(&unit.hir, k, 8).is_err() {
+                continue;
+            }
+            let mut times = Vec::with_capacity(runs);
+            for _ in 0..runs {
+                let t = Instant::now();
+                let ka = analyze_kernel(&unit.hir, k, 8).expect("analysable");
+                let r = report(&ka, &unit.hir, k, &unit.sources);
+                times.push(t.elapsed());
+                std::hint::black_box(r);
+            }
+            per_kernel.push((f.name.to_string(), lines, median(times)));
+        }
+    }
+    let total_lines: u32 = per_kernel.iter().map(|k| k.1).sum();
+    let all: Vec<Duration> = per_kernel.iter().map(|k| k.2).collect();
+    let max = per_kernel.iter().max_by_key(|k| k.2).expect("kernels");
+    let big: Vec<Duration> = per_kernel
+        .iter()
+        .filter(|k| k.1 >= 30)
+        .map(|k| k.2)
+        .collect();
+    let per_100: Vec<f64> = per_kernel
+        .iter()
+        .map(|k| k.2.as_secs_f64() * 1e3 * 100.0 / k.1.max(1) as f64)
+        .collect();
+    let mut per_100_sorted = per_100.clone();
+    per_100_sorted.sort_by(|a, b| a.total_cmp(b));
+    println!(
+        "divergence analysis + report, W = 8, {} kernels ({} lines), median of {runs} runs each",
+        per_kernel.len(),
+        total_lines
+    );
+    println!("| kernels | median per kernel | median per kernel of >= 30 lines | slowest kernel | median per 100 lines |");
+    println!("|---|---|---|---|---|");
+    println!(
+        "| {} | {:.3} ms | {:.3} ms ({} kernels) | {:.3} ms (`{}`, {} lines) | {:.3} ms |",
+        per_kernel.len(),
+        median(all).as_secs_f64() * 1e3,
+        if big.is_empty() { 0.0 } else { median(big.clone()).as_secs_f64() * 1e3 },
+        big.len(),
+        max.2.as_secs_f64() * 1e3,
+        max.0,
+        max.1,
+        per_100_sorted[per_100_sorted.len() / 2]
+    );
 }
