@@ -302,7 +302,11 @@ fn analysis() {
     use lanes_vectorizer::report::{analyze_kernel, report};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for dir in ["tests/kernels/valid", "tests/kernels/divergence", "examples"] {
+    for dir in [
+        "tests/kernels/valid",
+        "tests/kernels/divergence",
+        "examples",
+    ] {
         let mut v: Vec<_> = std::fs::read_dir(root.join(dir))
             .expect("corpus directory")
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -366,7 +370,11 @@ fn analysis() {
         "| {} | {:.3} ms | {:.3} ms ({} kernels) | {:.3} ms (`{}`, {} lines) | {:.3} ms |",
         per_kernel.len(),
         median(all).as_secs_f64() * 1e3,
-        if big.is_empty() { 0.0 } else { median(big.clone()).as_secs_f64() * 1e3 },
+        if big.is_empty() {
+            0.0
+        } else {
+            median(big.clone()).as_secs_f64() * 1e3
+        },
         big.len(),
         max.2.as_secs_f64() * 1e3,
         max.0,
