@@ -36,24 +36,24 @@ __kernel void convolution(__global const float *input,
                           int stencilWidth)
 {
     // One work-item per pixel.
-    int x = get_global_id(0);
+    int x = get_global_id(0);  //~ shape: contiguous
 
     // Work-items beyond the image (the global size was rounded up) do nothing.
-    if (x >= width)
+    if (x >= width)  //~ branch: divergent
         return;
 
     // The stencil reaches vstep pixels to each side.
-    int vstep = (stencilWidth - 1) / 2;
+    int vstep = (stencilWidth - 1) / 2;  //~ shape: uniform
 
     // Clip the neighbourhood [x - vstep, x + vstep] to the image [0, width - 1].
-    int left = max(0, x - vstep);
-    int right = min(width - 1, x + vstep);
+    int left = max(0, x - vstep);  //~ shape: varying
+    int right = min(width - 1, x + vstep);  //~ shape: varying
 
     // Weighted sum of the neighbours inside the image; stencil index 0
     // belongs to pixel x - vstep.
-    float sum = 0.0f;
-    for (int i = left; i <= right; ++i)
-        sum += input[i] * stencil[i - (x - vstep)];
+    float sum = 0.0f;  //~ shape: varying
+    for (int i = left; i <= right; ++i)  //~ shape: varying //~ loop: divergent //~ warning[L0201]
+        sum += input[i] * stencil[i - (x - vstep)];  //~ access: input[i]=gather, stencil[i - (x - vstep)]=gather //~ warning[L0202] warning[L0202]
 
-    output[x] = sum;
+    output[x] = sum;  //~ access: output[x]=store:contiguous
 }

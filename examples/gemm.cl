@@ -19,12 +19,12 @@ __kernel void gemm(int ni, int nj, int nk, float alpha, float beta,
                    __global const float *A,
                    __global const float *B)
 {
-    int j = get_global_id(0);
-    int i = get_global_id(1);
+    int j = get_global_id(0);  //~ shape: contiguous
+    int i = get_global_id(1);  //~ shape: uniform
 
     if (i < ni && j < nj) {
-        C[i * nj + j] *= beta;
-        for (int k = 0; k < nk; k++)
-            C[i * nj + j] += alpha * A[i * nk + k] * B[k * nj + j];
+        C[i * nj + j] *= beta;  //~ access: C[i * nj + j]=load:contiguous, C[i * nj + j]=store:contiguous
+        for (int k = 0; k < nk; k++)  //~ shape: uniform //~ loop: uniform
+            C[i * nj + j] += alpha * A[i * nk + k] * B[k * nj + j];  //~ access: C[i * nj + j]=load:contiguous, C[i * nj + j]=store:contiguous, A[i * nk + k]=uniform, B[k * nj + j]=contiguous
     }
 }

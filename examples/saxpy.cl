@@ -11,7 +11,7 @@
 
 __kernel void saxpy(int n, float a, __global const float *x, __global float *y)
 {
-    int i = get_global_id(0);
-    if (i < n)
-        y[i] = a * x[i] + y[i];
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i < n)  //~ branch: divergent
+        y[i] = a * x[i] + y[i];  //~ access: y[i]=store:contiguous, x[i]=contiguous, y[i]=load:contiguous
 }

@@ -266,11 +266,13 @@ fn every_error_code_is_exercised_by_the_corpus() {
 
 #[test]
 fn check_of_the_whole_valid_corpus_succeeds_in_one_run() {
-    let out = lanes()
-        .arg("check")
-        .args(cl_files("tests/kernels/valid"))
-        .output()
-        .unwrap();
+    // Files with a kernel the vectorizer cannot lower yet (`//~ error[L0920]`,
+    // struct kernel arguments) are checked by the exact-expectation test.
+    let files: Vec<PathBuf> = cl_files("tests/kernels/valid")
+        .into_iter()
+        .filter(|f| !std::fs::read_to_string(f).unwrap().contains("error[L0920]"))
+        .collect();
+    let out = lanes().arg("check").args(files).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains(": 0 errors, "), "{stderr}");

@@ -4,7 +4,8 @@
     python3 tests/kernels/check_clang.py [--verbose]
 
 valid/*.cl and examples/*.cl must compile with clang-19 as OpenCL C 2.0
-without any warning or error (-Werror) and must not carry `//~` expectations.
+without any warning or error (-Werror); its `//~` expectations are lanes'
+performance warnings (and L0920 where the vectorizer cannot lower a kernel yet).
 
 invalid/*.cl: the `//~ error[CODE]` expectations are lanes' codes, not
 clang's, so this only compares *lines*: for error_/multi_/recovery_/
@@ -70,9 +71,9 @@ def main():
         if rc != 0 or err.strip():
             failures += 1
             print(f"FAIL {os.path.relpath(path, ROOT)}\n{err}")
-        elif expectations(path):
+        elif any(sev == "error" and code != "L0920" for _, sev, code in expectations(path)):
             failures += 1
-            print(f"FAIL {os.path.relpath(path, ROOT)}: valid file with //~ expectations")
+            print(f"FAIL {os.path.relpath(path, ROOT)}: valid file expecting a front-end error")
     print(f"valid: {len(valid)} files checked")
 
     inv_dir = os.path.join(HERE, "invalid")

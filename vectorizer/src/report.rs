@@ -204,7 +204,15 @@ pub fn report(
     kernel: hir::FuncId,
     sources: &SourceMap,
 ) -> KernelReport {
+    let arrays = unit
+        .functions
+        .iter()
+        .flat_map(|f| f.locals.iter())
+        .filter(|l| matches!(l.ty, lanes_frontend::types::Type::Array(..)))
+        .map(|l| l.node)
+        .collect();
     let r = Reporter {
+        arrays,
         f: &ka.func,
         cfg: &ka.cfg,
         div: &ka.div,
@@ -232,6 +240,9 @@ pub fn report(
 }
 
 struct Reporter<'a> {
+    /// Declarations (AST nodes) of private arrays, the only locals L0206
+    /// talks about (address-taken scalars and structs live in memory too).
+    arrays: std::collections::BTreeSet<lanes_frontend::ast::NodeId>,
     f: &'a Function,
     cfg: &'a Cfg,
     div: &'a Divergence,
@@ -592,6 +603,9 @@ impl Reporter<'_> {
 
     fn accesses(&self) -> Vec<AccessFact> {
         let mut out: BTreeMap<(u32, u32, AccessKind), AccessFact> = BTreeMap::new();
+        // Per source access: (stride, size) of each strided component access.
+        let mut components: BTreeMap<(u32, u32, AccessKind), Vec<(Option<i64>, u64)>> =
+            BTreeMap::new();
         for &b in self.cfg.rpo() {
             for &i in &self.f.block(b).insts {
                 let inst = self.f.inst(i);
@@ -642,6 +656,11 @@ impl Reporter<'_> {
                     reason,
                 };
                 let key = (inst.src.span.file.0, inst.src.span.start, kind);
+                let stride = match shape {
+                    Shape::Strided { stride, .. } if stride != 0 => Some(stride),
+                    _ => None,
+                };
+                components.entry(key).or_default().push((stride, size));
                 match out.get_mut(&key) {
                     Some(e) => {
                         if fact.pattern > e.pattern {
@@ -655,6 +674,20 @@ impl Reporter<'_> {
                     None => {
                         out.insert(key, fact);
                     }
+                }
+            }
+        }
+        // A vector or struct element is accessed one component at a time:
+        // if every component moves by the whole element's size per lane,
+        // the source access is contiguous (packed loads and a transpose).
+        for (key, fact) in out.iter_mut() {
+            if let Some(parts) = components.get(key) {
+                let total: u64 = parts.iter().map(|p| p.1).sum();
+                let all_same = parts.iter().all(|p| p.0 == Some(total as i64) && total > 0);
+                if parts.len() > 1 && all_same {
+                    fact.pattern = Pattern::Contiguous;
+                    fact.stride_bytes = Some(total as i64);
+                    fact.size = total;
                 }
             }
         }
@@ -790,7 +823,12 @@ impl Reporter<'_> {
             }
         }
         // Private arrays made per-lane.
-        for var in self.f.vars.iter().filter(|v| v.in_memory) {
+        for var in self
+            .f
+            .vars
+            .iter()
+            .filter(|v| v.in_memory && self.arrays.contains(&v.node))
+        {
             let Some(&alloca) = var.values.first() else {
                 continue;
             };

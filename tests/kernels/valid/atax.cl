@@ -13,23 +13,23 @@
 __kernel void atax_ax(__global const float *A, __global const float *x,
                       __global float *tmp, int nx, int ny)
 {
-    int i = get_global_id(0);
-    if (i >= nx)
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i >= nx)  //~ branch: divergent
         return;
-    float sum = 0.0f;
-    for (int j = 0; j < ny; j++)
-        sum += A[i * ny + j] * x[j];
-    tmp[i] = sum;
+    float sum = 0.0f;  //~ shape: varying
+    for (int j = 0; j < ny; j++)  //~ shape: uniform //~ loop: uniform
+        sum += A[i * ny + j] * x[j];  //~ access: A[i * ny + j]=gather, x[j]=uniform //~ warning[L0202]
+    tmp[i] = sum;  //~ access: tmp[i]=store:contiguous
 }
 
 __kernel void atax_aty(__global const float *A, __global const float *tmp,
                        __global float *y, int nx, int ny)
 {
-    int j = get_global_id(0);
-    if (j >= ny)
+    int j = get_global_id(0);  //~ shape: contiguous
+    if (j >= ny)  //~ branch: divergent
         return;
     float sum = 0.0f;
-    for (int i = 0; i < nx; i++)
-        sum += A[i * ny + j] * tmp[i];
-    y[j] = sum;
+    for (int i = 0; i < nx; i++)  //~ shape: uniform //~ loop: uniform
+        sum += A[i * ny + j] * tmp[i];  //~ access: A[i * ny + j]=contiguous, tmp[i]=uniform
+    y[j] = sum;  //~ access: y[j]=store:contiguous
 }

@@ -16,46 +16,46 @@ __kernel void lower_bound_search(__global const uint *sorted, int n,
                                  __global const uint *keys,
                                  __global int *result, int nkeys)
 {
-    int q = get_global_id(0);
-    if (q >= nkeys)
+    int q = get_global_id(0);  //~ shape: contiguous
+    if (q >= nkeys)  //~ branch: divergent
         return;
 
-    uint key = keys[q];
+    uint key = keys[q];  //~ shape: varying //~ access: keys[q]=contiguous
     int lo = 0;
     int hi = n;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (sorted[mid] < key)
+    while (lo < hi) {  //~ loop: divergent //~ warning[L0201]
+        int mid = lo + (hi - lo) / 2;  //~ shape: varying
+        if (sorted[mid] < key)  //~ branch: divergent //~ access: sorted[mid]=gather //~ warning[L0202]
             lo = mid + 1;
         else
             hi = mid;
     }
-    result[q] = lo;
+    result[q] = lo;  //~ access: result[q]=store:contiguous
 }
 
 __kernel void find_exact(__global const uint *sorted, int n,
                          __global const uint *keys,
                          __global int *result, int nkeys)
 {
-    int q = get_global_id(0);
+    int q = get_global_id(0);  //~ shape: contiguous
     if (q >= nkeys)
         return;
 
     uint key = keys[q];
     int lo = 0;
     int hi = n - 1;
-    int found = -1;
-    while (lo <= hi) {
+    int found = -1;  //~ shape: varying
+    while (lo <= hi) {  //~ loop: divergent //~ warning[L0201]
         int mid = lo + (hi - lo) / 2;
-        uint v = sorted[mid];
+        uint v = sorted[mid];  //~ shape: varying //~ access: sorted[mid]=gather //~ warning[L0202]
         if (v == key) {
             found = mid;
             break;
         }
-        if (v < key)
+        if (v < key)  //~ branch: divergent
             lo = mid + 1;
         else
             hi = mid - 1;
     }
-    result[q] = found;
+    result[q] = found;  //~ access: result[q]=store:contiguous
 }

@@ -15,28 +15,28 @@
 __kernel void bitonic_sort_step(__global uint *data, uint n, uint stage,
                                 uint pass, uint ascending)
 {
-    uint tid = get_global_id(0);
-    if (tid >= n / 2)
+    uint tid = get_global_id(0);  //~ shape: contiguous
+    if (tid >= n / 2)  //~ branch: divergent
         return;
 
-    uint pair_distance = 1u << (stage - pass);
-    uint block_width = 2u * pair_distance;
-    uint left = (tid % pair_distance) + (tid / pair_distance) * block_width;
-    uint right = left + pair_distance;
+    uint pair_distance = 1u << (stage - pass);  //~ shape: uniform
+    uint block_width = 2u * pair_distance;  //~ shape: uniform
+    uint left = (tid % pair_distance) + (tid / pair_distance) * block_width;  //~ shape: varying //~ warning[L0205] warning[L0205]
+    uint right = left + pair_distance;  //~ shape: varying
 
-    uint increasing = ascending;
-    if ((tid >> stage) & 1u)
+    uint increasing = ascending;  //~ shape: varying
+    if ((tid >> stage) & 1u)  //~ branch: divergent
         increasing = 1u - increasing;
 
-    uint a = data[left];
-    uint b = data[right];
+    uint a = data[left];  //~ access: data[left]=gather //~ warning[L0202]
+    uint b = data[right];  //~ access: data[right]=gather //~ warning[L0202]
     uint lesser = min(a, b);
     uint greater = max(a, b);
-    if (increasing) {
-        data[left] = lesser;
-        data[right] = greater;
+    if (increasing) {  //~ branch: divergent
+        data[left] = lesser;  //~ access: data[left]=scatter //~ warning[L0203]
+        data[right] = greater;  //~ access: data[right]=scatter //~ warning[L0203]
     } else {
-        data[left] = greater;
-        data[right] = lesser;
+        data[left] = greater;  //~ access: data[left]=scatter //~ warning[L0203]
+        data[right] = lesser;  //~ access: data[right]=scatter //~ warning[L0203]
     }
 }

@@ -10,19 +10,19 @@
 __kernel void box_blur(__global const uchar4 *src, __global uchar4 *dst,
                        int width, int height, int r)
 {
-    int x = get_global_id(0);
-    int y = get_global_id(1);
+    int x = get_global_id(0);  //~ shape: contiguous
+    int y = get_global_id(1);  //~ shape: uniform
     if (x >= width || y >= height)
         return;
 
-    float4 acc = (float4)(0.0f);
-    for (int dy = -r; dy <= r; dy++) {
-        int sy = min(max(y + dy, 0), height - 1);
-        for (int dx = -r; dx <= r; dx++) {
-            int sx = min(max(x + dx, 0), width - 1);
-            acc += convert_float4(src[sy * width + sx]);
+    float4 acc = (float4)(0.0f);  //~ shape: varying
+    for (int dy = -r; dy <= r; dy++) {  //~ shape: uniform //~ loop: uniform
+        int sy = min(max(y + dy, 0), height - 1);  //~ shape: uniform
+        for (int dx = -r; dx <= r; dx++) {  //~ shape: uniform //~ loop: uniform
+            int sx = min(max(x + dx, 0), width - 1);  //~ shape: varying
+            acc += convert_float4(src[sy * width + sx]);  //~ access: src[sy * width + sx]=gather //~ warning[L0202]
         }
     }
-    float inv = 1.0f / (float)((2 * r + 1) * (2 * r + 1));
+    float inv = 1.0f / (float)((2 * r + 1) * (2 * r + 1));  //~ shape: uniform
     dst[y * width + x] = convert_uchar4_sat(acc * inv + 0.5f);
 }

@@ -16,38 +16,38 @@ __constant uchar gamma_table[16] = { 0, 4, 9, 16, 26, 37, 51, 66,
 
 __kernel void binomial5(__global const float *in, __global float *out, int n)
 {
-    int i = get_global_id(0);
-    if (i >= n)
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i >= n)  //~ branch: divergent
         return;
 
-    int half_width = binomial_count / 2;
+    int half_width = binomial_count / 2;  //~ shape: uniform //~ access: binomial_count=uniform
     float acc = 0.0f;
-    for (int k = 0; k < binomial_count; k++) {
-        int j = clamp(i + k - half_width, 0, n - 1);
-        acc += binomial_taps[k] * in[j];
+    for (int k = 0; k < binomial_count; k++) {  //~ shape: uniform //~ loop: uniform
+        int j = clamp(i + k - half_width, 0, n - 1);  //~ shape: varying
+        acc += binomial_taps[k] * in[j];  //~ access: binomial_taps[k]=uniform, in[j]=gather //~ warning[L0202]
     }
-    out[i] = acc;
+    out[i] = acc;  //~ access: out[i]=store:contiguous
 }
 
 __kernel void poly_eval(__global const float *x, __global float *y,
                         __constant float *coeffs, int degree, int n)
 {
-    int i = get_global_id(0);
+    int i = get_global_id(0);  //~ shape: contiguous
     if (i >= n)
         return;
 
-    float xi = x[i];
-    float acc = coeffs[0];
-    for (int k = 1; k <= degree; k++)
-        acc = acc * xi + coeffs[k];
-    y[i] = acc;
+    float xi = x[i];  //~ shape: varying //~ access: x[i]=contiguous
+    float acc = coeffs[0];  //~ access: coeffs[0]=uniform
+    for (int k = 1; k <= degree; k++)  //~ shape: uniform //~ loop: uniform
+        acc = acc * xi + coeffs[k];  //~ access: coeffs[k]=uniform
+    y[i] = acc;  //~ access: y[i]=store:contiguous
 }
 
 // 4-bit gamma curve: the table index is the (varying) high nibble.
 __kernel void gamma_lut(__global const uchar *in, __global uchar *out, int n)
 {
-    int i = get_global_id(0);
+    int i = get_global_id(0);  //~ shape: contiguous
     if (i >= n)
         return;
-    out[i] = gamma_table[in[i] >> 4];
+    out[i] = gamma_table[in[i] >> 4];  //~ access: out[i]=store:contiguous, in[i]=contiguous, gamma_table[in[i] >> 4]=gather //~ warning[L0202]
 }

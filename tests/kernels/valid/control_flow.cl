@@ -11,13 +11,13 @@
 
 __kernel void classify(__global const int *in, __global int *out, int n)
 {
-    int i = get_global_id(0);
-    if (i >= n)
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i >= n)  //~ branch: divergent
         return;
 
-    int v = in[i];
+    int v = in[i];  //~ shape: varying //~ access: in[i]=contiguous
     int r = 0;
-    switch (v & 7) {
+    switch (v & 7) {  //~ branch: divergent
     case 0:
         r = 1;
         break;
@@ -29,26 +29,26 @@ __kernel void classify(__global const int *in, __global int *out, int n)
         r += 10;
         break;
     case 6:
-        r = v < 0 ? -1 : v > 1000 ? 2 : v > 100 ? 1 : 0;
+        r = v < 0 ? -1 : v > 1000 ? 2 : v > 100 ? 1 : 0;  //~ branch: divergent
         break;
     default:
         r = -5;
         break;
     }
-    out[i] = r;
+    out[i] = r;  //~ access: out[i]=store:contiguous
 }
 
 // The number of significant bits of each value (0 for 0), with do/while.
 __kernel void bits_needed(__global const uint *in, __global uint *out, int n)
 {
-    int i = get_global_id(0);
+    int i = get_global_id(0);  //~ shape: contiguous
     if (i >= n)
         return;
 
     uint x = in[i];
-    uint bits = 0;
-    if (x != 0) {
-        do {
+    uint bits = 0;  //~ shape: varying
+    if (x != 0) {  //~ branch: divergent
+        do {  //~ loop: divergent //~ warning[L0201]
             bits++;
             x >>= 1;
         } while (x != 0);
@@ -60,23 +60,23 @@ __kernel void bits_needed(__global const uint *in, __global uint *out, int n)
 // tile, or -1: a nested search left through a flag.
 __kernel void find_in_tile(__global const float *tiles, __global int *pos, int n)
 {
-    int i = get_global_id(0);
+    int i = get_global_id(0);  //~ shape: contiguous
     if (i >= n)
         return;
 
-    __global const float *tile = tiles + i * 16;
-    int found = 0;
-    int where = -1;
-    for (int r = 0; r < 4 && !found; r++) {
-        for (int c = 0; c < 4; c++) {
-            if (tile[r * 4 + c] < 0.0f) {
+    __global const float *tile = tiles + i * 16;  //~ shape: strided
+    int found = 0;  //~ shape: varying
+    int where = -1;  //~ shape: varying
+    for (int r = 0; r < 4 && !found; r++) {  //~ shape: uniform //~ loop: divergent //~ warning[L0201]
+        for (int c = 0; c < 4; c++) {  //~ loop: divergent //~ warning[L0201]
+            if (tile[r * 4 + c] < 0.0f) {  //~ access: tile[r * 4 + c]=strided(64) //~ warning[L0204]
                 where = r * 4 + c;
                 found = 1;
                 break;
             }
         }
     }
-    pos[i] = where;
+    pos[i] = where;  //~ access: pos[i]=store:contiguous
 }
 
 // Sums the positive values of a row walking from both ends at once (comma
@@ -84,19 +84,19 @@ __kernel void find_in_tile(__global const float *tiles, __global int *pos, int n
 __kernel void sum_positive_reversed(__global const float *m, __global float *out,
                                     int rows, int cols)
 {
-    int r = get_global_id(0);
+    int r = get_global_id(0);  //~ shape: contiguous
     if (r >= rows)
         return;
 
-    __global const float *row = m + r * cols;
+    __global const float *row = m + r * cols;  //~ shape: varying
     float s = 0.0f;
-    int a, b;
-    for (a = 0, b = cols - 1; a <= b; a++, b--) {
-        float va = row[a];
-        float vb = a == b ? 0.0f : row[b];
-        if (va <= 0.0f && vb <= 0.0f)
+    int a, b;  //~ shape: a=uniform, b=uniform
+    for (a = 0, b = cols - 1; a <= b; a++, b--) {  //~ loop: uniform
+        float va = row[a];  //~ shape: varying //~ access: row[a]=gather //~ warning[L0202]
+        float vb = a == b ? 0.0f : row[b];  //~ shape: varying //~ branch: uniform //~ access: row[b]=gather //~ warning[L0202]
+        if (va <= 0.0f && vb <= 0.0f)  //~ branch: divergent
             continue;
-        s += (va > 0.0f ? va : 0.0f) + (vb > 0.0f ? vb : 0.0f);
+        s += (va > 0.0f ? va : 0.0f) + (vb > 0.0f ? vb : 0.0f);  //~ branch: divergent
     }
-    out[r] = s;
+    out[r] = s;  //~ access: out[r]=store:contiguous
 }

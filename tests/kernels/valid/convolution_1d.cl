@@ -17,17 +17,17 @@ __kernel void convolution_1d(__global const float *input,
                              int width,
                              int stencilWidth)
 {
-    int x = get_global_id(0);
-    if (x >= width)
+    int x = get_global_id(0);  //~ shape: contiguous
+    if (x >= width)  //~ branch: divergent
         return;
 
-    int vstep = (stencilWidth - 1) / 2;
-    int left = max(0, x - vstep);
-    int right = min(width - 1, x + vstep);
+    int vstep = (stencilWidth - 1) / 2;  //~ shape: uniform
+    int left = max(0, x - vstep);  //~ shape: varying
+    int right = min(width - 1, x + vstep);  //~ shape: varying
 
-    float sum = 0.0f;
-    for (int i = left; i <= right; ++i)
-        sum += input[i] * stencil[i - (x - vstep)];
+    float sum = 0.0f;  //~ shape: varying
+    for (int i = left; i <= right; ++i)  //~ shape: varying //~ loop: divergent //~ warning[L0201]
+        sum += input[i] * stencil[i - (x - vstep)];  //~ access: input[i]=gather, stencil[i - (x - vstep)]=gather //~ warning[L0202] warning[L0202]
 
-    output[x] = sum;
+    output[x] = sum;  //~ access: output[x]=store:contiguous
 }

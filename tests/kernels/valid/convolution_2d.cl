@@ -15,19 +15,19 @@ __kernel void convolution_2d(__global const float *input,
                              __global const float *filter,
                              int width, int height, int filterWidth)
 {
-    int x = get_global_id(0);
-    int y = get_global_id(1);
+    int x = get_global_id(0);  //~ shape: contiguous
+    int y = get_global_id(1);  //~ shape: uniform
     if (x >= width || y >= height)
         return;
 
-    int r = (filterWidth - 1) / 2;
-    float sum = 0.0f;
-    for (int fy = 0; fy < filterWidth; fy++) {
-        int sy = clamp(y + fy - r, 0, height - 1);
-        for (int fx = 0; fx < filterWidth; fx++) {
-            int sx = clamp(x + fx - r, 0, width - 1);
-            sum += filter[fy * filterWidth + fx] * input[sy * width + sx];
+    int r = (filterWidth - 1) / 2;  //~ shape: uniform
+    float sum = 0.0f;  //~ shape: varying
+    for (int fy = 0; fy < filterWidth; fy++) {  //~ shape: uniform //~ loop: uniform
+        int sy = clamp(y + fy - r, 0, height - 1);  //~ shape: uniform
+        for (int fx = 0; fx < filterWidth; fx++) {  //~ shape: uniform //~ loop: uniform
+            int sx = clamp(x + fx - r, 0, width - 1);  //~ shape: varying
+            sum += filter[fy * filterWidth + fx] * input[sy * width + sx];  //~ access: filter[fy * filterWidth + fx]=uniform, input[sy * width + sx]=gather //~ warning[L0202]
         }
     }
-    output[y * width + x] = sum;
+    output[y * width + x] = sum;  //~ access: output[y * width + x]=store:contiguous
 }

@@ -14,11 +14,11 @@ __kernel void dot_product_partial(__global const float *x,
                                   __global const float *y,
                                   __global float *partial, int n)
 {
-    int g = get_global_id(0);
-    int stride = get_global_size(0);
+    int g = get_global_id(0);  //~ shape: contiguous
+    int stride = get_global_size(0);  //~ shape: uniform
 
-    float acc = 0.0f;
-    for (int k = g; k < n; k += stride)
-        acc = mad(x[k], y[k], acc);
-    partial[g] = acc;
+    float acc = 0.0f;  //~ shape: varying
+    for (int k = g; k < n; k += stride)  //~ shape: contiguous //~ loop: divergent //~ warning[L0201]
+        acc = mad(x[k], y[k], acc);  //~ access: x[k]=contiguous, y[k]=contiguous
+    partial[g] = acc;  //~ access: partial[g]=store:contiguous
 }

@@ -13,16 +13,16 @@
 
 __kernel void fast_walsh_transform(__global float *data, uint n, uint step)
 {
-    uint tid = get_global_id(0);
-    if (tid >= n / 2)
+    uint tid = get_global_id(0);  //~ shape: contiguous
+    if (tid >= n / 2)  //~ branch: divergent
         return;
 
-    uint group = tid % step;
-    uint pair = 2u * step * (tid / step) + group;
-    uint match = pair + step;
+    uint group = tid % step;  //~ shape: varying //~ warning[L0205]
+    uint pair = 2u * step * (tid / step) + group;  //~ shape: varying //~ warning[L0205]
+    uint match = pair + step;  //~ shape: varying
 
-    float t1 = data[pair];
-    float t2 = data[match];
-    data[pair] = t1 + t2;
-    data[match] = t1 - t2;
+    float t1 = data[pair];  //~ access: data[pair]=gather //~ warning[L0202]
+    float t2 = data[match];  //~ access: data[match]=gather //~ warning[L0202]
+    data[pair] = t1 + t2;  //~ access: data[pair]=scatter //~ warning[L0203]
+    data[match] = t1 - t2;  //~ access: data[match]=scatter //~ warning[L0203]
 }

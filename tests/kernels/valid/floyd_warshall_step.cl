@@ -15,14 +15,14 @@
 __kernel void floyd_warshall_step(__global float *dist, __global int *next,
                                   int n, int k)
 {
-    int j = get_global_id(0);
-    int i = get_global_id(1);
+    int j = get_global_id(0);  //~ shape: contiguous
+    int i = get_global_id(1);  //~ shape: uniform
     if (i >= n || j >= n)
         return;
 
-    float via = dist[i * n + k] + dist[k * n + j];
-    if (via < dist[i * n + j]) {
-        dist[i * n + j] = via;
-        next[i * n + j] = next[i * n + k];
+    float via = dist[i * n + k] + dist[k * n + j];  //~ shape: varying //~ access: dist[i * n + k]=uniform, dist[k * n + j]=contiguous
+    if (via < dist[i * n + j]) {  //~ branch: divergent //~ access: dist[i * n + j]=contiguous
+        dist[i * n + j] = via;  //~ access: dist[i * n + j]=store:contiguous
+        next[i * n + j] = next[i * n + k];  //~ access: next[i * n + j]=store:contiguous, next[i * n + k]=uniform
     }
 }

@@ -13,28 +13,28 @@
 __kernel void gather(__global const float *in, __global const int *idx,
                      __global float *out, int n)
 {
-    int i = get_global_id(0);
-    if (i < n)
-        out[i] = in[idx[i]];
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i < n)  //~ branch: divergent
+        out[i] = in[idx[i]];  //~ access: out[i]=store:contiguous, idx[i]=contiguous, in[idx[i]]=gather //~ warning[L0202]
 }
 
 __kernel void scatter(__global const float *in, __global const int *idx,
                       __global float *out, int n)
 {
-    int i = get_global_id(0);
-    if (i < n)
-        out[idx[i]] = in[i];
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i < n)  //~ branch: divergent
+        out[idx[i]] = in[i];  //~ access: out[idx[i]]=scatter, idx[i]=contiguous, in[i]=contiguous //~ warning[L0203]
 }
 
 __kernel void gather_rows(__global const float *src, __global const int *rows,
                           __global float *dst, int nsel, int cols)
 {
-    int s = get_global_id(0);
-    if (s >= nsel)
+    int s = get_global_id(0);  //~ shape: contiguous
+    if (s >= nsel)  //~ branch: divergent
         return;
 
-    __global const float *from = src + rows[s] * cols;
-    __global float *to = dst + s * cols;
-    for (int c = 0; c < cols; c++)
-        to[c] = from[c];
+    __global const float *from = src + rows[s] * cols;  //~ shape: varying //~ access: rows[s]=contiguous
+    __global float *to = dst + s * cols;  //~ shape: varying
+    for (int c = 0; c < cols; c++)  //~ shape: uniform //~ loop: uniform
+        to[c] = from[c];  //~ access: to[c]=scatter, from[c]=gather //~ warning[L0203] warning[L0202]
 }

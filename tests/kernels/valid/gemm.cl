@@ -14,14 +14,14 @@ __kernel void gemm(int ni, int nj, int nk, float alpha, float beta,
                    __global const float *A,
                    __global const float *B)
 {
-    int j = get_global_id(0);
-    int i = get_global_id(1);
+    int j = get_global_id(0);  //~ shape: contiguous
+    int i = get_global_id(1);  //~ shape: uniform
     if (i >= ni || j >= nj)
         return;
 
-    float acc = 0.0f;
-    for (int k = 0; k < nk; k++)
-        acc += A[i * nk + k] * B[k * nj + j];
+    float acc = 0.0f;  //~ shape: varying
+    for (int k = 0; k < nk; k++)  //~ shape: uniform //~ loop: uniform
+        acc += A[i * nk + k] * B[k * nj + j];  //~ access: A[i * nk + k]=uniform, B[k * nj + j]=contiguous
 
-    C[i * nj + j] = beta * C[i * nj + j] + alpha * acc;
+    C[i * nj + j] = beta * C[i * nj + j] + alpha * acc;  //~ access: C[i * nj + j]=load:contiguous, C[i * nj + j]=store:contiguous
 }

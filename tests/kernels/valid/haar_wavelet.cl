@@ -13,12 +13,12 @@
 __kernel void haar_dwt_level(__global const float *in, __global float *out,
                              uint half_len)
 {
-    uint i = get_global_id(0);
-    if (i >= half_len)
+    uint i = get_global_id(0);  //~ shape: contiguous
+    if (i >= half_len)  //~ branch: divergent
         return;
 
-    float a = in[2 * i];
-    float b = in[2 * i + 1];
-    out[i] = (a + b) * M_SQRT1_2_F;
-    out[half_len + i] = (a - b) * M_SQRT1_2_F;
+    float a = in[2 * i];  //~ shape: varying //~ access: in[2 * i]=strided(8) //~ warning[L0204]
+    float b = in[2 * i + 1];  //~ shape: varying //~ access: in[2 * i + 1]=strided(8) //~ warning[L0204]
+    out[i] = (a + b) * M_SQRT1_2_F;  //~ access: out[i]=store:contiguous
+    out[half_len + i] = (a - b) * M_SQRT1_2_F;  //~ access: out[half_len + i]=store:contiguous
 }

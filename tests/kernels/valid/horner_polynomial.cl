@@ -14,15 +14,15 @@
 __kernel void horner(__global const float *x, __global float *y,
                      __global const float *c, int degree, int n)
 {
-    int i = get_global_id(0);
-    if (i >= n)
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i >= n)  //~ branch: divergent
         return;
 
-    float xi = x[i];
-    float acc = c[degree];
-    for (int k = degree - 1; k >= 0; k--)
-        acc = fma(acc, xi, c[k]);
-    y[i] = acc;
+    float xi = x[i];  //~ shape: varying //~ access: x[i]=contiguous
+    float acc = c[degree];  //~ shape: varying //~ access: c[degree]=uniform
+    for (int k = degree - 1; k >= 0; k--)  //~ shape: uniform //~ loop: uniform
+        acc = fma(acc, xi, c[k]);  //~ access: c[k]=uniform
+    y[i] = acc;  //~ access: y[i]=store:contiguous
 }
 
 __kernel void horner_per_item(__global const float *x, __global float *y,
@@ -30,14 +30,14 @@ __kernel void horner_per_item(__global const float *x, __global float *y,
                               __global const int *start,
                               __global const int *deg, int n)
 {
-    int i = get_global_id(0);
+    int i = get_global_id(0);  //~ shape: contiguous
     if (i >= n)
         return;
 
-    __global const float *c = coef + start[i];
-    float xi = x[i];
+    __global const float *c = coef + start[i];  //~ shape: varying //~ access: start[i]=contiguous
+    float xi = x[i];  //~ shape: varying //~ access: x[i]=contiguous
     float acc = 0.0f;
-    for (int k = deg[i]; k >= 0; k--)
-        acc = acc * xi + c[k];
-    y[i] = acc;
+    for (int k = deg[i]; k >= 0; k--)  //~ shape: varying //~ loop: divergent //~ access: deg[i]=contiguous //~ warning[L0201]
+        acc = acc * xi + c[k];  //~ access: c[k]=gather //~ warning[L0202]
+    y[i] = acc;  //~ access: y[i]=store:contiguous
 }

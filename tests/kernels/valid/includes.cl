@@ -12,7 +12,7 @@
 #include "include/image.h"
 
 __kernel void blend_shifted(__global const float *src, __global float *dst,
-                            ImageSize size, float t)
+                            ImageSize size, float t) //~ error[L0920]
 {
     int x = get_global_id(0);
     int y = get_global_id(1);

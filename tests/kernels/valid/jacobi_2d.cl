@@ -9,20 +9,20 @@
 
 __kernel void jacobi_2d_step(__global const float *A, __global float *B, int n)
 {
-    int j = get_global_id(0);
-    int i = get_global_id(1);
+    int j = get_global_id(0);  //~ shape: contiguous
+    int i = get_global_id(1);  //~ shape: uniform
 
     if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1) {
-        B[i * n + j] = 0.2f * (A[i * n + j] + A[i * n + (j - 1)] + A[i * n + (j + 1)]
-                               + A[(i + 1) * n + j] + A[(i - 1) * n + j]);
+        B[i * n + j] = 0.2f * (A[i * n + j] + A[i * n + (j - 1)] + A[i * n + (j + 1)]  //~ access: B[i * n + j]=store:contiguous, A[i * n + j]=contiguous, A[i * n + (j - 1)]=contiguous, A[i * n + (j + 1)]=contiguous
+                               + A[(i + 1) * n + j] + A[(i - 1) * n + j]);  //~ access: A[(i + 1) * n + j]=contiguous, A[(i - 1) * n + j]=contiguous
     }
 }
 
 __kernel void jacobi_2d_copy(__global float *A, __global const float *B, int n)
 {
-    int j = get_global_id(0);
-    int i = get_global_id(1);
+    int j = get_global_id(0);  //~ shape: contiguous
+    int i = get_global_id(1);  //~ shape: uniform
 
     if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1)
-        A[i * n + j] = B[i * n + j];
+        A[i * n + j] = B[i * n + j];  //~ access: A[i * n + j]=store:contiguous, B[i * n + j]=contiguous
 }

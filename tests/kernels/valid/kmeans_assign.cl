@@ -17,25 +17,25 @@ __kernel void kmeans_assign(__global const float *points,
                             __global int *membership, __global int *changed,
                             int npoints, int nfeatures, int k)
 {
-    int p = get_global_id(0);
-    if (p >= npoints)
+    int p = get_global_id(0);  //~ shape: contiguous
+    if (p >= npoints)  //~ branch: divergent
         return;
 
-    int best = 0;
-    float best_d = INFINITY;
-    for (int c = 0; c < k; c++) {
-        float d = 0.0f;
-        for (int f = 0; f < nfeatures; f++) {
-            float diff = points[p * nfeatures + f] - centroids[c * nfeatures + f];
+    int best = 0;  //~ shape: varying
+    float best_d = INFINITY;  //~ shape: varying
+    for (int c = 0; c < k; c++) {  //~ shape: uniform //~ loop: uniform
+        float d = 0.0f;  //~ shape: varying
+        for (int f = 0; f < nfeatures; f++) {  //~ shape: uniform //~ loop: uniform
+            float diff = points[p * nfeatures + f] - centroids[c * nfeatures + f];  //~ shape: varying //~ access: points[p * nfeatures + f]=gather, centroids[c * nfeatures + f]=uniform //~ warning[L0202]
             d += diff * diff;
         }
-        if (d < best_d) {
+        if (d < best_d) {  //~ branch: divergent
             best_d = d;
             best = c;
         }
     }
-    changed[p] = membership[p] != best;
-    membership[p] = best;
+    changed[p] = membership[p] != best;  //~ access: changed[p]=store:contiguous, membership[p]=load:contiguous
+    membership[p] = best;  //~ access: membership[p]=store:contiguous
 }
 
 // The same with the features stored feature-major (column-major, as
@@ -46,20 +46,20 @@ __kernel void kmeans_assign_soa(__global const float *features,
                                 __global int *membership,
                                 int npoints, int nfeatures, int k)
 {
-    int p = get_global_id(0);
-    if (p >= npoints)
+    int p = get_global_id(0);  //~ shape: contiguous
+    if (p >= npoints)  //~ branch: divergent
         return;
 
     int best = 0;
     float best_d = INFINITY;
-    for (int c = 0; c < k; c++) {
+    for (int c = 0; c < k; c++) {  //~ shape: uniform //~ loop: uniform
         float d = 0.0f;
-        for (int f = 0; f < nfeatures; f++) {
-            float diff = features[f * npoints + p] - centroids[c * nfeatures + f];
+        for (int f = 0; f < nfeatures; f++) {  //~ shape: uniform //~ loop: uniform
+            float diff = features[f * npoints + p] - centroids[c * nfeatures + f];  //~ shape: varying //~ access: features[f * npoints + p]=contiguous, centroids[c * nfeatures + f]=uniform
             d = mad(diff, diff, d);
         }
-        best = d < best_d ? c : best;
+        best = d < best_d ? c : best;  //~ branch: divergent
         best_d = fmin(d, best_d);
     }
-    membership[p] = best;
+    membership[p] = best;  //~ access: membership[p]=store:contiguous
 }

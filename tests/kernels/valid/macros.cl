@@ -57,36 +57,36 @@
             x[i] = x[i] * factor;                                            \
     }
 
-DEFINE_SCALE(float)
-DEFINE_SCALE(uint)
+DEFINE_SCALE(float)  //~ shape: i=contiguous, x=uniform, n=uniform //~ branch: divergent //~ access: DEFINE_SCALE(float)=load:contiguous, DEFINE_SCALE(float)=store:contiguous
+DEFINE_SCALE(uint)  //~ shape: i=contiguous, x=uniform //~ branch: divergent //~ access: DEFINE_SCALE(uint)=load:contiguous, DEFINE_SCALE(uint)=store:contiguous
 #undef DEFINE_SCALE
 
 __kernel void box_filter(__global const float *x, __global float *y, int n)
 {
-    int i = get_global_id(0);
-    if (i >= n)
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i >= n)  //~ branch: divergent
         return;
     CHECK_INDEX(i, n);
 
-    float acc = 0.0f;
-    for (int k = -RADIUS; k <= RADIUS; k++)
-        acc = MADD(x[CLAMP_IDX(i + k, n)], 1.0f / TAPS, acc);
-    y[i] = acc;
+    float acc = 0.0f;  //~ shape: varying
+    for (int k = -RADIUS; k <= RADIUS; k++)  //~ shape: uniform //~ loop: uniform
+        acc = MADD(x[CLAMP_IDX(i + k, n)], 1.0f / TAPS, acc);  //~ branch: divergent //~ warning[L0202]
+    y[i] = acc;  //~ access: y[i]=store:contiguous
 }
 
 __kernel void sorted_pairs(__global VEC(float, 2) *pairs, __global float *spread, int n)
 {
-    int i = get_global_id(0);
+    int i = get_global_id(0);  //~ shape: contiguous
     if (i >= n)
         return;
 
     VEC(float, 2) p = pairs[i];
-    float lo = p.x;
+    float lo = p.x;  //~ shape: varying
     float hi = p.y;
-    if (lo > hi)
-        SWAP(float, lo, hi);
+    if (lo > hi)  //~ branch: divergent
+        SWAP(float, lo, hi);  //~ shape: varying //~ loop: uniform
     pairs[i] = (VEC(float, 2))(lo, hi);
-    spread[i] = SQUARE(hi - lo);
+    spread[i] = SQUARE(hi - lo);  //~ access: spread[i]=store:contiguous
 }
 
 #undef SQUARE
@@ -94,7 +94,7 @@ __kernel void sorted_pairs(__global VEC(float, 2) *pairs, __global float *spread
 
 __kernel void squares(__global const int *in, __global int *out, int n)
 {
-    int i = get_global_id(0);
-    if (i < n)
-        out[i] = SQUARE(in[i] & 0x7fff);
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i < n)  //~ branch: divergent
+        out[i] = SQUARE(in[i] & 0x7fff);  //~ access: out[i]=store:contiguous, in[i]=contiguous
 }

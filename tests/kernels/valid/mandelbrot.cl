@@ -12,21 +12,21 @@
 __kernel void mandelbrot(__global uint *iterations, int width, int height,
                          float x_min, float y_min, float step, uint max_iter)
 {
-    int px = get_global_id(0);
-    int py = get_global_id(1);
+    int px = get_global_id(0);  //~ shape: contiguous
+    int py = get_global_id(1);  //~ shape: uniform
     if (px >= width || py >= height)
         return;
 
-    float cr = x_min + px * step;
-    float ci = y_min + py * step;
+    float cr = x_min + px * step;  //~ shape: varying
+    float ci = y_min + py * step;  //~ shape: uniform
     float zr = 0.0f;
     float zi = 0.0f;
-    uint it = 0;
-    while (it < max_iter && zr * zr + zi * zi <= 4.0f) {
+    uint it = 0;  //~ shape: varying
+    while (it < max_iter && zr * zr + zi * zi <= 4.0f) {  //~ loop: divergent //~ warning[L0201]
         float t = zr * zr - zi * zi + cr;
         zi = 2.0f * zr * zi + ci;
         zr = t;
         it++;
     }
-    iterations[py * width + px] = it;
+    iterations[py * width + px] = it;  //~ access: iterations[py * width + px]=store:contiguous
 }

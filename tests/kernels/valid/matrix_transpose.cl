@@ -9,10 +9,10 @@
 __kernel void transpose(__global const float *in, __global float *out,
                         int rows, int cols)
 {
-    int c = get_global_id(0);
-    int r = get_global_id(1);
+    int c = get_global_id(0);  //~ shape: contiguous
+    int r = get_global_id(1);  //~ shape: uniform
     if (c < cols && r < rows)
-        out[c * rows + r] = in[r * cols + c];
+        out[c * rows + r] = in[r * cols + c];  //~ access: out[c * rows + r]=scatter, in[r * cols + c]=contiguous //~ warning[L0203]
 }
 
 // The same with uint elements and the work-item-to-element mapping swapped
@@ -20,9 +20,9 @@ __kernel void transpose(__global const float *in, __global float *out,
 __kernel void transpose_write_major(__global const uint *in, __global uint *out,
                                     int rows, int cols)
 {
-    int r = get_global_id(0);   // row of the input == column of the output
-    int c = get_global_id(1);
+    int r = get_global_id(0);   // row of the input == column of the output  //~ shape: contiguous
+    int c = get_global_id(1);  //~ shape: uniform
     if (r >= rows || c >= cols)
         return;
-    out[c * rows + r] = in[r * cols + c];
+    out[c * rows + r] = in[r * cols + c];  //~ access: out[c * rows + r]=contiguous, in[r * cols + c]=gather //~ warning[L0202]
 }

@@ -15,18 +15,18 @@ __kernel void nbody_step(__global const float4 *pos,
                          __global float4 *new_vel,
                          int n, float dt, float eps2)
 {
-    int i = get_global_id(0);
-    if (i >= n)
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i >= n)  //~ branch: divergent
         return;
 
-    float4 p = pos[i];
-    float3 acc = (float3)(0.0f, 0.0f, 0.0f);
-    for (int j = 0; j < n; j++) {
-        float4 q = pos[j];
-        float3 d = q.xyz - p.xyz;
+    float4 p = pos[i];  //~ shape: varying
+    float3 acc = (float3)(0.0f, 0.0f, 0.0f);  //~ shape: varying
+    for (int j = 0; j < n; j++) {  //~ shape: uniform //~ loop: uniform
+        float4 q = pos[j];  //~ shape: uniform //~ access: pos[j]=uniform
+        float3 d = q.xyz - p.xyz;  //~ shape: varying
         float r2 = dot(d, d) + eps2;
         float inv_r = rsqrt(r2);
-        float s = q.w * inv_r * inv_r * inv_r;
+        float s = q.w * inv_r * inv_r * inv_r;  //~ shape: varying
         acc += s * d;
     }
 

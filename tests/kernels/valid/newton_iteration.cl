@@ -14,23 +14,23 @@
 __kernel void newton_cbrt(__global const float *x, __global float *root,
                           __global int *iters, float tol, int max_iter, int n)
 {
-    int i = get_global_id(0);
-    if (i >= n)
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i >= n)  //~ branch: divergent
         return;
 
-    float a = x[i];
+    float a = x[i];  //~ shape: varying //~ access: x[i]=contiguous
     float s = sign(a);
     float m = fabs(a);
-    if (m == 0.0f || !isfinite(m)) {
-        root[i] = a;
+    if (m == 0.0f || !isfinite(m)) {  //~ branch: divergent
+        root[i] = a;  //~ access: root[i]=store:contiguous
         iters[i] = 0;
         return;
     }
 
-    float r = m > 1.0f ? m / 3.0f + 1.0f : 1.0f;
-    int it = 0;
-    while (it < max_iter) {
-        float next = r - (r * r * r - m) / (3.0f * r * r);
+    float r = m > 1.0f ? m / 3.0f + 1.0f : 1.0f;  //~ shape: varying //~ branch: divergent
+    int it = 0;  //~ shape: varying
+    while (it < max_iter) {  //~ loop: divergent //~ warning[L0201]
+        float next = r - (r * r * r - m) / (3.0f * r * r);  //~ shape: varying
         it++;
         if (fabs(next - r) <= tol * fabs(next)) {
             r = next;
@@ -38,28 +38,28 @@ __kernel void newton_cbrt(__global const float *x, __global float *root,
         }
         r = next;
     }
-    root[i] = s * r;
-    iters[i] = it;
+    root[i] = s * r;  //~ access: root[i]=store:contiguous
+    iters[i] = it;  //~ access: iters[i]=store:contiguous
 }
 
 __kernel void newton_kepler(__global const float *mean_anomaly,
                             __global const float *ecc,
                             __global float *ecc_anomaly, int n)
 {
-    int i = get_global_id(0);
-    if (i >= n)
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i >= n)  //~ branch: divergent
         return;
 
     float M = mean_anomaly[i];
-    float e = ecc[i];
-    float E = e < 0.8f ? M : M_PI_F;
-    for (int it = 0; it < 50; it++) {
+    float e = ecc[i];  //~ shape: varying //~ access: ecc[i]=contiguous
+    float E = e < 0.8f ? M : M_PI_F;  //~ shape: varying //~ branch: divergent
+    for (int it = 0; it < 50; it++) {  //~ shape: uniform //~ loop: divergent //~ warning[L0201]
         float f = E - e * sin(E) - M;
         float df = 1.0f - e * cos(E);
-        float dE = f / df;
+        float dE = f / df;  //~ shape: varying
         E -= dE;
         if (fabs(dE) < 1.0e-6f)
             break;
     }
-    ecc_anomaly[i] = E;
+    ecc_anomaly[i] = E;  //~ access: ecc_anomaly[i]=store:contiguous
 }

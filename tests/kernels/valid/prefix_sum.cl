@@ -16,31 +16,31 @@
 __kernel void row_prefix_sum(__global const float *in, __global float *out,
                              int rows, int row_len)
 {
-    int r = get_global_id(0);
-    if (r >= rows)
+    int r = get_global_id(0);  //~ shape: contiguous
+    if (r >= rows)  //~ branch: divergent
         return;
 
-    int base = r * row_len;
-    float acc = 0.0f;
-    for (int j = 0; j < row_len; j++) {
-        acc += in[base + j];
-        out[base + j] = acc;
+    int base = r * row_len;  //~ shape: varying
+    float acc = 0.0f;  //~ shape: varying
+    for (int j = 0; j < row_len; j++) {  //~ shape: uniform //~ loop: uniform
+        acc += in[base + j];  //~ access: in[base + j]=gather //~ warning[L0202]
+        out[base + j] = acc;  //~ access: out[base + j]=scatter //~ warning[L0203]
     }
 }
 
 __kernel void segment_prefix_sum(__global const uint *values, __global uint *out,
                                  __global const int *offsets, int nsegs)
 {
-    int s = get_global_id(0);
-    if (s >= nsegs)
+    int s = get_global_id(0);  //~ shape: contiguous
+    if (s >= nsegs)  //~ branch: divergent
         return;
 
-    int begin = offsets[s];
-    int end = offsets[s + 1];
-    uint acc = 0;
-    for (int k = begin; k < end; k++) {
-        uint v = values[k];
-        out[k] = acc;
+    int begin = offsets[s];  //~ shape: varying //~ access: offsets[s]=contiguous
+    int end = offsets[s + 1];  //~ shape: varying //~ access: offsets[s + 1]=contiguous
+    uint acc = 0;  //~ shape: varying
+    for (int k = begin; k < end; k++) {  //~ shape: varying //~ loop: divergent //~ warning[L0201]
+        uint v = values[k];  //~ shape: varying //~ access: values[k]=gather //~ warning[L0202]
+        out[k] = acc;  //~ access: out[k]=scatter //~ warning[L0203]
         acc += v;
     }
 }

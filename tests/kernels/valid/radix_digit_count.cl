@@ -18,21 +18,21 @@
 __kernel void radix_digit_count(__global const uint *keys, __global uint *counts,
                                 int n, int block_size, int nblocks, uint shift)
 {
-    int b = get_global_id(0);
-    if (b >= nblocks)
+    int b = get_global_id(0);  //~ shape: contiguous
+    if (b >= nblocks)  //~ branch: divergent
         return;
 
-    uint local_counts[RADIX];
-    for (int d = 0; d < RADIX; d++)
+    uint local_counts[RADIX];  //~ shape: varying //~ warning[L0206]
+    for (int d = 0; d < RADIX; d++)  //~ shape: uniform //~ loop: uniform
         local_counts[d] = 0;
 
-    int begin = b * block_size;
-    int end = min(n, begin + block_size);
-    for (int k = begin; k < end; k++) {
-        uint digit = (keys[k] >> shift) & (RADIX - 1);
+    int begin = b * block_size;  //~ shape: varying
+    int end = min(n, begin + block_size);  //~ shape: varying
+    for (int k = begin; k < end; k++) {  //~ shape: varying //~ loop: divergent //~ warning[L0201]
+        uint digit = (keys[k] >> shift) & (RADIX - 1);  //~ shape: varying //~ access: keys[k]=gather //~ warning[L0202]
         local_counts[digit]++;
     }
 
-    for (int d = 0; d < RADIX; d++)
-        counts[d * nblocks + b] = local_counts[d];
+    for (int d = 0; d < RADIX; d++)  //~ shape: uniform //~ loop: uniform
+        counts[d * nblocks + b] = local_counts[d];  //~ access: counts[d * nblocks + b]=store:contiguous
 }

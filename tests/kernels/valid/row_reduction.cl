@@ -13,33 +13,33 @@
 __kernel void row_sum(__global const float *m, __global float *sums,
                       int rows, int cols)
 {
-    int r = get_global_id(0);
-    if (r >= rows)
+    int r = get_global_id(0);  //~ shape: contiguous
+    if (r >= rows)  //~ branch: divergent
         return;
 
-    __global const float *row = m + r * cols;
-    float s = 0.0f;
-    for (int c = 0; c < cols; c++)
-        s += row[c];
-    sums[r] = s;
+    __global const float *row = m + r * cols;  //~ shape: varying
+    float s = 0.0f;  //~ shape: varying
+    for (int c = 0; c < cols; c++)  //~ shape: uniform //~ loop: uniform
+        s += row[c];  //~ access: row[c]=gather //~ warning[L0202]
+    sums[r] = s;  //~ access: sums[r]=store:contiguous
 }
 
 __kernel void row_max(__global const float *m, __global float *maxes,
                       __global int *argmax, int rows, int cols)
 {
-    int r = get_global_id(0);
-    if (r >= rows)
+    int r = get_global_id(0);  //~ shape: contiguous
+    if (r >= rows)  //~ branch: divergent
         return;
 
-    float best = m[r * cols];
-    int best_c = 0;
-    for (int c = 1; c < cols; c++) {
-        float v = m[r * cols + c];
-        if (v > best) {
+    float best = m[r * cols];  //~ shape: varying //~ access: m[r * cols]=gather //~ warning[L0202]
+    int best_c = 0;  //~ shape: varying
+    for (int c = 1; c < cols; c++) {  //~ shape: uniform //~ loop: uniform
+        float v = m[r * cols + c];  //~ shape: varying //~ access: m[r * cols + c]=gather //~ warning[L0202]
+        if (v > best) {  //~ branch: divergent
             best = v;
             best_c = c;
         }
     }
-    maxes[r] = best;
-    argmax[r] = best_c;
+    maxes[r] = best;  //~ access: maxes[r]=store:contiguous
+    argmax[r] = best_c;  //~ access: argmax[r]=store:contiguous
 }

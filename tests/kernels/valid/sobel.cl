@@ -10,22 +10,22 @@
 __kernel void sobel(__global const float *in, __global float *out,
                     int width, int height)
 {
-    int x = get_global_id(0);
-    int y = get_global_id(1);
+    int x = get_global_id(0);  //~ shape: contiguous
+    int y = get_global_id(1);  //~ shape: uniform
     if (x >= width || y >= height)
         return;
 
-    int idx = y * width + x;
+    int idx = y * width + x;  //~ shape: contiguous
     if (x == 0 || y == 0 || x == width - 1 || y == height - 1) {
-        out[idx] = 0.0f;
+        out[idx] = 0.0f;  //~ access: out[idx]=store:contiguous
         return;
     }
 
-    float p00 = in[idx - width - 1], p01 = in[idx - width], p02 = in[idx - width + 1];
-    float p10 = in[idx - 1],                                p12 = in[idx + 1];
-    float p20 = in[idx + width - 1], p21 = in[idx + width], p22 = in[idx + width + 1];
+    float p00 = in[idx - width - 1], p01 = in[idx - width], p02 = in[idx - width + 1];  //~ shape: varying //~ access: in[idx - width - 1]=contiguous, in[idx - width]=contiguous, in[idx - width + 1]=contiguous
+    float p10 = in[idx - 1],                                p12 = in[idx + 1];  //~ shape: varying //~ access: in[idx - 1]=contiguous, in[idx + 1]=contiguous
+    float p20 = in[idx + width - 1], p21 = in[idx + width], p22 = in[idx + width + 1];  //~ shape: varying //~ access: in[idx + width - 1]=contiguous, in[idx + width]=contiguous, in[idx + width + 1]=contiguous
 
-    float gx = (p02 + 2.0f * p12 + p22) - (p00 + 2.0f * p10 + p20);
+    float gx = (p02 + 2.0f * p12 + p22) - (p00 + 2.0f * p10 + p20);  //~ shape: varying
     float gy = (p20 + 2.0f * p21 + p22) - (p00 + 2.0f * p01 + p02);
-    out[idx] = sqrt(gx * gx + gy * gy);
+    out[idx] = sqrt(gx * gx + gy * gy);  //~ access: out[idx]=store:contiguous
 }

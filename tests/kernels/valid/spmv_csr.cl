@@ -13,16 +13,16 @@ __kernel void spmv_csr(int nrows, __global const int *row_ptr,
                        __global const int *col_idx, __global const float *vals,
                        __global const float *x, __global float *y)
 {
-    int row = get_global_id(0);
-    if (row >= nrows)
+    int row = get_global_id(0);  //~ shape: contiguous
+    if (row >= nrows)  //~ branch: divergent
         return;
 
-    int begin = row_ptr[row];
-    int end = row_ptr[row + 1];
-    float dot = 0.0f;
-    for (int k = begin; k < end; k++)
-        dot += vals[k] * x[col_idx[k]];
-    y[row] = dot;
+    int begin = row_ptr[row];  //~ shape: varying //~ access: row_ptr[row]=contiguous
+    int end = row_ptr[row + 1];  //~ shape: varying //~ access: row_ptr[row + 1]=contiguous
+    float dot = 0.0f;  //~ shape: varying
+    for (int k = begin; k < end; k++)  //~ shape: varying //~ loop: divergent //~ warning[L0201]
+        dot += vals[k] * x[col_idx[k]];  //~ access: vals[k]=gather, x[col_idx[k]]=gather, col_idx[k]=gather //~ warning[L0202] warning[L0202] warning[L0202]
+    y[row] = dot;  //~ access: y[row]=store:contiguous
 }
 
 // y = A x + beta y, skipping empty rows entirely (a divergent early exit).
@@ -31,18 +31,18 @@ __kernel void spmv_csr_axpby(int nrows, __global const int *row_ptr,
                              __global const float *x, __global float *y,
                              float alpha, float beta)
 {
-    int row = get_global_id(0);
-    if (row >= nrows)
+    int row = get_global_id(0);  //~ shape: contiguous
+    if (row >= nrows)  //~ branch: divergent
         return;
 
     int begin = row_ptr[row];
     int end = row_ptr[row + 1];
-    if (begin == end) {
-        y[row] = beta * y[row];
+    if (begin == end) {  //~ branch: divergent
+        y[row] = beta * y[row];  //~ access: y[row]=store:contiguous, y[row]=load:contiguous
         return;
     }
     float dot = 0.0f;
-    for (int k = begin; k < end; k++)
-        dot = fma(vals[k], x[col_idx[k]], dot);
-    y[row] = alpha * dot + beta * y[row];
+    for (int k = begin; k < end; k++)  //~ shape: varying //~ loop: divergent //~ warning[L0201]
+        dot = fma(vals[k], x[col_idx[k]], dot);  //~ access: vals[k]=gather, x[col_idx[k]]=gather, col_idx[k]=gather //~ warning[L0202] warning[L0202] warning[L0202]
+    y[row] = alpha * dot + beta * y[row];  //~ access: y[row]=store:contiguous, y[row]=load:contiguous
 }

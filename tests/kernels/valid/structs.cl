@@ -48,7 +48,7 @@ float vec2_norm2(Vec2 a)
 }
 
 __kernel void advance_particles(__global Particle *ps, int n, float dt,
-                                struct Bounds box)
+                                struct Bounds box) //~ error[L0920]
 {
     int i = get_global_id(0);
     if (i >= n)
@@ -78,15 +78,15 @@ __kernel void kinetic_energy(__global const Particle *ps, __global float *energy
 
     __global const Particle *p = &ps[i];
     float e = 0.0f;
-    if (p->alive)
-        e = 0.5f * p->mass * vec2_norm2(p->vel);
+    if (p->alive)  //~ warning[L0204]
+        e = 0.5f * p->mass * vec2_norm2(p->vel);  //~ warning[L0204] warning[L0204]
     energy[i] = e;
 }
 
 // The distance from each particle to the nearest corner of the box, with
 // the corners in a private array of structs.
 __kernel void nearest_corner(__global const Particle *ps, __global float *dist,
-                             struct Bounds box, int n)
+                             struct Bounds box, int n) //~ error[L0920]
 {
     int i = get_global_id(0);
     if (i >= n)

@@ -12,15 +12,15 @@
 __kernel void syrk_lower(int n, int m, float alpha, float beta,
                          __global const float *A, __global float *C)
 {
-    int j = get_global_id(0);
-    int i = get_global_id(1);
+    int j = get_global_id(0);  //~ shape: contiguous
+    int i = get_global_id(1);  //~ shape: uniform
     if (i >= n || j >= n)
         return;
-    if (j > i)
+    if (j > i)  //~ branch: divergent
         return;
 
-    float sum = 0.0f;
-    for (int k = 0; k < m; k++)
-        sum += A[i * m + k] * A[j * m + k];
-    C[i * n + j] = beta * C[i * n + j] + alpha * sum;
+    float sum = 0.0f;  //~ shape: varying
+    for (int k = 0; k < m; k++)  //~ shape: uniform //~ loop: uniform
+        sum += A[i * m + k] * A[j * m + k];  //~ access: A[i * m + k]=uniform, A[j * m + k]=gather //~ warning[L0202]
+    C[i * n + j] = beta * C[i * n + j] + alpha * sum;  //~ access: C[i * n + j]=store:contiguous, C[i * n + j]=load:contiguous
 }

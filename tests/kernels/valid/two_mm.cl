@@ -15,13 +15,13 @@ __kernel void mm2_tmp(int ni, int nj, int nk, float alpha,
                       __global const float *A,
                       __global const float *B)
 {
-    int j = get_global_id(0);
-    int i = get_global_id(1);
+    int j = get_global_id(0);  //~ shape: contiguous
+    int i = get_global_id(1);  //~ shape: uniform
     if (i < ni && j < nj) {
-        float sum = 0.0f;
-        for (int k = 0; k < nk; ++k)
-            sum += alpha * A[i * nk + k] * B[k * nj + j];
-        tmp[i * nj + j] = sum;
+        float sum = 0.0f;  //~ shape: varying
+        for (int k = 0; k < nk; ++k)  //~ shape: uniform //~ loop: uniform
+            sum += alpha * A[i * nk + k] * B[k * nj + j];  //~ access: A[i * nk + k]=uniform, B[k * nj + j]=contiguous
+        tmp[i * nj + j] = sum;  //~ access: tmp[i * nj + j]=store:contiguous
     }
 }
 
@@ -30,12 +30,12 @@ __kernel void mm2_final(int ni, int nj, int nl, float beta,
                         __global const float *C,
                         __global float *D)
 {
-    int l = get_global_id(0);
-    int i = get_global_id(1);
+    int l = get_global_id(0);  //~ shape: contiguous
+    int i = get_global_id(1);  //~ shape: uniform
     if (i < ni && l < nl) {
-        float sum = D[i * nl + l] * beta;
-        for (int j = 0; j < nj; ++j)
-            sum += tmp[i * nj + j] * C[j * nl + l];
-        D[i * nl + l] = sum;
+        float sum = D[i * nl + l] * beta;  //~ shape: varying //~ access: D[i * nl + l]=load:contiguous
+        for (int j = 0; j < nj; ++j)  //~ shape: uniform //~ loop: uniform
+            sum += tmp[i * nj + j] * C[j * nl + l];  //~ access: tmp[i * nj + j]=uniform, C[j * nl + l]=contiguous
+        D[i * nl + l] = sum;  //~ access: D[i * nl + l]=store:contiguous
     }
 }

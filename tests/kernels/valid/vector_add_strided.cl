@@ -14,24 +14,24 @@
 __kernel void vadd_grid_stride(__global const float *a, __global const float *b,
                                __global float *c, int n)
 {
-    for (int i = get_global_id(0); i < n; i += get_global_size(0))
-        c[i] = a[i] + b[i];
+    for (int i = get_global_id(0); i < n; i += get_global_size(0))  //~ shape: contiguous //~ loop: divergent //~ warning[L0201]
+        c[i] = a[i] + b[i];  //~ access: c[i]=store:contiguous, a[i]=contiguous, b[i]=contiguous
 }
 
 __kernel void vadd_strided(__global const float *a, __global const float *b,
                            __global float *c, int count, int stride)
 {
-    int i = get_global_id(0);
-    if (i >= count)
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i >= count)  //~ branch: divergent
         return;
-    int k = i * stride;
-    c[k] = a[k] + b[k];
+    int k = i * stride;  //~ shape: varying
+    c[k] = a[k] + b[k];  //~ access: c[k]=scatter, a[k]=gather, b[k]=gather //~ warning[L0203] warning[L0202] warning[L0202]
 }
 
 __kernel void vadd_offset(__global const float *a, __global const float *b,
                           __global float *c, int n, int offset)
 {
-    int i = get_global_id(0);
-    if (i < n)
-        c[i] = a[i + offset] + b[i + offset];
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i < n)  //~ branch: divergent
+        c[i] = a[i + offset] + b[i + offset];  //~ access: c[i]=store:contiguous, a[i + offset]=contiguous, b[i + offset]=contiguous
 }

@@ -11,16 +11,16 @@ __kernel void wave_step(__global const float *prev, __global const float *u,
                         __global float *next, float courant2,
                         float left, float right, int n)
 {
-    int i = get_global_id(0);
-    if (i >= n)
+    int i = get_global_id(0);  //~ shape: contiguous
+    if (i >= n)  //~ branch: divergent
         return;
 
-    if (i == 0) {
-        next[i] = left;
-    } else if (i == n - 1) {
-        next[i] = right;
+    if (i == 0) {  //~ branch: divergent
+        next[i] = left;  //~ access: next[i]=store:contiguous
+    } else if (i == n - 1) {  //~ branch: divergent
+        next[i] = right;  //~ access: next[i]=store:contiguous
     } else {
-        float lap = u[i - 1] - 2.0f * u[i] + u[i + 1];
-        next[i] = 2.0f * u[i] - prev[i] + courant2 * lap;
+        float lap = u[i - 1] - 2.0f * u[i] + u[i + 1];  //~ shape: varying //~ access: u[i - 1]=contiguous, u[i]=contiguous, u[i + 1]=contiguous
+        next[i] = 2.0f * u[i] - prev[i] + courant2 * lap;  //~ access: next[i]=store:contiguous, u[i]=contiguous, prev[i]=contiguous
     }
 }
