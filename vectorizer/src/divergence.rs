@@ -354,16 +354,15 @@ impl<'a> Analyzer<'a> {
                 let ops: Vec<Operand> = args.iter().map(|&v| self.operand(v)).collect();
                 (shape::math(*func, &ops, inst.ty), self.operand_cause(args))
             }
-            InstKind::Horizontal { op, args } => {
+            InstKind::Horizontal { op, .. } => {
                 use crate::ir::Horizontal as H;
                 match op {
                     H::Any | H::All | H::Broadcast | H::Reduce(_) => {
                         (Shape::uniform(), Cause::None)
                     }
+                    // A scan of a uniform value is still lane-dependent (it
+                    // counts the active lanes before this one).
                     H::ScanInclusive(_) | H::ScanExclusive(_) => {
-                        // A scan of a uniform value is still lane-dependent
-                        // (it counts the active lanes before this one).
-                        let _ = args;
                         (varying_like(Shape::varying(), inst.ty), Cause::Lanes)
                     }
                 }

@@ -13,7 +13,7 @@ use smol_str::SmolStr;
 
 use crate::cfg::Cfg;
 use crate::divergence::{self, AllocaCause, Cause, Divergence, MaskKind};
-use crate::ir::{BinOp, Function, InstId, InstKind, ValueId};
+use crate::ir::{BinOp, Function, InstKind, ValueId};
 use crate::shape::Shape;
 
 /// A kernel lowered, canonicalized and analysed for one SIMD width.
@@ -855,6 +855,5 @@ impl Reporter<'_> {
             let chain = self.chain(alloca);
             out.push(self.with_chain(d, &chain));
         }
-        let _ = InstId(0);
     }
 }
