@@ -562,6 +562,7 @@ fn work_item_shape(q: WorkItem, dim: Option<i64>, width: u32) -> (Shape, Cause) 
             },
             Cause::Seed,
         ),
+        WorkItem::LaneMask => (Shape::varying(), Cause::Seed),
         _ => (Shape::uniform(), Cause::None),
     }
 }

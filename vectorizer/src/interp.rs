@@ -1066,6 +1066,8 @@ impl<'f> Machine<'f> {
             WorkItem::NumSubGroups => lane.num_sub_groups,
             WorkItem::SubGroupId => lane.sub_group_id,
             WorkItem::MaxSubGroupSize => g.width,
+            // The interpreter runs work-items, never absent lanes.
+            WorkItem::LaneMask => 1,
         }
     }
 

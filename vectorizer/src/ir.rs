@@ -387,6 +387,10 @@ pub enum WorkItem {
     NumSubGroups,
     SubGroupId,
     MaxSubGroupSize,
+    /// `i1`: true on the lanes of a SIMD group that are work-items (a
+    /// remainder group at the end of a row has fewer). Only in vector IR,
+    /// where it is the entry mask; one work-item alone is always active.
+    LaneMask,
 }
 
 impl WorkItem {
@@ -406,6 +410,7 @@ impl WorkItem {
             NumSubGroups => "get_num_sub_groups",
             SubGroupId => "get_sub_group_id",
             MaxSubGroupSize => "get_max_sub_group_size",
+            LaneMask => "lanes.active",
         }
     }
 

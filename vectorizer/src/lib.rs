@@ -8,3 +8,4 @@ pub mod lower;
 pub mod report;
 pub mod shape;
 pub mod target;
+pub mod vectorize;

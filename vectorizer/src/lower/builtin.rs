@@ -715,6 +715,7 @@ impl Lowerer<'_> {
             | WorkItem::NumSubGroups
             | WorkItem::SubGroupId
             | WorkItem::MaxSubGroupSize => Ty::I32,
+            WorkItem::LaneMask => Ty::I1,
             _ => Ty::I64,
         };
         let v = self.emit(InstKind::WorkItem { query: q, dim }, ty, src);
