@@ -130,7 +130,22 @@ impl Divergence {
 
 /// Runs the analysis on a canonical function (see module docs) for width W.
 pub fn analyze(f: &Function, cfg: &Cfg, width: u32) -> Divergence {
+    analyze_pinned(f, cfg, width, &BTreeMap::new())
+}
+
+/// [`analyze`] with some allocas known to be per-lane from the start (the
+/// vectorizer re-analyses linearized code, where the divergent control that
+/// made them per-lane is gone).
+pub fn analyze_pinned(
+    f: &Function,
+    cfg: &Cfg,
+    width: u32,
+    varying_allocas: &BTreeMap<InstId, AllocaCause>,
+) -> Divergence {
     let mut a = Analyzer::new(f, cfg, width);
+    for (&i, &cause) in varying_allocas {
+        a.set_alloca_varying(i, cause);
+    }
     a.run();
     a.finish()
 }

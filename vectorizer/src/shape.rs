@@ -1167,13 +1167,21 @@ pub fn select(cond: Shape, then: Operand, els: Operand) -> Shape {
         }
     }
     let cond = cond.normalized().basic();
-    if cond.is_bottom() || t.is_bottom() || e.is_bottom() {
+    if cond.is_bottom() {
         return Shape::Bottom;
     }
     if cond.is_uniform() {
-        t.shape.join(e.shape)
-    } else {
-        Shape::varying_aligned(gcd(lane_align(t.shape), lane_align(e.shape)))
+        return t.shape.join(e.shape);
+    }
+    // A varying condition mixes the arms lane by lane. An arm that is ⊥
+    // (undef, or not reached yet) constrains nothing, but the other arm's
+    // lanes still differ from each other: varying, not ⊥ (monotone: any
+    // value for the ⊥ arm gives a varying result at most this aligned).
+    match (t.is_bottom(), e.is_bottom()) {
+        (true, true) => Shape::Bottom,
+        (true, false) => Shape::varying_aligned(lane_align(e.shape)),
+        (false, true) => Shape::varying_aligned(lane_align(t.shape)),
+        (false, false) => Shape::varying_aligned(gcd(lane_align(t.shape), lane_align(e.shape))),
     }
 }
 

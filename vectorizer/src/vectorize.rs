@@ -15,10 +15,21 @@
 //! The entry mask is [`WorkItem::LaneMask`] (all lanes, except in the
 //! remainder group of a row).
 
-use crate::cfg::Cfg;
-use crate::divergence::Divergence;
-use crate::ir::{BlockId, Function, InstKind, Src, Ty, ValueId, WorkItem};
+mod linearize;
+mod ssa;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::cfg::{Cfg, LoopId};
+use crate::divergence::{Divergence, MaskKind};
+use crate::ir::{
+    BinOp, BlockId, CmpPred, Const, Function, Horizontal, InstId, InstKind, Src, Ty, ValueId,
+    WorkItem,
+};
 use crate::shape::Shape;
+use ssa::{VarId, Vars};
 
 /// A kernel in vector IR (see the module documentation).
 #[derive(Clone, Debug)]
@@ -62,55 +73,943 @@ pub struct VectorizeError {
     pub message: String,
 }
 
-/// Vectorizes a canonical kernel (see [`crate::cfg::canonicalize`]) for
-/// width `div.width`.
+/// Vectorizes a canonical kernel (see [`crate::cfg::canonicalize`]) with
+/// its divergence analysis for width `div.width`:
+/// 1. every `ret`/`unreachable` goes to one exit block;
+/// 2. block masks, φ values and loop trackers become variables written on
+///    the original edges (edge mask = source mask ∧ branch condition);
+/// 3. the divergent loop transform (thesis §9.1) for divergent loops and
+///    for loops that may be entered with no active lane: the header runs
+///    while `any(live)`, every exit edge goes to the latch, and a dispatch
+///    block after the loop sends each lane to the exit it took;
+/// 4. partial linearization (ch. 8) of every divergent branch;
+/// 5. SSA construction of the variables, SSA repair, clean-up, and the
+///    shapes of the result (the divergence analysis re-run on the now
+///    control-uniform code, with the per-lane allocas of the scalar analysis
+///    pinned).
 pub fn vectorize(
     func: &Function,
-    cfg: &Cfg,
+    cfg0: &Cfg,
     div: &Divergence,
 ) -> Result<VectorFunction, VectorizeError> {
-    if let Some(&b) = div.divergent_branches.iter().next() {
-        let span = func
-            .terminator(b)
-            .map(|t| func.inst(t).src.span)
-            .unwrap_or(func.span);
-        return Err(VectorizeError {
-            span,
-            message: "divergent control flow is not vectorized yet".into(),
-        });
+    Vectorizer::new(func, cfg0, div)?.run()
+}
+
+/// Where a block's mask comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum MaskSrc {
+    /// The entry mask (`LaneMask`): the block runs for all lanes whenever
+    /// it runs (a uniform predicate outside transformed loops).
+    Lane,
+    /// The `live` mask of the transformed loop the block heads.
+    Live(LoopId),
+    /// A variable OR-ed from the incoming edges.
+    Var(VarId),
+}
+
+/// Per transformed loop.
+struct LoopPlan {
+    header: BlockId,
+    preheader: BlockId,
+    latch: BlockId,
+    live: VarId,
+    entry: VarId,
+    exit: VarId,
+    /// Distinct exit targets whose outermost exited loop is this one.
+    targets: Vec<BlockId>,
+    dispatch: BlockId,
+    /// e(preheader → header) and e(latch → header).
+    entry_mask: Option<ValueId>,
+    live_next: Option<ValueId>,
+}
+
+struct Vectorizer<'a> {
+    div: &'a Divergence,
+    f: Function,
+    cfg: Cfg,
+    vars: Vars,
+    lane_mask: ValueId,
+    false_: ValueId,
+    true_: ValueId,
+    mask_src: Vec<MaskSrc>,
+    /// The block's mask value (a placeholder until SSA construction).
+    mask: Vec<ValueId>,
+    plans: BTreeMap<LoopId, LoopPlan>,
+    /// Original blocks only (the unified exit and dispatch blocks are new).
+    original_blocks: usize,
+    divergent_headers: BTreeSet<BlockId>,
+}
+
+fn error(span: lanes_frontend::source::Span, message: impl Into<String>) -> VectorizeError {
+    VectorizeError {
+        span,
+        message: message.into(),
     }
-    let _ = cfg;
-    let mut f = func.clone();
-    let mut shapes = div.shapes.clone();
-    let entry = f.entry;
+}
+
+impl<'a> Vectorizer<'a> {
+    fn new(func: &Function, cfg0: &Cfg, div: &'a Divergence) -> Result<Self, VectorizeError> {
+        let mut f = func.clone();
+        // The analysis's loop ids belong to `cfg0`; headers stay the same blocks.
+        let divergent_headers: BTreeSet<BlockId> = div
+            .divergent_loops
+            .keys()
+            .filter_map(|&l| cfg0.loops().header(l))
+            .collect();
+        let original_blocks = f.blocks.len();
+        unify_exits(&mut f);
+        let cfg = Cfg::compute(&f);
+        if !cfg.is_reducible() {
+            return Err(error(f.span, "irreducible control flow is not supported"));
+        }
+        let src = Src {
+            node: lanes_frontend::ast::NodeId(0),
+            span: f.span,
+        };
+        let entry = f.entry;
+        let pos = f.phis(entry).count();
+        let (_, lane_mask) = f.insert(
+            entry,
+            pos,
+            InstKind::WorkItem {
+                query: WorkItem::LaneMask,
+                dim: None,
+            },
+            Ty::I1,
+            src,
+        );
+        let lane_mask = lane_mask.ok_or_else(|| error(f.span, "internal: mask without value"))?;
+        let false_ = f.add_const(Const::Int(0, Ty::I1));
+        let true_ = f.add_const(Const::Int(1, Ty::I1));
+        Ok(Vectorizer {
+            div,
+            f,
+            cfg,
+            vars: Vars::default(),
+            lane_mask,
+            false_,
+            true_,
+            mask_src: Vec::new(),
+            mask: Vec::new(),
+            plans: BTreeMap::new(),
+            original_blocks,
+            divergent_headers,
+        })
+    }
+
+    fn src(&self) -> Src {
+        Src {
+            node: lanes_frontend::ast::NodeId(0),
+            span: self.f.span,
+        }
+    }
+
+    fn mask_kind(&self, b: BlockId) -> MaskKind {
+        if b.index() >= self.original_blocks {
+            return MaskKind::None;
+        }
+        self.div
+            .masks
+            .get(b.index())
+            .copied()
+            .unwrap_or(MaskKind::Varying)
+    }
+
+    /// Inserts an instruction before `b`'s terminator.
+    fn at_end(&mut self, b: BlockId, kind: InstKind, ty: Ty, src: Src) -> ValueId {
+        let pos = match self.f.terminator(b) {
+            Some(_) => self.f.block(b).insts.len() - 1,
+            None => self.f.block(b).insts.len(),
+        };
+        let (_, v) = self.f.insert(b, pos, kind, ty, src);
+        v.unwrap_or(self.false_)
+    }
+
+    /// `m ? c : false` — a select, not an `and`, so that a garbage lane of
+    /// `c` where `m` is false cannot leak into the mask.
+    fn and_mask(&mut self, b: BlockId, m: ValueId, c: ValueId, src: Src) -> ValueId {
+        let f = self.false_;
+        self.at_end(
+            b,
+            InstKind::Select {
+                cond: m,
+                then: c,
+                els: f,
+            },
+            Ty::I1,
+            src,
+        )
+    }
+
+    fn not(&mut self, b: BlockId, c: ValueId, src: Src) -> ValueId {
+        let t = self.true_;
+        self.at_end(
+            b,
+            InstKind::Bin {
+                op: BinOp::Xor,
+                lhs: c,
+                rhs: t,
+            },
+            Ty::I1,
+            src,
+        )
+    }
+
+    fn any(&mut self, b: BlockId, c: ValueId, src: Src) -> ValueId {
+        self.at_end(
+            b,
+            InstKind::Horizontal {
+                op: Horizontal::Any,
+                args: vec![c],
+            },
+            Ty::I1,
+            src,
+        )
+    }
+
+    fn or_write(&mut self, var: VarId, b: BlockId, e: ValueId, src: Src) {
+        let old = self.vars.old_value(&mut self.f, var);
+        let new = self.at_end(
+            b,
+            InstKind::Bin {
+                op: BinOp::Or,
+                lhs: old,
+                rhs: e,
+            },
+            Ty::I1,
+            src,
+        );
+        self.vars.write(var, b, Some(old), new);
+    }
+
+    fn select_write(
+        &mut self,
+        var: VarId,
+        b: BlockId,
+        cond: ValueId,
+        v: ValueId,
+        ty: Ty,
+        src: Src,
+    ) {
+        let old = self.vars.old_value(&mut self.f, var);
+        let new = self.at_end(
+            b,
+            InstKind::Select {
+                cond,
+                then: v,
+                els: old,
+            },
+            ty,
+            src,
+        );
+        self.vars.write(var, b, Some(old), new);
+    }
+
+    fn preheader(&self, l: LoopId) -> Option<BlockId> {
+        let lp = &self.cfg.loops().loops[l.index()];
+        let outside: Vec<BlockId> = self
+            .cfg
+            .preds(lp.header)
+            .iter()
+            .copied()
+            .filter(|p| !lp.contains(*p))
+            .collect();
+        match outside.as_slice() {
+            [p] if self.f.successors(*p).len() == 1 => Some(*p),
+            _ => None,
+        }
+    }
+
+    fn run(mut self) -> Result<VectorFunction, VectorizeError> {
+        self.plan_loops()?;
+        self.plan_masks();
+        self.create_dispatch_blocks();
+        self.lower_phis_and_edges()?;
+        self.restructure()?;
+        self.linearize()?;
+        self.finish()
+    }
+
+    /// Chooses the loops to transform: divergent ones, ones whose preheader
+    /// may run with no active lane (a uniform loop there could spin on
+    /// garbage), and every loop inside a transformed one.
+    fn plan_loops(&mut self) -> Result<(), VectorizeError> {
+        let forest = self.cfg.loops().clone();
+        let divergent_headers = self.divergent_headers.clone();
+        let mut order: Vec<LoopId> = forest.ids().collect();
+        order.sort_by_key(|l| forest.loops[l.index()].depth);
+        let mut chosen: BTreeSet<LoopId> = BTreeSet::new();
+        for l in order {
+            let lp = &forest.loops[l.index()];
+            let Some(pre) = self.preheader(l) else {
+                return Err(error(self.f.span, "internal: loop without preheader"));
+            };
+            let parent_chosen = lp.parent.is_some_and(|p| chosen.contains(&p));
+            if divergent_headers.contains(&lp.header)
+                || self.mask_kind(pre) == MaskKind::Varying
+                || parent_chosen
+            {
+                chosen.insert(l);
+            }
+        }
+        for l in chosen {
+            let lp = forest.loops[l.index()].clone();
+            let [latch] = lp.latches.as_slice() else {
+                return Err(error(self.f.span, "internal: loop without a unique latch"));
+            };
+            let preheader = self.preheader(l).unwrap_or(lp.header);
+            let src = self.src();
+            let live = self.vars.new_var(Ty::I1, self.false_, src);
+            let entry = self.vars.new_var(Ty::I1, self.false_, src);
+            let undef = self.f.add_const(Const::Undef(Ty::I32));
+            let exit = self.vars.new_var(Ty::I32, undef, src);
+            self.plans.insert(
+                l,
+                LoopPlan {
+                    header: lp.header,
+                    preheader,
+                    latch: *latch,
+                    live,
+                    entry,
+                    exit,
+                    targets: Vec::new(),
+                    dispatch: lp.header,
+                    entry_mask: None,
+                    live_next: None,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    fn in_transformed_loop(&self, b: BlockId) -> bool {
+        let mut l = self.cfg.loop_of(b);
+        while let Some(x) = l {
+            if self.plans.contains_key(&x) {
+                return true;
+            }
+            l = self.cfg.loops().parent(x);
+        }
+        false
+    }
+
+    fn plan_masks(&mut self) {
+        let n = self.f.blocks.len();
+        self.mask_src = vec![MaskSrc::Lane; n];
+        self.mask = vec![self.lane_mask; n];
+        for b in 0..n {
+            let b = BlockId(b as u32);
+            if !self.cfg.is_reachable(b) {
+                continue;
+            }
+            let src = if let Some(l) = self.cfg.header_of(b).filter(|l| self.plans.contains_key(l))
+            {
+                MaskSrc::Live(l)
+            } else if self.in_transformed_loop(b) || self.mask_kind(b) == MaskKind::Varying {
+                let s = self.src();
+                MaskSrc::Var(self.vars.new_var(Ty::I1, self.false_, s))
+            } else {
+                MaskSrc::Lane
+            };
+            self.mask_src[b.index()] = src;
+            self.mask[b.index()] = match src {
+                MaskSrc::Lane => self.lane_mask,
+                MaskSrc::Live(l) => {
+                    let v = self.plans[&l].live;
+                    self.vars.read_start(&mut self.f, v, b)
+                }
+                MaskSrc::Var(v) => self.vars.read_start(&mut self.f, v, b),
+            };
+        }
+        // Per-iteration masks start empty in every iteration of their loop.
+        for b in 0..n {
+            let b = BlockId(b as u32);
+            let MaskSrc::Var(v) = self.mask_src[b.index()] else {
+                continue;
+            };
+            let Some(l) = self.cfg.loop_of(b) else {
+                continue;
+            };
+            let lp = &self.cfg.loops().loops[l.index()];
+            let (Some(pre), Some(&latch)) = (self.preheader(l), lp.latches.first()) else {
+                continue;
+            };
+            let f = self.false_;
+            self.vars.write(v, pre, None, f);
+            self.vars.write(v, latch, None, f);
+        }
+    }
+
+    /// The loops an edge leaves, innermost first.
+    fn exited_loops(&self, p: BlockId, s: BlockId) -> Vec<LoopId> {
+        let forest = self.cfg.loops();
+        let mut out = Vec::new();
+        let mut l = self.cfg.loop_of(p);
+        while let Some(x) = l {
+            if forest.contains(x, s) {
+                break;
+            }
+            out.push(x);
+            l = forest.parent(x);
+        }
+        out
+    }
+
+    fn create_dispatch_blocks(&mut self) {
+        // Exit targets per transformed loop, in a deterministic order.
+        let mut targets: BTreeMap<LoopId, Vec<BlockId>> = BTreeMap::new();
+        for p in self.f.block_ids().collect::<Vec<_>>() {
+            if !self.cfg.is_reachable(p) {
+                continue;
+            }
+            for s in self.f.successors(p) {
+                if let Some(&outer) = self.exited_loops(p, s).last() {
+                    if self.plans.contains_key(&outer) {
+                        let t = targets.entry(outer).or_default();
+                        if !t.contains(&s) {
+                            t.push(s);
+                        }
+                    }
+                }
+            }
+        }
+        let ids: Vec<LoopId> = self.plans.keys().copied().collect();
+        for l in ids {
+            let d = self.f.add_block("loop.dispatch");
+            let src = self.src();
+            // A placeholder terminator; `restructure` sets the real one.
+            self.f.append(d, InstKind::Br(d), Ty::Void, src);
+            let entry = self.plans[&l].entry;
+            let m = self.vars.read_start(&mut self.f, entry, d);
+            self.mask_src.push(MaskSrc::Lane);
+            self.mask.push(m);
+            let plan = self.plans.get_mut(&l).expect("plan");
+            plan.dispatch = d;
+            plan.targets = targets.remove(&l).unwrap_or_default();
+        }
+    }
+
+    /// Edge masks of `p`'s terminator, one per distinct target.
+    fn edge_masks(&mut self, p: BlockId) -> Vec<(BlockId, ValueId)> {
+        let Some(term) = self.f.terminator(p) else {
+            return Vec::new();
+        };
+        let src = self.f.inst(term).src;
+        let m = self.mask[p.index()];
+        let kind = self.f.inst(term).kind.clone();
+        let mut out: Vec<(BlockId, ValueId)> = Vec::new();
+        let add = |out: &mut Vec<(BlockId, ValueId)>, s: BlockId, e: ValueId, this: &mut Self| {
+            if let Some(x) = out.iter_mut().find(|x| x.0 == s) {
+                let prev = x.1;
+                x.1 = this.at_end(
+                    p,
+                    InstKind::Bin {
+                        op: BinOp::Or,
+                        lhs: prev,
+                        rhs: e,
+                    },
+                    Ty::I1,
+                    src,
+                );
+            } else {
+                out.push((s, e));
+            }
+        };
+        match kind {
+            InstKind::Br(s) => out.push((s, m)),
+            InstKind::CondBr { cond, then, els } => {
+                if then == els {
+                    out.push((then, m));
+                } else {
+                    let et = self.and_mask(p, m, cond, src);
+                    let nc = self.not(p, cond, src);
+                    let ee = self.and_mask(p, m, nc, src);
+                    out.push((then, et));
+                    out.push((els, ee));
+                }
+            }
+            InstKind::Switch {
+                value,
+                default,
+                cases,
+            } => {
+                let ty = self.f.ty(value);
+                let mut any_case: Option<ValueId> = None;
+                for &(c, s) in &cases {
+                    let k = self.f.add_const(Const::Int(c, ty));
+                    let eq = self.at_end(
+                        p,
+                        InstKind::Cmp {
+                            pred: CmpPred::Eq,
+                            lhs: value,
+                            rhs: k,
+                        },
+                        Ty::I1,
+                        src,
+                    );
+                    any_case = Some(match any_case {
+                        None => eq,
+                        Some(a) => self.at_end(
+                            p,
+                            InstKind::Bin {
+                                op: BinOp::Or,
+                                lhs: a,
+                                rhs: eq,
+                            },
+                            Ty::I1,
+                            src,
+                        ),
+                    });
+                    let e = self.and_mask(p, m, eq, src);
+                    add(&mut out, s, e, self);
+                }
+                let e = match any_case {
+                    None => m,
+                    Some(a) => {
+                        let na = self.not(p, a, src);
+                        self.and_mask(p, m, na, src)
+                    }
+                };
+                add(&mut out, default, e, self);
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// Records, for every original edge, what it contributes: to the target's
+    /// mask, to a transformed loop's live/entry/exit trackers, and to the
+    /// variables that replace the target's φs.
+    fn lower_phis_and_edges(&mut self) -> Result<(), VectorizeError> {
+        // φs become variables read at the start of their block.
+        let mut phi_vars: BTreeMap<InstId, (VarId, ValueId, Vec<(BlockId, ValueId)>)> =
+            BTreeMap::new();
+        let mut phi_read: BTreeMap<ValueId, ValueId> = BTreeMap::new();
+        for b in self.f.block_ids().collect::<Vec<_>>() {
+            for i in self.f.phis(b).collect::<Vec<_>>() {
+                let inst = self.f.inst(i).clone();
+                let (Some(v), InstKind::Phi { incoming }) = (inst.result, &inst.kind) else {
+                    continue;
+                };
+                let undef = self.f.add_const(Const::Undef(inst.ty));
+                let var = self.vars.new_var(inst.ty, undef, inst.src);
+                let r = self.vars.read_start(&mut self.f, var, b);
+                phi_read.insert(v, r);
+                phi_vars.insert(i, (var, v, incoming.clone()));
+            }
+        }
+        for (&i, &(_, v, _)) in &phi_vars {
+            let r = phi_read[&v];
+            self.f.replace_all_uses(v, r);
+            self.f.remove_inst(i);
+        }
+        let mapped = |x: ValueId| phi_read.get(&x).copied().unwrap_or(x);
+
+        let blocks: Vec<BlockId> = (0..self.original_blocks as u32 + 1)
+            .map(BlockId)
+            .filter(|b| b.index() < self.f.blocks.len() && self.cfg.is_reachable(*b))
+            .collect();
+        for p in blocks {
+            let edges = self.edge_masks(p);
+            let src = self
+                .f
+                .terminator(p)
+                .map(|t| self.f.inst(t).src)
+                .unwrap_or(self.src());
+            for (s, e) in edges {
+                let exited = self.exited_loops(p, s);
+                let outer_plan = exited
+                    .last()
+                    .filter(|l| self.plans.contains_key(l))
+                    .copied();
+                if outer_plan.is_none() && exited.iter().any(|l| self.plans.contains_key(l)) {
+                    return Err(error(
+                        src.span,
+                        "internal: an exit leaves a divergent loop and a uniform one",
+                    ));
+                }
+                if let Some(l) = outer_plan {
+                    let (exit, k) = {
+                        let plan = &self.plans[&l];
+                        let k = plan.targets.iter().position(|&t| t == s).unwrap_or(0);
+                        (plan.exit, k)
+                    };
+                    let kc = self.f.const_int(k as i64, Ty::I32);
+                    self.select_write(exit, p, e, kc, Ty::I32, src);
+                } else if let Some(l) = self.cfg.header_of(s).filter(|l| self.plans.contains_key(l))
+                {
+                    let (live, entry, pre, latch) = {
+                        let plan = &self.plans[&l];
+                        (plan.live, plan.entry, plan.preheader, plan.latch)
+                    };
+                    self.vars.write(live, p, None, e);
+                    let plan = self.plans.get_mut(&l).expect("plan");
+                    if p == pre {
+                        plan.entry_mask = Some(e);
+                        self.vars.write(entry, p, None, e);
+                    } else if p == latch {
+                        plan.live_next = Some(e);
+                    }
+                } else if let MaskSrc::Var(v) = self.mask_src[s.index()] {
+                    self.or_write(v, p, e, src);
+                }
+                // The target's φs.
+                let is_header_edge = self.cfg.header_of(s).is_some();
+                let phis: Vec<(VarId, ValueId, ValueId, Ty)> = phi_vars
+                    .iter()
+                    .filter(|(i, _)| self.f.inst(**i).block == s)
+                    .filter_map(|(i, (var, v, inc))| {
+                        inc.iter()
+                            .find(|(b, _)| *b == p)
+                            .map(|&(_, x)| (*var, *v, mapped(x), self.f.inst(*i).ty))
+                    })
+                    .collect();
+                for (var, phi_value, x, ty) in phis {
+                    let uniform = self.div.is_uniform(phi_value);
+                    let nonempty =
+                        matches!(self.mask_src[p.index()], MaskSrc::Lane | MaskSrc::Live(_));
+                    if is_header_edge || (uniform && nonempty) {
+                        self.vars.write(var, p, None, x);
+                    } else if uniform {
+                        let a = self.any(p, e, src);
+                        self.select_write(var, p, a, x, ty, src);
+                    } else {
+                        self.select_write(var, p, e, x, ty, src);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The divergent loop transform's new edges (outermost loops first).
+    fn restructure(&mut self) -> Result<(), VectorizeError> {
+        let forest = self.cfg.loops().clone();
+        let mut order: Vec<LoopId> = self.plans.keys().copied().collect();
+        order.sort_by_key(|l| forest.loops[l.index()].depth);
+        for l in order {
+            let plan = &self.plans[&l];
+            let (h, pre, latch, d) = (plan.header, plan.preheader, plan.latch, plan.dispatch);
+            let targets = plan.targets.clone();
+            let exit_var = plan.exit;
+            let entry_mask = plan.entry_mask.unwrap_or(self.false_);
+            let live_next = plan.live_next.unwrap_or(self.false_);
+            let src = self
+                .f
+                .terminator(latch)
+                .map(|t| self.f.inst(t).src)
+                .unwrap_or(self.src());
+            // Every exit edge now goes to the latch (its lanes retire).
+            let lp = &forest.loops[l.index()];
+            for &x in &lp.blocks {
+                let Some(t) = self.f.terminator(x) else {
+                    continue;
+                };
+                if x == latch {
+                    continue;
+                }
+                let succs = self.f.successors(x);
+                for s in succs {
+                    if !lp.contains(s) {
+                        self.f.inst_mut(t).kind.replace_successor(s, latch);
+                    }
+                }
+            }
+            // Enter only with some lane, iterate while some lane stays.
+            let a = self.any(pre, entry_mask, src);
+            if let Some(t) = self.f.terminator(pre) {
+                self.f.inst_mut(t).kind = InstKind::CondBr {
+                    cond: a,
+                    then: h,
+                    els: d,
+                };
+            }
+            let a = self.any(latch, live_next, src);
+            if let Some(t) = self.f.terminator(latch) {
+                self.f.inst_mut(t).kind = InstKind::CondBr {
+                    cond: a,
+                    then: h,
+                    els: d,
+                };
+            }
+            // Dispatch each lane to the exit it took.
+            let m = self.mask[d.index()];
+            let term = match targets.as_slice() {
+                [] => {
+                    // Every exit also leaves an enclosing (transformed) loop.
+                    let to = lp
+                        .parent
+                        .and_then(|p| self.plans.get(&p))
+                        .map(|p| p.latch)
+                        .unwrap_or(self.exit_block());
+                    InstKind::Br(to)
+                }
+                [s] => {
+                    if let MaskSrc::Var(v) = self.mask_src[s.index()] {
+                        self.or_write(v, d, m, src);
+                    }
+                    InstKind::Br(*s)
+                }
+                [s0, rest @ ..] => {
+                    let idx = self.vars.read_start(&mut self.f, exit_var, d);
+                    for (k, &s) in targets.iter().enumerate() {
+                        if let MaskSrc::Var(v) = self.mask_src[s.index()] {
+                            let kc = self.f.const_int(k as i64, Ty::I32);
+                            let eq = self.at_end(
+                                d,
+                                InstKind::Cmp {
+                                    pred: CmpPred::Eq,
+                                    lhs: idx,
+                                    rhs: kc,
+                                },
+                                Ty::I1,
+                                src,
+                            );
+                            let e = self.and_mask(d, m, eq, src);
+                            self.or_write(v, d, e, src);
+                        }
+                    }
+                    InstKind::Switch {
+                        value: idx,
+                        default: *s0,
+                        cases: rest
+                            .iter()
+                            .enumerate()
+                            .map(|(k, &s)| (k as u64 + 1, s))
+                            .collect(),
+                    }
+                }
+            };
+            if let Some(t) = self.f.terminator(d) {
+                self.f.inst_mut(t).kind = term;
+            }
+        }
+        Ok(())
+    }
+
+    fn exit_block(&self) -> BlockId {
+        BlockId(self.original_blocks as u32)
+    }
+
+    fn linearize(&mut self) -> Result<(), VectorizeError> {
+        let mut divergent: BTreeSet<BlockId> = self
+            .div
+            .divergent_branches
+            .iter()
+            .copied()
+            .filter(|b| b.index() < self.original_blocks)
+            .collect();
+        for plan in self.plans.values() {
+            divergent.remove(&plan.preheader);
+            divergent.remove(&plan.latch);
+            if plan.targets.len() > 1 {
+                divergent.insert(plan.dispatch);
+            }
+        }
+        let cfg = Cfg::compute(&self.f);
+        if !cfg.is_reducible() {
+            return Err(error(
+                self.f.span,
+                "internal: the loop transform made the CFG irreducible",
+            ));
+        }
+        linearize::Linearizer::new(&cfg, &divergent)
+            .run(&mut self.f)
+            .map_err(|m| error(self.f.span, format!("internal: linearization failed: {m}")))
+    }
+
+    fn finish(mut self) -> Result<VectorFunction, VectorizeError> {
+        let cfg = Cfg::compute(&self.f);
+        self.vars.construct(&mut self.f, &cfg);
+        let mut block_mask: Vec<ValueId> =
+            self.mask.iter().map(|&m| self.vars.resolve(m)).collect();
+        ssa::repair(&mut self.f, &cfg);
+        let mut f = self.f;
+        cleanup(&mut f, &mut block_mask);
+        let cfg = Cfg::compute(&f);
+        let div =
+            crate::divergence::analyze_pinned(&f, &cfg, self.div.width, &pinned_allocas(self.div));
+        let mut mask_nonempty: Vec<bool> = self
+            .mask_src
+            .iter()
+            .map(|s| matches!(s, MaskSrc::Lane | MaskSrc::Live(_)))
+            .collect();
+        mask_nonempty.resize(f.blocks.len(), false);
+        block_mask.resize(f.blocks.len(), self.lane_mask);
+        for b in f.block_ids() {
+            if !cfg.is_reachable(b) {
+                continue;
+            }
+            if let Some(t) = f.terminator(b) {
+                let cond = match &f.inst(t).kind {
+                    InstKind::CondBr { cond, .. } => Some(*cond),
+                    InstKind::Switch { value, .. } => Some(*value),
+                    _ => None,
+                };
+                if let Some(c) = cond {
+                    if !div.is_uniform(c) {
+                        return Err(error(
+                            f.inst(t).src.span,
+                            "internal: a divergent branch survived linearization",
+                        ));
+                    }
+                }
+            }
+        }
+        if let Err(errs) = crate::ir::verify::verify(&f) {
+            return Err(error(
+                f.span,
+                format!("internal: invalid vector IR: {}", errs.join("; ")),
+            ));
+        }
+        Ok(VectorFunction {
+            func: f,
+            width: self.div.width,
+            shapes: div.shapes,
+            block_mask,
+            mask_nonempty,
+        })
+    }
+}
+
+fn pinned_allocas(div: &Divergence) -> BTreeMap<InstId, crate::divergence::AllocaCause> {
+    div.varying_allocas.clone()
+}
+
+/// Sends every `ret` and `unreachable` to one new exit block (partial
+/// linearization needs a single sink; an `unreachable` reached by no lane
+/// must not be executed with an empty mask).
+fn unify_exits(f: &mut Function) -> BlockId {
+    let sinks: Vec<BlockId> = f
+        .block_ids()
+        .filter(|&b| {
+            f.terminator(b)
+                .is_some_and(|t| matches!(f.inst(t).kind, InstKind::Ret | InstKind::Unreachable))
+        })
+        .collect();
+    let exit = f.add_block("exit");
     let src = Src {
         node: lanes_frontend::ast::NodeId(0),
         span: f.span,
     };
-    let (_, mask) = f.insert(
-        entry,
-        f.phis(entry).count(),
-        InstKind::WorkItem {
-            query: WorkItem::LaneMask,
-            dim: None,
-        },
-        Ty::I1,
-        src,
-    );
-    let mask = mask.expect("i1 result");
-    shapes.resize(f.values.len(), Shape::Bottom);
-    shapes[mask.index()] = Shape::varying();
-    let n = f.blocks.len();
-    Ok(VectorFunction {
-        func: f,
-        width: div.width,
-        shapes,
-        block_mask: vec![mask; n],
-        mask_nonempty: vec![true; n],
-    })
+    f.append(exit, InstKind::Ret, Ty::Void, src);
+    for b in sinks {
+        if let Some(t) = f.terminator(b) {
+            f.inst_mut(t).kind = InstKind::Br(exit);
+        }
+    }
+    exit
 }
 
-/// The block masks of `vf` for printing.
-pub fn mask_of(vf: &VectorFunction, b: BlockId) -> ValueId {
-    vf.block_mask[b.index()]
+/// Peepholes on what the transforms produce (`x | false`, trivial φs,
+/// selects of equal arms), then removal of dead instructions.
+fn cleanup(f: &mut Function, block_mask: &mut [ValueId]) {
+    let is_false = |f: &Function, v: ValueId| matches!(f.as_const(v), Some(Const::Int(0, Ty::I1)));
+    loop {
+        let mut changed = false;
+        for i in 0..f.insts.len() {
+            let id = InstId(i as u32);
+            if !f.is_placed(id) {
+                continue;
+            }
+            let inst = f.inst(id);
+            let Some(r) = inst.result else { continue };
+            let same = match &inst.kind {
+                InstKind::Bin {
+                    op: BinOp::Or,
+                    lhs,
+                    rhs,
+                } if is_false(f, *lhs) => Some(*rhs),
+                InstKind::Bin {
+                    op: BinOp::Or,
+                    lhs,
+                    rhs,
+                } if is_false(f, *rhs) => Some(*lhs),
+                InstKind::Select { then, els, .. } if then == els => Some(*then),
+                InstKind::Phi { incoming } => {
+                    let others: BTreeSet<ValueId> = incoming
+                        .iter()
+                        .map(|&(_, v)| v)
+                        .filter(|&v| v != r)
+                        .collect();
+                    (others.len() == 1).then(|| *others.iter().next().expect("one"))
+                }
+                _ => None,
+            };
+            if let Some(to) = same {
+                f.replace_all_uses(r, to);
+                for m in block_mask.iter_mut() {
+                    if *m == r {
+                        *m = to;
+                    }
+                }
+                f.remove_inst(id);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Dead code: keep side effects, terminators and block masks.
+    let mut live = vec![false; f.values.len()];
+    let mut work: Vec<ValueId> = block_mask.to_vec();
+    let mut placed: Vec<InstId> = Vec::new();
+    for b in &f.blocks {
+        placed.extend(b.insts.iter().copied());
+    }
+    for &i in &placed {
+        let k = &f.inst(i).kind;
+        if k.has_side_effect() {
+            k.for_each_operand(|v| work.push(v));
+        }
+    }
+    while let Some(v) = work.pop() {
+        if std::mem::replace(&mut live[v.index()], true) {
+            continue;
+        }
+        if let Some(d) = f.def_inst(v) {
+            f.inst(d).kind.for_each_operand(|o| work.push(o));
+        }
+    }
+    for i in placed {
+        let inst = f.inst(i);
+        if inst.kind.has_side_effect() {
+            continue;
+        }
+        if let Some(r) = inst.result {
+            if !live[r.index()] {
+                f.remove_inst(i);
+            }
+        }
+    }
+}
+
+/// The vector IR as text (`lanes build --emit vir`): each value with its
+/// shape — `uniform` values stay scalar, the others are W-lane vectors —
+/// and each block with its mask.
+pub fn print(vf: &VectorFunction) -> String {
+    struct Ann<'a>(&'a VectorFunction);
+    impl crate::ir::print::Annotate for Ann<'_> {
+        fn value(&self, _f: &Function, v: ValueId) -> Option<String> {
+            Some(match self.0.shape(v) {
+                Shape::Bottom => Shape::uniform().to_string(),
+                s => s.to_string(),
+            })
+        }
+        fn block(&self, _f: &Function, b: BlockId) -> Option<String> {
+            let m = self.0.block_mask.get(b.index())?;
+            let empty = match self.0.mask_nonempty.get(b.index()) {
+                Some(true) => "",
+                _ => ", may be empty",
+            };
+            Some(format!("mask %{}{empty}", m.0))
+        }
+    }
+    format!(
+        "; vector IR of `{}`, W = {}\n{}",
+        vf.func.name,
+        vf.width,
+        crate::ir::print::print(&vf.func, &Ann(vf))
+    )
 }

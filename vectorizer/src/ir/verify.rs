@@ -706,6 +706,7 @@ fn kind_name(k: &InstKind) -> &'static str {
 fn workitem_ty(q: WorkItem) -> Ty {
     use WorkItem::*;
     match q {
+        LaneMask => Ty::I1,
         WorkDim | SubGroupSize | SubGroupLocalId | NumSubGroups | SubGroupId | MaxSubGroupSize => {
             Ty::I32
         }

@@ -929,7 +929,11 @@ fn bottom_operands_give_bottom_unless_decided() {
     assert_eq!(cast(CastOp::SExt, b, Ty::I32, Ty::I64), Shape::Bottom);
     assert_eq!(cast(CastOp::SiToFp, b, Ty::I32, Ty::F32), Shape::Bottom);
     assert_eq!(select(Shape::Bottom, s, s), Shape::Bottom);
-    assert_eq!(select(Shape::uniform(), b, s), Shape::Bottom);
+    // ⊥ (undef) arms: a uniform condition gives the other arm, a varying
+    // one mixes lanes (varying); only a ⊥ condition stays ⊥.
+    assert_eq!(select(Shape::uniform(), b, s), s.shape);
+    assert!(select(Shape::varying(), b, k(3)).is_varying());
+    assert_eq!(select(Shape::varying(), b, b), Shape::Bottom);
     assert_eq!(select(Shape::Bottom, k(5), k(5)), Shape::constant(5));
     assert_eq!(math(MathFn::SMin, &[b, s], Ty::I32), Shape::Bottom);
     assert_eq!(math(MathFn::IAbs, &[b], Ty::I32), Shape::Bottom);

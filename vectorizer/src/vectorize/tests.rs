@@ -1,0 +1,1 @@
+//! Vectorizer tests: structure of the vector IR and its semantics.
