@@ -1,0 +1,190 @@
+//! Snapshots of the vector IR for the thesis's examples (regenerate with
+//! `UPDATE_EXPECT=1 cargo test -p lanes-vectorizer --test vir_snapshots`,
+//! then read the diff: every change must be explainable).
+
+use expect_test::{expect, Expect};
+use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
+use lanes_frontend::unit::check_text;
+use lanes_vectorizer::report::analyze_kernel;
+use lanes_vectorizer::vectorize::{print, vectorize};
+
+fn vir(src: &str, width: u32) -> String {
+    let unit = check_text("t.cl", None, src, &PreprocessOptions::default(), &RealFs);
+    assert!(!unit.has_errors());
+    let k = *unit.hir.kernels().first().expect("a kernel");
+    let ka = analyze_kernel(&unit.hir, k, width).expect("analyses");
+    let vf = vectorize(&ka.func, &ka.cfg, &ka.div).expect("vectorizes");
+    print(&vf)
+}
+
+fn check(src: &str, expect: Expect) {
+    expect.assert_eq(&vir(src, 8));
+}
+
+/// Thesis fig. 8.1: the uniform `if (p)` stays a branch around the
+/// linearized divergent `if`, so nothing runs when `p` is false.
+#[test]
+fn uniform_branch_kept_around_divergent_one() {
+    check(
+        r#"
+kernel void k(global int *a, int p) {
+    int t = get_global_id(0);
+    if (p) {
+        if (a[t] > 0) a[t] = 1;
+        else a[t] = 2;
+    }
+}
+"#,
+        expect![[r#"
+            ; vector IR of `k`, W = 8
+            kernel @k(%0: ptr(global) a : uniform, %1: i32 p : uniform) {
+            bb0.entry: ; entry ; mask %24
+              %24 = lanes.active i1() : varying
+              %3 = get_global_id i64(i32 0) : strided(1)
+              %4 = trunc i64 %3 to i32 : strided(1)
+              %6 = cmp ne i32 %1, i32 0 : uniform
+              br %6, bb1.if.then, bb5.if.end
+            bb1.if.then: ; mask %24
+              %7 = sext i32 %4 to i64 : strided(1)
+              %9 = mul i64 %7, i64 4 : strided(4, align 4)
+              %10 = ptradd %0, %9 : strided(4)
+              %11 = load i32 %10, align 4 : varying
+              %13 = cmp sgt i32 %11, i32 0 : varying
+              %32 = select i1 %24, %13, false : varying
+              %33 = xor i1 %13, true : varying
+              %34 = select i1 %24, %33, false : varying
+              br bb3.if.else
+            bb2.if.then: ; mask %32, may be empty
+              %15 = sext i32 %4 to i64 : strided(1)
+              %17 = mul i64 %15, i64 4 : strided(4, align 4)
+              %18 = ptradd %0, %17 : strided(4)
+              store i32 i32 1, %18, align 4
+              br bb4.if.end
+            bb3.if.else: ; mask %34, may be empty
+              %20 = sext i32 %4 to i64 : strided(1)
+              %22 = mul i64 %20, i64 4 : strided(4, align 4)
+              %23 = ptradd %0, %22 : strided(4)
+              store i32 i32 2, %23, align 4
+              br bb2.if.then
+            bb4.if.end: ; mask %24
+              br bb5.if.end
+            bb5.if.end: ; mask %24
+              br bb6.exit
+            bb6.exit: ; mask %24
+              ret
+            }
+        "#]],
+    );
+}
+
+/// Thesis §3 `logstar`: a divergent loop with a live-out (`i`), which must
+/// be tracked per lane when the lane leaves.
+#[test]
+fn divergent_loop_with_live_out() {
+    check(
+        r#"
+kernel void logstar(global const float *x, global int *out) {
+    int t = get_global_id(0);
+    float v = x[t];
+    int i = 0;
+    while (v > 1.0f) {
+        v = log(v);
+        i++;
+    }
+    out[t] = i;
+}
+"#,
+        expect![[r#"
+            ; vector IR of `logstar`, W = 8
+            kernel @logstar(%0: ptr(global) x : uniform, %1: ptr(global) out : uniform) {
+            bb0.entry: ; entry ; mask %25
+              %25 = lanes.active i1() : varying
+              %3 = get_global_id i64(i32 0) : strided(1)
+              %4 = trunc i64 %3 to i32 : strided(1)
+              %5 = sext i32 %4 to i64 : strided(1)
+              %7 = mul i64 %5, i64 4 : strided(4, align 4)
+              %8 = ptradd %0, %7 : strided(4)
+              %9 = load f32 %8, align 4 : varying
+              %48 = sub_group.any i1(%25) : uniform
+              br %48, bb1.while.cond, bb5.loop.dispatch
+            bb1.while.cond: ; mask %50
+              %50 = phi i1 [bb0.entry: %25], [bb2.while.body: %38] : varying
+              %56 = phi f32 [bb0.entry: %9], [bb2.while.body: %14] : varying
+              %58 = phi i32 [bb0.entry: i32 0], [bb2.while.body: %17] : uniform
+              %60 = phi i32 [bb0.entry: i32 undef], [bb2.while.body: %47] : varying
+              %13 = cmp fogt f32 %56, f32 1.0 : varying
+              %38 = select i1 %50, %13, false : varying
+              %39 = xor i1 %13, true : varying
+              %40 = select i1 %50, %39, false : varying
+              %47 = select i32 %40, %58, %60 : varying
+              br bb2.while.body
+            bb2.while.body: ; mask %38, may be empty
+              %14 = log f32(%56) : varying
+              %17 = add i32 %58, i32 1 : uniform
+              %49 = sub_group.any i1(%38) : uniform
+              br %49, bb1.while.cond, bb5.loop.dispatch
+            bb3.while.end: ; mask %25
+              %20 = sext i32 %4 to i64 : strided(1)
+              %22 = mul i64 %20, i64 4 : strided(4, align 4)
+              %23 = ptradd %1, %22 : strided(4)
+              store i32 %61, %23, align 4
+              br bb4.exit
+            bb4.exit: ; mask %25
+              ret
+            bb5.loop.dispatch: ; mask %25
+              %61 = phi i32 [bb0.entry: i32 undef], [bb2.while.body: %47] : varying
+              br bb3.while.end
+            }
+        "#]],
+    );
+}
+
+/// A user `sub_group_any` guard (BOSCC): the guard is a uniform branch, so
+/// the divergent branch inside is skipped when no lane takes it.
+#[test]
+fn user_any_guard_is_a_uniform_skip() {
+    check(
+        r#"
+kernel void k(global float *a, int n) {
+    int t = get_global_id(0);
+    float v = a[t];
+    if (sub_group_any(v < 0.0f)) {
+        if (v < 0.0f) a[t] = -v;
+    }
+}
+"#,
+        expect![[r#"
+            ; vector IR of `k`, W = 8
+            kernel @k(%0: ptr(global) a : uniform, %1: i32 n : uniform) {
+            bb0.entry: ; entry ; mask %20
+              %20 = lanes.active i1() : varying
+              %3 = get_global_id i64(i32 0) : strided(1)
+              %4 = trunc i64 %3 to i32 : strided(1)
+              %5 = sext i32 %4 to i64 : strided(1)
+              %7 = mul i64 %5, i64 4 : strided(4, align 4)
+              %8 = ptradd %0, %7 : strided(4)
+              %9 = load f32 %8, align 4 : varying
+              %11 = cmp folt f32 %9, f32 0.0 : varying
+              %12 = sub_group.any i1(%11) : uniform
+              br %12, bb1.if.then, bb4.if.end
+            bb1.if.then: ; mask %20
+              %14 = cmp folt f32 %9, f32 0.0 : varying
+              %27 = select i1 %20, %14, false : varying
+              br bb2.if.then
+            bb2.if.then: ; mask %27, may be empty
+              %15 = fneg f32 %9 : varying
+              %16 = sext i32 %4 to i64 : strided(1)
+              %18 = mul i64 %16, i64 4 : strided(4, align 4)
+              %19 = ptradd %0, %18 : strided(4)
+              store f32 %15, %19, align 4
+              br bb3.if.end
+            bb3.if.end: ; mask %20
+              br bb4.if.end
+            bb4.if.end: ; mask %20
+              br bb5.exit
+            bb5.exit: ; mask %20
+              ret
+            }
+        "#]],
+    );
+}
