@@ -1,0 +1,220 @@
+//! `lanes build`: SIMD object code (or assembly, LLVM IR, vector IR) and a
+//! C header for every kernel of a file.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use lanes_diagnostics::human::termcolor::{ColorChoice, StandardStream};
+use lanes_frontend::preprocess::RealFs;
+use lanes_frontend::unit::{check_file, CheckedUnit};
+
+use crate::check::{preprocess_options, MacroArgs};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// A relocatable object file.
+    Obj,
+    /// Assembly text for the target.
+    Asm,
+    /// Optimized LLVM IR text.
+    Llvm,
+    /// The vector IR of every kernel, with shapes and block masks.
+    Vir,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Specialize {
+    Auto,
+    Off,
+}
+
+#[derive(Args)]
+pub struct BuildArgs {
+    /// The OpenCL C file.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Output file (`-` for standard output; the default for text formats).
+    #[arg(short = 'o', value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Also write a C/C++ header declaring the kernels.
+    #[arg(long, value_name = "OUT.h")]
+    header: Option<PathBuf>,
+    /// SIMD target (see `lanes targets`).
+    #[arg(long, default_value = "host")]
+    target: String,
+    /// What to write.
+    #[arg(long, value_enum, default_value = "obj")]
+    emit: Emit,
+    /// Version code on inferred preconditions (fast paths).
+    #[arg(long, value_enum, default_value = "auto")]
+    specialize: Specialize,
+    /// No optimization (the LLVM pipeline is skipped).
+    #[arg(short = 'O', value_name = "LEVEL", default_value = "2", value_parser = ["0", "2"])]
+    opt: String,
+    #[command(flatten)]
+    macros: MacroArgs,
+}
+
+fn stderr() -> StandardStream {
+    StandardStream::stderr(if std::io::stderr().is_terminal() {
+        ColorChoice::Auto
+    } else {
+        ColorChoice::Never
+    })
+}
+
+/// Checks a file, printing its diagnostics; `None` when it cannot be read
+/// or has errors.
+pub fn load(file: &Path, macros: &MacroArgs, width: u32, what: &str) -> Option<CheckedUnit> {
+    let options = preprocess_options(macros, width);
+    let unit = match check_file(file, &options, &RealFs) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("error: cannot read `{}`: {e}", file.display());
+            return None;
+        }
+    };
+    if unit.has_errors() {
+        let mut err = stderr();
+        let _ = lanes_diagnostics::human::emit(&mut err, &unit.sources, &unit.diagnostics);
+        let _ = writeln!(
+            err,
+            "lanes {what}: `{}` has errors; nothing was written",
+            file.display()
+        );
+        return None;
+    }
+    Some(unit)
+}
+
+/// Compiles every kernel of a checked unit, printing refusals as diagnostics.
+pub fn compile(
+    unit: &CheckedUnit,
+    spec: &lanes_codegen::TargetSpec,
+    opt_level: u8,
+    what: &str,
+) -> Option<lanes_codegen::Compiled> {
+    let options = lanes_codegen::Options {
+        opt_level,
+        ..Default::default()
+    };
+    match lanes_codegen::compile_unit(&unit.hir, spec, &options) {
+        Ok(c) => Some(c),
+        Err(diags) => {
+            let mut err = stderr();
+            let _ = lanes_diagnostics::human::emit(&mut err, &unit.sources, &diags);
+            let _ = writeln!(err, "lanes {what}: nothing was written");
+            None
+        }
+    }
+}
+
+pub fn target(name: &str) -> Option<lanes_codegen::TargetSpec> {
+    match lanes_codegen::target_spec(name) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            eprintln!("error: {e}");
+            None
+        }
+    }
+}
+
+pub fn run(args: BuildArgs) -> ExitCode {
+    let Some(spec) = target(&args.target) else {
+        return ExitCode::from(2);
+    };
+    let Some(unit) = load(&args.file, &args.macros, spec.width, "build") else {
+        return ExitCode::from(1);
+    };
+    if unit.hir.kernels().is_empty() {
+        eprintln!(
+            "error: `{}` has no kernels (functions declared `__kernel`)",
+            args.file.display()
+        );
+        return ExitCode::from(1);
+    }
+    let _ = args.specialize; // No preconditions are inferred yet: nothing to version on.
+    let Some(compiled) = compile(&unit, &spec, if args.opt == "0" { 0 } else { 2 }, "build")
+    else {
+        return ExitCode::from(1);
+    };
+    // Everything is produced in memory first, so that an error leaves no
+    // file behind; files are then written atomically (temporary + rename).
+    let output: Result<Vec<u8>, String> = match args.emit {
+        Emit::Obj => compiled.object(),
+        Emit::Asm => compiled.assembly().map(String::into_bytes),
+        Emit::Llvm => Ok(compiled.llvm_ir().into_bytes()),
+        Emit::Vir => Ok(compiled
+            .kernels()
+            .iter()
+            .map(|k| lanes_vectorizer::vectorize::print(&k.vf))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into_bytes()),
+    };
+    let output = match output {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: code generation failed: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let header = args.header.as_ref().map(|h| {
+        let guard = h
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "lanes.h".into());
+        lanes_codegen::header(&unit.hir, &compiled, &guard)
+    });
+    let to_stdout = match &args.output {
+        None => args.emit != Emit::Obj,
+        Some(p) => p.as_os_str() == "-",
+    };
+    if args.output.is_none() && args.emit == Emit::Obj {
+        eprintln!("error: `--emit obj` needs an output file: `-o OUT.o`");
+        return ExitCode::from(2);
+    }
+    if to_stdout {
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = out.write_all(&output).and_then(|_| out.flush()) {
+            eprintln!("error: cannot write to standard output: {e}");
+            return ExitCode::from(1);
+        }
+    } else if let Some(path) = &args.output {
+        if let Err(e) = write_atomically(path, &output) {
+            eprintln!("error: cannot write `{}`: {e}", path.display());
+            return ExitCode::from(1);
+        }
+    }
+    if let (Some(path), Some(text)) = (&args.header, header) {
+        if let Err(e) = write_atomically(path, text.as_bytes()) {
+            eprintln!("error: cannot write `{}`: {e}", path.display());
+            if let Some(o) = args.output.as_ref().filter(|_| !to_stdout) {
+                let _ = std::fs::remove_file(o);
+            }
+            return ExitCode::from(1);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Writes `bytes` to a temporary file next to `path` and renames it, so
+/// readers never see a partial file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

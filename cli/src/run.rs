@@ -1,0 +1,684 @@
+//! `lanes run`: compile a kernel in memory, make its buffers, run the
+//! NDRange on every core, optionally verify against the scalar interpreter
+//! and time repeated runs.
+
+use std::ffi::c_void;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Args;
+use lanes_frontend::hir;
+use lanes_frontend::types::{Scalar, Type};
+use lanes_vectorizer::interp::{self, ArgValue, NdRange};
+use lanes_vectorizer::ir::{Const, Ty};
+
+use crate::build::{compile, load, target};
+use crate::check::MacroArgs;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The OpenCL C file.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// The kernel to run (may be omitted when the file has one).
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+    /// Global size, one to three dimensions.
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    global: String,
+    /// Work-group size (default: chosen, a multiple of the SIMD width).
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    local: Option<String>,
+    /// Global offset.
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    offset: Option<String>,
+    /// A kernel argument: `n=1024`, `v=1,2,3,4` (vectors), or for buffers
+    /// `random:N`, `random:N:LO:HI`, `zeros:N`, `fill:N:V`, `iota:N`,
+    /// `file:PATH` (N elements of the pointee type). Buffers not given
+    /// get one zeroed element per work-item.
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    args: Vec<String>,
+    /// Also run the scalar interpreter on the same inputs and compare.
+    #[arg(long)]
+    verify: bool,
+    /// Run N times and report the median time.
+    #[arg(long, value_name = "N", default_value = "1")]
+    repeat: u32,
+    /// SIMD target (see `lanes targets`).
+    #[arg(long, default_value = "host")]
+    target: String,
+    /// Threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Seed of `random:` buffers.
+    #[arg(long, default_value = "1")]
+    seed: u64,
+    /// How many elements of each written buffer to print.
+    #[arg(long, value_name = "N", default_value = "8")]
+    print: usize,
+    #[command(flatten)]
+    macros: MacroArgs,
+}
+
+/// What one element of a buffer is.
+#[derive(Clone, Copy, Debug)]
+struct Elem {
+    scalar: Scalar,
+    /// Components (vector pointees); for structs the byte count of UChar.
+    count: usize,
+}
+
+impl Elem {
+    fn bytes(self) -> usize {
+        self.scalar.size() as usize * self.count
+    }
+}
+
+/// A zeroed, 64-byte aligned allocation (packed vector loads like it).
+struct Buffer {
+    ptr: *mut u8,
+    len: usize,
+    layout: std::alloc::Layout,
+}
+
+impl Buffer {
+    fn new(len: usize) -> Result<Buffer, String> {
+        let layout = std::alloc::Layout::from_size_align(len.max(1), 64)
+            .map_err(|e| format!("buffer of {len} bytes: {e}"))?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(format!("out of memory allocating {len} bytes"));
+        }
+        Ok(Buffer { ptr, len, layout })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: ptr is valid for len bytes for the buffer's lifetime.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and we hold the only reference.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: allocated with this layout in `new`.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
+    }
+}
+
+enum Arg {
+    Buffer {
+        elem: Elem,
+        buf: Buffer,
+        /// The address, where the launcher's argument slot points.
+        addr: Box<*mut u8>,
+        written: bool,
+    },
+    Value(Vec<u8>),
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*: deterministic, good enough for test data.
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn parse_dims(s: &str, what: &str) -> Result<Vec<u64>, String> {
+    let v: Result<Vec<u64>, _> = s.split(',').map(|x| x.trim().parse::<u64>()).collect();
+    match v {
+        Ok(v) if (1..=3).contains(&v.len()) => Ok(v),
+        _ => Err(format!(
+            "--{what} `{s}`: expected one to three comma-separated sizes"
+        )),
+    }
+}
+
+fn store_scalar(s: Scalar, text: &str, out: &mut Vec<u8>) -> Result<(), String> {
+    let bad = || format!("`{text}` is not a valid {}", s.name());
+    let size = s.size() as usize;
+    if s.is_float() {
+        let x: f64 = text.trim().parse().map_err(|_| bad())?;
+        match s {
+            Scalar::Double => out.extend_from_slice(&x.to_le_bytes()),
+            Scalar::Float => out.extend_from_slice(&(x as f32).to_le_bytes()),
+            _ => return Err(format!("{} arguments are not supported", s.name())),
+        }
+    } else {
+        let t = text.trim();
+        let v: i128 = if let Some(h) = t.strip_prefix("0x") {
+            i128::from_str_radix(h, 16).map_err(|_| bad())?
+        } else {
+            t.parse().map_err(|_| bad())?
+        };
+        let bits = size as u32 * 8;
+        let (lo, hi) = if s.is_signed() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        if v < lo || v > hi {
+            return Err(format!("{v} is out of range for {}", s.name()));
+        }
+        out.extend_from_slice(&(v as u128).to_le_bytes()[..size]);
+    }
+    Ok(())
+}
+
+fn elem_of(unit: &hir::Unit, pointee: &Type) -> Elem {
+    match pointee {
+        Type::Scalar(s) => Elem {
+            scalar: *s,
+            count: 1,
+        },
+        Type::Vector(s, n) => Elem {
+            scalar: *s,
+            count: *n as usize,
+        },
+        other => Elem {
+            scalar: Scalar::UChar,
+            count: unit.size_of(other).unwrap_or(1).max(1) as usize,
+        },
+    }
+}
+
+fn make_buffer(elem: Elem, spec: &str, rng: &mut Rng, default_n: usize) -> Result<Buffer, String> {
+    let mut parts = spec.split(':');
+    let kind = parts.next().unwrap_or("");
+    let count = |p: Option<&str>| -> Result<usize, String> {
+        p.ok_or_else(|| format!("`{spec}`: missing element count"))?
+            .parse::<usize>()
+            .map_err(|_| format!("`{spec}`: bad element count"))
+    };
+    let n = match kind {
+        "file" => 0,
+        _ if spec.is_empty() => default_n,
+        _ => count(parts.next())?,
+    };
+    let s = elem.scalar;
+    let size = s.size() as usize;
+    let fill_value = |out: &mut [u8], i: usize, x: f64| {
+        let mut v = Vec::with_capacity(8);
+        let text = if s.is_float() {
+            format!("{x}")
+        } else {
+            format!("{}", x.floor() as i128)
+        };
+        if store_scalar(s, &text, &mut v).is_ok() {
+            out[i * size..(i + 1) * size].copy_from_slice(&v);
+        }
+    };
+    match kind {
+        "file" => {
+            let path = spec.strip_prefix("file:").unwrap_or("");
+            let data = std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+            let mut b = Buffer::new(data.len())?;
+            b.bytes_mut().copy_from_slice(&data);
+            Ok(b)
+        }
+        "zeros" | "" => Buffer::new(n * elem.bytes()),
+        "fill" => {
+            let v = parts
+                .next()
+                .ok_or_else(|| format!("`{spec}`: expected fill:N:VALUE"))?;
+            let mut one = Vec::new();
+            store_scalar(s, v, &mut one)?;
+            let mut b = Buffer::new(n * elem.bytes())?;
+            for chunk in b.bytes_mut().chunks_exact_mut(size) {
+                chunk.copy_from_slice(&one);
+            }
+            Ok(b)
+        }
+        "iota" => {
+            let mut b = Buffer::new(n * elem.bytes())?;
+            let total = n * elem.count;
+            for i in 0..total {
+                fill_value(b.bytes_mut(), i, (i / elem.count) as f64);
+            }
+            Ok(b)
+        }
+        "random" => {
+            let (lo, hi) = match (parts.next(), parts.next()) {
+                (Some(a), Some(b)) => (
+                    a.parse::<f64>().map_err(|_| format!("`{spec}`: bad LO"))?,
+                    b.parse::<f64>().map_err(|_| format!("`{spec}`: bad HI"))?,
+                ),
+                _ if s.is_float() => (0.0, 1.0),
+                _ => (0.0, 100.0),
+            };
+            let mut b = Buffer::new(n * elem.bytes())?;
+            for i in 0..n * elem.count {
+                let x = lo + (hi - lo) * rng.unit();
+                fill_value(b.bytes_mut(), i, x);
+            }
+            Ok(b)
+        }
+        _ => Err(format!(
+            "`{spec}`: a buffer is random:N[:LO:HI], zeros:N, fill:N:V, iota:N or file:PATH"
+        )),
+    }
+}
+
+fn show(elem: Elem, bytes: &[u8], limit: usize) -> String {
+    let size = elem.scalar.size() as usize;
+    let mut items = Vec::new();
+    for (i, c) in bytes.chunks_exact(size).enumerate() {
+        if i >= limit * elem.count {
+            items.push("…".to_string());
+            break;
+        }
+        items.push(format_scalar(elem.scalar, c));
+    }
+    format!("[{}]", items.join(", "))
+}
+
+fn format_scalar(s: Scalar, c: &[u8]) -> String {
+    let mut w = [0u8; 8];
+    w[..c.len()].copy_from_slice(c);
+    let u = u64::from_le_bytes(w);
+    let bits = c.len() as u32 * 8;
+    match s {
+        Scalar::Float => format!("{}", f32::from_bits(u as u32)),
+        Scalar::Double => format!("{}", f64::from_bits(u)),
+        _ if s.is_signed() => {
+            let shift = 64 - bits;
+            format!("{}", ((u << shift) as i64) >> shift)
+        }
+        _ => format!("{u}"),
+    }
+}
+
+/// Element-wise comparison; floats within a few ULP or a small relative
+/// error (the OpenCL math functions are allowed up to 16 ULP).
+fn mismatches(elem: Elem, got: &[u8], want: &[u8], limit: usize) -> (usize, Vec<String>) {
+    let size = elem.scalar.size() as usize;
+    let mut n = 0;
+    let mut shown = Vec::new();
+    for (i, (g, w)) in got.chunks_exact(size).zip(want.chunks_exact(size)).enumerate() {
+        let ok = match elem.scalar {
+            Scalar::Float => {
+                let (a, b) = (
+                    f32::from_le_bytes(g.try_into().unwrap_or([0; 4])),
+                    f32::from_le_bytes(w.try_into().unwrap_or([0; 4])),
+                );
+                close(a as f64, b as f64, (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs())
+            }
+            Scalar::Double => {
+                let (a, b) = (
+                    f64::from_le_bytes(g.try_into().unwrap_or([0; 8])),
+                    f64::from_le_bytes(w.try_into().unwrap_or([0; 8])),
+                );
+                close(a, b, (a.to_bits() as i64).wrapping_sub(b.to_bits() as i64).unsigned_abs())
+            }
+            _ => g == w,
+        };
+        if !ok {
+            n += 1;
+            if shown.len() < limit {
+                shown.push(format!(
+                    "element {}: lanes {} vs interpreter {}",
+                    i / elem.count,
+                    format_scalar(elem.scalar, g),
+                    format_scalar(elem.scalar, w)
+                ));
+            }
+        }
+    }
+    (n, shown)
+}
+
+fn close(a: f64, b: f64, ulps: u64) -> bool {
+    (a.is_nan() && b.is_nan()) || a == b || ulps <= 16 || (a - b).abs() <= 1e-5 * b.abs().max(1e-30)
+}
+
+struct SendPtr(*const *mut c_void);
+// SAFETY: the argument array and the buffers outlive the scoped threads,
+// and work-groups write disjoint data (as OpenCL requires of kernels).
+unsafe impl Send for SendPtr {}
+unsafe impl Sync for SendPtr {}
+
+pub fn run(args: RunArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
+    let Some(spec) = target(&args.target) else {
+        return Ok(ExitCode::from(2));
+    };
+    if !lanes_codegen::host_can_run(&spec) {
+        return Err(format!(
+            "this machine cannot run target `{}`; try `--target host`",
+            spec.name
+        ));
+    }
+    let Some(unit) = load(&args.file, &args.macros, spec.width, "run") else {
+        return Ok(ExitCode::from(1));
+    };
+    let hir = &unit.hir;
+    let kernels = hir.kernels();
+    let names: Vec<String> = kernels
+        .iter()
+        .map(|&k| format!("`{}`", hir.function(k).name))
+        .collect();
+    let k = match &args.kernel {
+        Some(n) => kernels
+            .iter()
+            .copied()
+            .find(|&k| hir.function(k).name == n.as_str())
+            .ok_or_else(|| {
+                format!(
+                    "no kernel named `{n}` in `{}` (kernels: {})",
+                    args.file.display(),
+                    names.join(", ")
+                )
+            })?,
+        None => match kernels.as_slice() {
+            [k] => *k,
+            [] => return Err(format!("`{}` has no kernels", args.file.display())),
+            _ => {
+                return Err(format!(
+                    "`{}` has several kernels; choose one with --kernel ({})",
+                    args.file.display(),
+                    names.join(", ")
+                ))
+            }
+        },
+    };
+    let func = hir.function(k);
+    let name = func.name.to_string();
+
+    // The range; an unspecified local size is chosen here so that the
+    // interpreter and the native code run the same work-groups.
+    let global = parse_dims(&args.global, "global")?;
+    let dims = global.len();
+    let mut range = NdRange {
+        work_dim: dims as u32,
+        global_offset: [0; 3],
+        global_size: [1; 3],
+        local_size: [1; 3],
+    };
+    for (d, &g) in global.iter().enumerate() {
+        if g == 0 {
+            return Err("--global: sizes must be at least 1".into());
+        }
+        range.global_size[d] = g;
+    }
+    match &args.local {
+        Some(l) => {
+            let l = parse_dims(l, "local")?;
+            if l.len() != dims || l.contains(&0) {
+                return Err(format!("--local must give {dims} non-zero sizes, like --global"));
+            }
+            range.local_size[..dims].copy_from_slice(&l);
+        }
+        None => {
+            let w = spec.width as u64;
+            range.local_size[0] = global[0].div_ceil(w).min(16) * w;
+        }
+    }
+    if let Some(o) = &args.offset {
+        let o = parse_dims(o, "offset")?;
+        if o.len() != dims {
+            return Err(format!("--offset must give {dims} sizes, like --global"));
+        }
+        range.global_offset[..dims].copy_from_slice(&o);
+    }
+    let items: u64 = global.iter().product();
+
+    // Arguments.
+    let mut given: std::collections::BTreeMap<String, String> = Default::default();
+    for a in &args.args {
+        let (n, v) = a
+            .split_once('=')
+            .ok_or_else(|| format!("--arg `{a}`: expected NAME=VALUE"))?;
+        if given.insert(n.trim().to_string(), v.to_string()).is_some() {
+            return Err(format!("--arg `{n}` given twice"));
+        }
+    }
+    let mut rng = Rng(args.seed.max(1).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut kernel_args: Vec<Arg> = Vec::new();
+    let mut param_names = Vec::new();
+    for &p in &func.params {
+        let local = func.local(p);
+        let pname = local.name.to_string();
+        param_names.push(pname.clone());
+        let value = given.remove(&pname);
+        match &local.ty {
+            Type::Pointer(ptr) => {
+                let elem = elem_of(hir, &ptr.pointee);
+                let spec_text = value.unwrap_or_default();
+                let buf = make_buffer(elem, &spec_text, &mut rng, items as usize)
+                    .map_err(|e| format!("argument `{pname}`: {e}"))?;
+                let addr = Box::new(buf.ptr);
+                kernel_args.push(Arg::Buffer {
+                    elem,
+                    buf,
+                    addr,
+                    written: !ptr.pointee_const,
+                });
+            }
+            Type::Scalar(s) => {
+                let v = value.ok_or_else(|| {
+                    format!("missing argument `{pname}` ({}): add --arg {pname}=VALUE", s.name())
+                })?;
+                let mut bytes = Vec::new();
+                store_scalar(*s, &v, &mut bytes).map_err(|e| format!("argument `{pname}`: {e}"))?;
+                kernel_args.push(Arg::Value(bytes));
+            }
+            Type::Vector(s, n) => {
+                let v = value.ok_or_else(|| {
+                    format!("missing argument `{pname}` ({}{n}): add --arg {pname}=A,B,...", s.name())
+                })?;
+                let parts: Vec<&str> = v.split(',').collect();
+                if parts.len() != *n as usize {
+                    return Err(format!("argument `{pname}` needs {n} comma-separated values"));
+                }
+                let mut bytes = Vec::new();
+                for x in parts {
+                    store_scalar(*s, x, &mut bytes).map_err(|e| format!("argument `{pname}`: {e}"))?;
+                }
+                kernel_args.push(Arg::Value(bytes));
+            }
+            other => {
+                return Err(format!(
+                    "argument `{pname}` has type {other:?}, which `lanes run` cannot create"
+                ))
+            }
+        }
+    }
+    if let Some(n) = given.keys().next() {
+        return Err(format!(
+            "kernel `{name}` has no parameter `{n}` (parameters: {})",
+            param_names.join(", ")
+        ));
+    }
+
+    // The oracle first: an out-of-bounds access is reported with its line
+    // instead of crashing the native run.
+    let mut expected: Option<Vec<ArgValue>> = None;
+    if args.verify {
+        let ka = lanes_vectorizer::report::analyze_kernel(hir, k, spec.width).map_err(|d| {
+            d.first()
+                .map(|d| d.message.clone())
+                .unwrap_or_else(|| "cannot analyse the kernel".into())
+        })?;
+        let mut iargs = interp_args(&ka.func, &kernel_args)?;
+        eprintln!("lanes run: interpreting `{name}` for --verify ({items} work-items)…");
+        interp::run(&ka.func, &range, &mut iargs, spec.width)
+            .map_err(|e| format!("the scalar interpreter stopped: {}", e.render(&unit.sources)))?;
+        expected = Some(iargs);
+    }
+
+    let Some(compiled) = compile(&unit, &spec, 2, "run") else {
+        return Ok(ExitCode::from(1));
+    };
+    let jit = lanes_codegen::Jit::new(compiled).map_err(|e| format!("cannot load the code: {e}"))?;
+    let launch = jit
+        .launcher(&name)
+        .ok_or_else(|| format!("internal: no launcher for `{name}`"))?;
+    let slots: Vec<*mut c_void> = kernel_args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer { addr, .. } => (&**addr) as *const *mut u8 as *mut c_void,
+            Arg::Value(v) => v.as_ptr() as *mut c_void,
+        })
+        .collect();
+    let lr = lanes_codegen::LanesRange {
+        work_dim: range.work_dim,
+        global_offset: range.global_offset.map(|x| x as usize),
+        global_size: range.global_size.map(|x| x as usize),
+        local_size: range.local_size.map(|x| x as usize),
+    };
+    let groups: usize = (0..3)
+        .map(|d| range.global_size[d].div_ceil(range.local_size[d]) as usize)
+        .product();
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, groups.max(1));
+    let run_once = || -> Result<f64, String> {
+        let start = Instant::now();
+        let ptr = SendPtr(slots.as_ptr());
+        let per = groups.div_ceil(threads);
+        let codes: Vec<i32> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (first, last) = ((t * per).min(groups), ((t + 1) * per).min(groups));
+                    let ptr = &ptr;
+                    let lr = &lr;
+                    // SAFETY: the launcher reads `slots` and the buffers,
+                    // which live until the scope ends.
+                    s.spawn(move || unsafe { launch(ptr.0, lr, first, last) })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or(-100)).collect()
+        });
+        if let Some(&c) = codes.iter().find(|&&c| c != 0) {
+            return Err(format!("the kernel returned error {c} (invalid range?)"));
+        }
+        Ok(start.elapsed().as_secs_f64())
+    };
+    let first = run_once()?;
+    let mut status = ExitCode::SUCCESS;
+    if let Some(exp) = &expected {
+        let mut bad = 0;
+        for (i, a) in kernel_args.iter().enumerate() {
+            let Arg::Buffer { elem, buf, written: true, .. } = a else {
+                continue;
+            };
+            let Some(want) = exp_buffer(exp, i, &kernel_args) else {
+                continue;
+            };
+            let (n, shown) = mismatches(*elem, buf.bytes(), want, 5);
+            if n > 0 {
+                bad += n;
+                eprintln!("verify: `{}`: {n} elements differ", param_names[i]);
+                for s in shown {
+                    eprintln!("  {s}");
+                }
+            }
+        }
+        if bad == 0 {
+            println!("verify: ok (results equal the scalar interpreter's)");
+        } else {
+            status = ExitCode::from(1);
+        }
+    }
+    for (i, a) in kernel_args.iter().enumerate() {
+        if let Arg::Buffer { elem, buf, written: true, .. } = a {
+            println!("{} = {}", param_names[i], show(*elem, buf.bytes(), args.print));
+        }
+    }
+    if args.repeat > 1 {
+        let mut times = vec![first];
+        for _ in 1..args.repeat {
+            times.push(run_once()?);
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        let median = times[times.len() / 2];
+        let bytes: usize = kernel_args
+            .iter()
+            .map(|a| match a {
+                Arg::Buffer { buf, .. } => buf.len,
+                Arg::Value(_) => 0,
+            })
+            .sum();
+        println!(
+            "time: median {:.3} ms over {} runs ({} threads, {}); {:.2} GB/s over the buffers, {:.1} M work-items/s",
+            median * 1e3,
+            times.len(),
+            threads,
+            spec.name,
+            bytes as f64 / median / 1e9,
+            items as f64 / median / 1e6
+        );
+    } else {
+        println!("time: {:.3} ms ({threads} threads, {})", first * 1e3, spec.name);
+    }
+    Ok(status)
+}
+
+/// Interpreter arguments: one per IR parameter (vector parameters are
+/// split into components).
+fn interp_args(f: &lanes_vectorizer::ir::Function, args: &[Arg]) -> Result<Vec<ArgValue>, String> {
+    let mut out = Vec::new();
+    for p in &f.params {
+        let a = args
+            .get(p.source_index as usize)
+            .ok_or("internal: parameter without an argument")?;
+        out.push(match a {
+            Arg::Buffer { buf, .. } => ArgValue::Buffer(buf.bytes().to_vec()),
+            Arg::Value(bytes) => {
+                let size = p.ty.bytes() as usize;
+                let at = p.component.unwrap_or(0) as usize * size;
+                let mut w = [0u8; 8];
+                let src = bytes.get(at..at + size).ok_or("internal: short argument")?;
+                w[..size].copy_from_slice(src);
+                let u = u64::from_le_bytes(w);
+                ArgValue::Scalar(match p.ty {
+                    Ty::F32 => Const::Float(f32::from_bits(u as u32) as f64, Ty::F32),
+                    Ty::F64 => Const::Float(f64::from_bits(u), Ty::F64),
+                    ty => Const::Int(u, ty),
+                })
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// The interpreter's final bytes of source argument `i` (a buffer).
+fn exp_buffer<'a>(exp: &'a [ArgValue], i: usize, args: &[Arg]) -> Option<&'a [u8]> {
+    // IR parameters of buffers are never split, so the buffer of source
+    // argument i is the n-th Buffer among the interpreter's arguments,
+    // where n counts the buffers before it.
+    let n = args[..i]
+        .iter()
+        .filter(|a| matches!(a, Arg::Buffer { .. }))
+        .count();
+    exp.iter()
+        .filter_map(|a| match a {
+            ArgValue::Buffer(b) => Some(b.as_slice()),
+            ArgValue::Scalar(_) => None,
+        })
+        .nth(n)
+}
