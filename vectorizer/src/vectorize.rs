@@ -138,6 +138,13 @@ struct Vectorizer<'a> {
     /// Original blocks only (the unified exit and dispatch blocks are new).
     original_blocks: usize,
     divergent_headers: BTreeSet<BlockId>,
+    /// Edge masks of the original edges.
+    edge_mask: BTreeMap<(BlockId, BlockId), ValueId>,
+    /// Blocks whose terminator is a divergent branch (updated by the
+    /// transforms, used by linearization).
+    divergent: BTreeSet<BlockId>,
+    /// BOSCC gadgets inserted (divergent branch block, guarded successor).
+    boscc: Vec<(BlockId, BlockId)>,
 }
 
 fn error(span: lanes_frontend::source::Span, message: impl Into<String>) -> VectorizeError {
@@ -194,6 +201,9 @@ impl<'a> Vectorizer<'a> {
             plans: BTreeMap::new(),
             original_blocks,
             divergent_headers,
+            edge_mask: BTreeMap::new(),
+            divergent: BTreeSet::new(),
+            boscc: Vec::new(),
         })
     }
 
@@ -326,6 +336,8 @@ impl<'a> Vectorizer<'a> {
         self.create_dispatch_blocks();
         self.lower_phis_and_edges()?;
         self.restructure()?;
+        self.divergent_set();
+        self.insert_boscc();
         self.linearize()?;
         self.finish()
     }
@@ -617,6 +629,7 @@ impl<'a> Vectorizer<'a> {
                 .map(|t| self.f.inst(t).src)
                 .unwrap_or(self.src());
             for (s, e) in edges {
+                self.edge_mask.insert((p, s), e);
                 let exited = self.exited_loops(p, s);
                 let outer_plan = exited
                     .last()
@@ -791,7 +804,7 @@ impl<'a> Vectorizer<'a> {
         BlockId(self.original_blocks as u32)
     }
 
-    fn linearize(&mut self) -> Result<(), VectorizeError> {
+    fn divergent_set(&mut self) {
         let mut divergent: BTreeSet<BlockId> = self
             .div
             .divergent_branches
@@ -806,6 +819,103 @@ impl<'a> Vectorizer<'a> {
                 divergent.insert(plan.dispatch);
             }
         }
+        self.divergent = divergent;
+    }
+
+    /// BOSCC (thesis §9.2, RV's heuristic without profiles): before a
+    /// divergent branch whose first successor heads enough work (score
+    /// ≥ 17: a varying memory access counts 8, a strided one 2, a math
+    /// function 4, anything else 1), test `any(edge mask)` and jump
+    /// straight to the other successor when no lane goes there. Partial
+    /// linearization keeps that uniform branch, so the successor and its
+    /// dominance region are skipped (Theorem 5). The guarded successor
+    /// must be the one linearization visits first, have the branch as its
+    /// only predecessor, and be neither a loop header nor a latch.
+    fn insert_boscc(&mut self) {
+        const BOSCC_LIMIT: u32 = 17;
+        let cfg = Cfg::compute(&self.f);
+        let candidates: Vec<BlockId> = self.divergent.iter().copied().collect();
+        for a in candidates {
+            if a.index() >= self.original_blocks {
+                continue;
+            }
+            let Some(t) = self.f.terminator(a) else {
+                continue;
+            };
+            let InstKind::CondBr { then, els, .. } = self.f.inst(t).kind.clone() else {
+                continue;
+            };
+            if then == els {
+                continue;
+            }
+            let idx = |b: BlockId| cfg.block_index().index(b).unwrap_or(u32::MAX);
+            let (first, other) = if idx(then) <= idx(els) {
+                (then, els)
+            } else {
+                (els, then)
+            };
+            let Some(&e) = self.edge_mask.get(&(a, first)) else {
+                continue;
+            };
+            let legal = first.index() < self.original_blocks
+                && self.cfg.preds(first) == [a]
+                && self.cfg.loop_of(first) == self.cfg.loop_of(a)
+                && self.cfg.header_of(first).is_none()
+                && self
+                    .cfg
+                    .loops()
+                    .loops
+                    .iter()
+                    .all(|l| !l.latches.contains(&first));
+            if !legal || self.region_score(first) < BOSCC_LIMIT {
+                continue;
+            }
+            let src = self.f.inst(t).src;
+            let g = self.any(a, e, src);
+            let a2 = self.f.add_block("boscc.branch");
+            let kind = std::mem::replace(
+                &mut self.f.inst_mut(t).kind,
+                InstKind::CondBr {
+                    cond: g,
+                    then: a2,
+                    els: other,
+                },
+            );
+            self.f.append(a2, kind, Ty::Void, src);
+            self.mask_src.push(self.mask_src[a.index()]);
+            self.mask.push(self.mask[a.index()]);
+            self.divergent.remove(&a);
+            self.divergent.insert(a2);
+            self.boscc.push((a, first));
+        }
+    }
+
+    /// RV's region score of the blocks `b` dominates (original CFG).
+    fn region_score(&self, b: BlockId) -> u32 {
+        let mut score = 0u32;
+        for x in self.f.block_ids().take(self.original_blocks) {
+            if !self.cfg.dominates(b, x) {
+                continue;
+            }
+            for &i in &self.f.block(x).insts {
+                score = score.saturating_add(match &self.f.inst(i).kind {
+                    InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => {
+                        match self.div.shape(*ptr) {
+                            s if s.is_uniform() => 1,
+                            Shape::Strided { .. } => 2,
+                            _ => 8,
+                        }
+                    }
+                    InstKind::Math { .. } => 4,
+                    _ => 1,
+                });
+            }
+        }
+        score
+    }
+
+    fn linearize(&mut self) -> Result<(), VectorizeError> {
+        let divergent = self.divergent.clone();
         let cfg = Cfg::compute(&self.f);
         if !cfg.is_reducible() {
             return Err(error(

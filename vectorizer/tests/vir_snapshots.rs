@@ -188,3 +188,77 @@ kernel void k(global float *a, int n) {
         "#]],
     );
 }
+
+/// Heuristic BOSCC: a divergent `if` guarding enough work (here gathers)
+/// gets an `any()` test in front, a uniform branch that skips the body
+/// when no lane takes it.
+#[test]
+fn heuristic_boscc_skips_a_heavy_divergent_branch() {
+    check(
+        r#"
+kernel void k(global float *a, global const int *idx) {
+    int t = get_global_id(0);
+    float v = a[t];
+    if (v > 0.0f) {
+        int j = idx[t];
+        v = a[j] * a[j + 1] + a[j + 2];
+    }
+    a[t] = v;
+}
+"#,
+        expect![[r#"
+            ; vector IR of `k`, W = 8
+            kernel @k(%0: ptr(global) a : uniform, %1: ptr(global) idx : uniform) {
+            bb0.entry: ; entry ; mask %45
+              %45 = lanes.active i1() : varying
+              %3 = get_global_id i64(i32 0) : strided(1)
+              %4 = trunc i64 %3 to i32 : strided(1)
+              %5 = sext i32 %4 to i64 : strided(1)
+              %7 = mul i64 %5, i64 4 : strided(4, align 4)
+              %8 = ptradd %0, %7 : strided(4)
+              %9 = load f32 %8, align 4 : varying
+              %11 = cmp fogt f32 %9, f32 0.0 : varying
+              %51 = select i1 %45, %11, false : varying
+              %52 = xor i1 %11, true : varying
+              %53 = select i1 %45, %52, false : varying
+              %57 = select f32 %53, %9, f32 undef : varying
+              %60 = sub_group.any i1(%51) : uniform
+              br %60, bb4.boscc.branch, bb2.if.end
+            bb1.if.then: ; mask %51, may be empty
+              %12 = sext i32 %4 to i64 : strided(1)
+              %14 = mul i64 %12, i64 4 : strided(4, align 4)
+              %15 = ptradd %1, %14 : strided(4)
+              %16 = load i32 %15, align 4 : varying
+              %17 = sext i32 %16 to i64 : varying
+              %19 = mul i64 %17, i64 4 : varying (align 4)
+              %20 = ptradd %0, %19 : varying
+              %21 = load f32 %20, align 4 : varying
+              %23 = add i32 %16, i32 1 : varying
+              %24 = sext i32 %23 to i64 : varying
+              %26 = mul i64 %24, i64 4 : varying (align 4)
+              %27 = ptradd %0, %26 : varying
+              %28 = load f32 %27, align 4 : varying
+              %29 = fmul f32 %21, %28 : varying
+              %31 = add i32 %16, i32 2 : varying
+              %32 = sext i32 %31 to i64 : varying
+              %34 = mul i64 %32, i64 4 : varying (align 4)
+              %35 = ptradd %0, %34 : varying
+              %36 = load f32 %35, align 4 : varying
+              %37 = fadd f32 %29, %36 : varying
+              %59 = select f32 %51, %37, %57 : varying
+              br bb2.if.end
+            bb2.if.end: ; mask %45
+              %61 = phi f32 [bb0.entry: %57], [bb1.if.then: %59] : varying
+              %41 = sext i32 %4 to i64 : strided(1)
+              %43 = mul i64 %41, i64 4 : strided(4, align 4)
+              %44 = ptradd %0, %43 : strided(4)
+              store f32 %61, %44, align 4
+              br bb3.exit
+            bb3.exit: ; mask %45
+              ret
+            bb4.boscc.branch: ; mask %45
+              br bb1.if.then
+            }
+        "#]],
+    );
+}
