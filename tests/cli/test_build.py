@@ -1,0 +1,203 @@
+"""`lanes build` and `lanes run` on the real binary: objects linked into C
+and C++ programs, every emit format, errors that leave no file behind, and
+`lanes run --verify` against the scalar interpreter."""
+
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+
+def run(cmd, cwd=None, timeout=300):
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=timeout)
+
+
+def build(lanes, *args, cwd=None):
+    return run([lanes, "build", *args], cwd=cwd)
+
+
+def host_has_avx512():
+    try:
+        return "avx512f" in pathlib.Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+SAXPY_MAIN = r"""
+#include <stdio.h>
+#include "saxpy.h"
+int main(void) {
+    enum { N = 1003 };
+    static float x[N], y[N];
+    for (int i = 0; i < N; i++) { x[i] = (float)i; y[i] = 1.0f; }
+    lanes_range r = { 1, {0, 0, 0}, {N, 1, 1}, {0, 0, 0} };
+    int err = saxpy(N, 2.0f, x, y, &r);
+    if (err) { printf("error %d\n", err); return 2; }
+    for (int i = 0; i < N; i++)
+        if (y[i] != 2.0f * (float)i + 1.0f) { printf("bad y[%d] = %g\n", i, y[i]); return 1; }
+    printf("ok %g\n", y[N - 1]);
+    return 0;
+}
+"""
+
+SAXPY_MAIN_CPP = r"""
+#include <cstdio>
+#include <vector>
+#include "saxpy.h"
+int main() {
+    const int n = 77;
+    std::vector<float> x(n, 3.0f), y(n, 1.0f);
+    lanes::lanes_range r = { 1, {0, 0, 0}, {(size_t)n, 1, 1}, {5, 1, 1} };
+    // groups [0, last): run them in two slices, as two threads would
+    size_t groups = (n + 4) / 5;
+    if (lanes::saxpy_groups(n, 0.5f, x.data(), y.data(), &r, 0, groups / 2)) return 2;
+    if (lanes::saxpy_groups(n, 0.5f, x.data(), y.data(), &r, groups / 2, groups)) return 2;
+    for (int i = 0; i < n; i++)
+        if (y[i] != 2.5f) { std::printf("bad y[%d] = %g\n", i, y[i]); return 1; }
+    std::printf("ok\n");
+    return 0;
+}
+"""
+
+
+def saxpy_signature(root):
+    text = (root / "examples/saxpy.cl").read_text()
+    assert "saxpy(" in text
+    return text
+
+
+@pytest.mark.parametrize("target", ["sse4-i32x4", "avx2-i32x8", "host"])
+def test_object_links_into_c(lanes, root, tmp_path, target):
+    saxpy_signature(root)
+    if target != "host" and shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    proc = build(lanes, str(root / "examples/saxpy.cl"), "-o", str(tmp_path / "saxpy.o"),
+                 "--header", str(tmp_path / "saxpy.h"), "--target", target)
+    assert proc.returncode == 0, proc.stderr
+    (tmp_path / "main.c").write_text(SAXPY_MAIN)
+    cc = run(["gcc", "-O2", "-I", str(tmp_path), str(tmp_path / "main.c"), str(tmp_path / "saxpy.o"),
+              "-o", str(tmp_path / "main")])
+    assert cc.returncode == 0, cc.stderr
+    out = run([str(tmp_path / "main")])
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.startswith("ok 2005")
+
+
+def test_object_links_into_cpp_with_namespace(lanes, root, tmp_path):
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not found")
+    proc = build(lanes, str(root / "examples/saxpy.cl"), "-o", str(tmp_path / "saxpy.o"),
+                 "--header", str(tmp_path / "saxpy.h"))
+    assert proc.returncode == 0, proc.stderr
+    header = (tmp_path / "saxpy.h").read_text()
+    assert 'extern "C"' in header and "namespace lanes" in header
+    (tmp_path / "main.cpp").write_text(SAXPY_MAIN_CPP)
+    cc = run(["g++", "-O2", "-I", str(tmp_path), str(tmp_path / "main.cpp"), str(tmp_path / "saxpy.o"),
+              "-o", str(tmp_path / "main")])
+    assert cc.returncode == 0, cc.stderr
+    out = run([str(tmp_path / "main")])
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_acceptance_convolution_avx512_uses_zmm_and_k_masks(lanes, root, tmp_path):
+    proc = build(lanes, str(root / "examples/convolution.cl"), "-o", str(tmp_path / "conv.o"),
+                 "--header", str(tmp_path / "conv.h"), "--target", "avx512skx-x16")
+    assert proc.returncode == 0, proc.stderr
+    objdump = shutil.which("llvm-objdump-19") or shutil.which("objdump")
+    if objdump is None:
+        pytest.skip("no objdump")
+    dis = run([objdump, "-d", str(tmp_path / "conv.o")]).stdout
+    assert "zmm" in dis
+    assert any(f"%k{i}" in dis for i in range(1, 8))
+    if host_has_avx512():
+        (tmp_path / "main.c").write_text((root / "examples/c/convolution_main.c").read_text())
+        cc = run(["gcc", "-O2", "-I", str(tmp_path), str(tmp_path / "main.c"), str(tmp_path / "conv.o"),
+                  "-o", str(tmp_path / "conv"), "-lm"])
+        assert cc.returncode == 0, cc.stderr
+        out = run([str(tmp_path / "conv")])
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "matches the C loop" in out.stdout
+
+
+@pytest.mark.parametrize("emit,needle", [
+    ("asm", "saxpy"),
+    ("llvm", "define"),
+    ("vir", "vector IR of `saxpy`"),
+])
+def test_text_formats(lanes, root, emit, needle):
+    proc = build(lanes, str(root / "examples/saxpy.cl"), "--emit", emit)
+    assert proc.returncode == 0, proc.stderr
+    assert needle in proc.stdout
+
+
+def test_vir_shows_shapes_and_masks(lanes, root):
+    proc = build(lanes, str(root / "examples/convolution.cl"), "--emit", "vir", "--target", "avx2-i32x8")
+    assert proc.returncode == 0, proc.stderr
+    assert "W = 8" in proc.stdout
+    assert "lanes.active" in proc.stdout
+    assert "sub_group.any" in proc.stdout  # the divergent loop runs while any lane is live
+    assert ": contiguous" in proc.stdout or ": strided(1)" in proc.stdout
+
+
+def test_bad_target_writes_nothing(lanes, root, tmp_path):
+    out = tmp_path / "x.o"
+    proc = build(lanes, str(root / "examples/saxpy.cl"), "-o", str(out), "--target", "avx9000")
+    assert proc.returncode != 0
+    assert "avx9000" in proc.stderr and "avx2-i32x8" in proc.stderr
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unsupported_feature_writes_nothing(lanes, root, tmp_path):
+    src = tmp_path / "bad.cl"
+    src.write_text("__kernel void k(__global int *a) {\n"
+                   "    barrier(CLK_GLOBAL_MEM_FENCE);\n"
+                   "    a[get_global_id(0)] = 1;\n}\n")
+    out = tmp_path / "bad.o"
+    header = tmp_path / "bad.h"
+    proc = build(lanes, str(src), "-o", str(out), "--header", str(header))
+    assert proc.returncode == 1
+    assert "bad.cl:2:" in proc.stderr
+    assert not out.exists() and not header.exists()
+
+
+def test_struct_argument_refused_with_line(lanes, root, tmp_path):
+    src = root / "tests/kernels/invalid/unsupported_struct_kernel_arg.cl"
+    out = tmp_path / "s.o"
+    proc = build(lanes, str(src), "-o", str(out))
+    assert proc.returncode == 1
+    assert "L0920" in proc.stderr
+    assert not out.exists()
+
+
+def test_run_verify_convolution(lanes, root):
+    proc = run([lanes, "run", str(root / "examples/convolution.cl"), "--global", "1000",
+                "--arg", "input=random:1000", "--arg", "output=zeros:1000",
+                "--arg", "stencil=random:7", "--arg", "width=1000", "--arg", "stencilWidth=7",
+                "--verify", "--repeat", "3"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verify: ok" in proc.stdout
+    assert "median" in proc.stdout
+
+
+def test_run_verify_divergent_loop(lanes, root):
+    proc = run([lanes, "run", str(root / "tests/kernels/valid/binary_search.cl"), "--kernel", "lower_bound_search",
+                "--global", "333", "--local", "37",
+                "--arg", "sorted=iota:500", "--arg", "n=500", "--arg", "keys=random:333:0:600",
+                "--arg", "result=zeros:333", "--arg", "nkeys=333", "--verify", "--target", "sse4-i32x4"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verify: ok" in proc.stdout
+
+
+def test_run_reports_missing_argument(lanes, root):
+    proc = run([lanes, "run", str(root / "examples/saxpy.cl"), "--global", "64"])
+    assert proc.returncode != 0
+    assert "missing argument" in proc.stderr
+
+
+def test_run_out_of_bounds_is_reported_by_verify(lanes, root):
+    proc = run([lanes, "run", str(root / "examples/saxpy.cl"), "--global", "64",
+                "--arg", "a=2", "--arg", "x=random:10", "--arg", "y=zeros:10", "--arg", "n=64", "--verify"])
+    assert proc.returncode != 0
+    assert "saxpy.cl:" in proc.stderr
