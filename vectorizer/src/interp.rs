@@ -86,6 +86,8 @@ use crate::ir::{
 mod memory;
 mod ops;
 mod order;
+mod vector;
+pub use vector::run_vector;
 #[cfg(test)]
 mod tests;
 
