@@ -113,6 +113,8 @@ struct LoopPlan {
     preheader: BlockId,
     latch: BlockId,
     live: VarId,
+    /// The lanes that left through this loop's own exits: the dispatch
+    /// block's mask.
     entry: VarId,
     exit: VarId,
     /// Distinct exit targets whose outermost exited loop is this one.
@@ -642,13 +644,16 @@ impl<'a> Vectorizer<'a> {
                     ));
                 }
                 if let Some(l) = outer_plan {
-                    let (exit, k) = {
+                    let (exit, done, k) = {
                         let plan = &self.plans[&l];
                         let k = plan.targets.iter().position(|&t| t == s).unwrap_or(0);
-                        (plan.exit, k)
+                        (plan.exit, plan.entry, k)
                     };
                     let kc = self.f.const_int(k as i64, Ty::I32);
                     self.select_write(exit, p, e, kc, Ty::I32, src);
+                    // Lanes leaving through this loop's own exits (not
+                    // those that also leave an enclosing loop: they retire).
+                    self.or_write(done, p, e, src);
                 } else if let Some(l) = self.cfg.header_of(s).filter(|l| self.plans.contains_key(l))
                 {
                     let (live, entry, pre, latch) = {
@@ -659,7 +664,8 @@ impl<'a> Vectorizer<'a> {
                     let plan = self.plans.get_mut(&l).expect("plan");
                     if p == pre {
                         plan.entry_mask = Some(e);
-                        self.vars.write(entry, p, None, e);
+                        let f = self.false_;
+                        self.vars.write(entry, p, None, f);
                     } else if p == latch {
                         plan.live_next = Some(e);
                     }
@@ -929,6 +935,16 @@ impl<'a> Vectorizer<'a> {
     }
 
     fn finish(mut self) -> Result<VectorFunction, VectorizeError> {
+        // Linearization can leave both slots of a branch on one block.
+        for b in self.f.block_ids().collect::<Vec<_>>() {
+            let Some(t) = self.f.terminator(b) else {
+                continue;
+            };
+            let succs = self.f.successors(b);
+            if succs.len() > 1 && succs.iter().all(|&s| s == succs[0]) {
+                self.f.inst_mut(t).kind = InstKind::Br(succs[0]);
+            }
+        }
         let cfg = Cfg::compute(&self.f);
         self.vars.construct(&mut self.f, &cfg);
         let mut block_mask: Vec<ValueId> =

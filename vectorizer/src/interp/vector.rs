@@ -584,7 +584,14 @@ impl Run<'_, '_, '_> {
         let w = self.w();
         let lanes: Vec<usize> = (0..w).filter(|&l| active[l]).collect();
         let Some(&first) = lanes.first() else {
-            return Ok(vec![Val::Undef; w]);
+            // With no active lane, any() is false and all() true (what the
+            // masked reductions of the generated code give); the rest is
+            // garbage.
+            return Ok(match op {
+                Horizontal::Any => vec![Val::Int(0); w],
+                Horizontal::All => vec![Val::Int(1); w],
+                _ => vec![Val::Undef; w],
+            });
         };
         let x = args.first().copied().ok_or_else(|| {
             self.err(

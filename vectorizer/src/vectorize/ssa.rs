@@ -212,7 +212,8 @@ fn construct_var(
         for &p in end_reads.get(&b).into_iter().flatten() {
             map.insert(p, cur);
         }
-        for &s in cfg.succs(b) {
+        // One incoming entry per edge (a switch may reach a block twice).
+        for s in f.successors(b) {
             if let Some(&(phi, _)) = phis.get(&s) {
                 if let InstKind::Phi { incoming } = &mut f.inst_mut(phi).kind {
                     incoming.push((b, cur));
