@@ -119,6 +119,9 @@ struct LoopPlan {
     exit: VarId,
     /// Distinct exit targets whose outermost exited loop is this one.
     targets: Vec<BlockId>,
+    /// Some exit also leaves an enclosing loop: its lanes retire, and the
+    /// dispatch mask must be tracked instead of being the entry mask.
+    retires: bool,
     dispatch: BlockId,
     /// e(preheader → header) and e(latch → header).
     entry_mask: Option<ValueId>,
@@ -387,6 +390,7 @@ impl<'a> Vectorizer<'a> {
                     entry,
                     exit,
                     targets: Vec::new(),
+                    retires: false,
                     dispatch: lp.header,
                     entry_mask: None,
                     live_next: None,
@@ -477,7 +481,13 @@ impl<'a> Vectorizer<'a> {
                 continue;
             }
             for s in self.f.successors(p) {
-                if let Some(&outer) = self.exited_loops(p, s).last() {
+                let exited = self.exited_loops(p, s);
+                for l in exited.iter().rev().skip(1) {
+                    if let Some(plan) = self.plans.get_mut(l) {
+                        plan.retires = true;
+                    }
+                }
+                if let Some(&outer) = exited.last() {
                     if self.plans.contains_key(&outer) {
                         let t = targets.entry(outer).or_default();
                         if !t.contains(&s) {
@@ -644,16 +654,20 @@ impl<'a> Vectorizer<'a> {
                     ));
                 }
                 if let Some(l) = outer_plan {
-                    let (exit, done, k) = {
+                    let (exit, done, k, retires) = {
                         let plan = &self.plans[&l];
                         let k = plan.targets.iter().position(|&t| t == s).unwrap_or(0);
-                        (plan.exit, plan.entry, k)
+                        (plan.exit, plan.entry, k, plan.retires)
                     };
-                    let kc = self.f.const_int(k as i64, Ty::I32);
-                    self.select_write(exit, p, e, kc, Ty::I32, src);
+                    if plan_targets_len(&self.plans[&l]) > 1 {
+                        let kc = self.f.const_int(k as i64, Ty::I32);
+                        self.select_write(exit, p, e, kc, Ty::I32, src);
+                    }
                     // Lanes leaving through this loop's own exits (not
                     // those that also leave an enclosing loop: they retire).
-                    self.or_write(done, p, e, src);
+                    if retires {
+                        self.or_write(done, p, e, src);
+                    }
                 } else if let Some(l) = self.cfg.header_of(s).filter(|l| self.plans.contains_key(l))
                 {
                     let (live, entry, pre, latch) = {
@@ -664,8 +678,10 @@ impl<'a> Vectorizer<'a> {
                     let plan = self.plans.get_mut(&l).expect("plan");
                     if p == pre {
                         plan.entry_mask = Some(e);
-                        let f = self.false_;
-                        self.vars.write(entry, p, None, f);
+                        // Without retiring lanes, every lane that enters
+                        // leaves through one of the loop's own exits.
+                        let init = if plan.retires { self.false_ } else { e };
+                        self.vars.write(entry, p, None, init);
                     } else if p == latch {
                         plan.live_next = Some(e);
                     }
@@ -996,6 +1012,10 @@ impl<'a> Vectorizer<'a> {
             mask_nonempty,
         })
     }
+}
+
+fn plan_targets_len(plan: &LoopPlan) -> usize {
+    plan.targets.len()
 }
 
 fn pinned_allocas(div: &Divergence) -> BTreeMap<InstId, crate::divergence::AllocaCause> {
