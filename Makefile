@@ -21,6 +21,8 @@ test: setup
 	$(CARGO) build --bin lanes
 	$(CARGO) test --workspace --no-fail-fast
 	LANES=$(CURDIR)/target/debug/lanes $(PY) -m pytest -q tests
+	editors/vscode/ci.sh
+	editors/test/nvim-test.sh
 
 demo: build
 	@echo "== lanes check examples/*.cl"
@@ -28,9 +30,22 @@ demo: build
 	@echo
 	@echo "== lanes check tests/kernels/invalid/multi_three_kernels.cl (a file with mistakes; exit status 1)"
 	@$(LANES) check tests/kernels/invalid/multi_three_kernels.cl || true
+	@echo
+	@echo "== lanes build examples/convolution.cl for AVX-512 (16 lanes), link it into a C program"
+	@mkdir -p target/demo
+	$(LANES) build examples/convolution.cl -o target/demo/conv.o --header target/demo/conv.h --target avx512skx-x16
+	@echo "   zmm instructions: $$(objdump -d target/demo/conv.o | grep -c zmm), k-mask uses: $$(objdump -d target/demo/conv.o | grep -c '%k[1-7]')"
+	cc -O2 -Itarget/demo examples/c/convolution_main.c target/demo/conv.o -o target/demo/conv -lm
+	@if grep -q avx512f /proc/cpuinfo; then target/demo/conv; \
+	else echo "   (this CPU has no AVX-512: building for the host instead)"; \
+	  $(LANES) build examples/convolution.cl -o target/demo/conv.o --header target/demo/conv.h && \
+	  cc -O2 -Itarget/demo examples/c/convolution_main.c target/demo/conv.o -o target/demo/conv -lm && target/demo/conv; fi
+	@echo
+	@echo "== lanes run examples/mandelbrot.cl --verify (against the scalar interpreter), timed"
+	$(LANES) run examples/mandelbrot.cl --global 240,160 --arg iterations=zeros:38400 --arg width=240 --arg height=160 --arg x_min=-2.2 --arg y_min=-1.2 --arg step=0.015 --arg max_iter=100 --verify --repeat 5 --print 4
 
 bench: setup
-	$(CARGO) run --release -p lanes-bench -- frontend analysis
+	$(CARGO) run --release -p lanes-bench -- frontend analysis codegen
 
 # Runs the front-end fuzz target (needs `cargo install cargo-fuzz`); SECONDS=600 by default.
 FUZZ_SECONDS ?= 600

@@ -136,8 +136,7 @@ pub fn run(args: BuildArgs) -> ExitCode {
         return ExitCode::from(1);
     }
     let _ = args.specialize; // No preconditions are inferred yet: nothing to version on.
-    let Some(compiled) = compile(&unit, &spec, if args.opt == "0" { 0 } else { 2 }, "build")
-    else {
+    let Some(compiled) = compile(&unit, &spec, if args.opt == "0" { 0 } else { 2 }, "build") else {
         return ExitCode::from(1);
     };
     // Everything is produced in memory first, so that an error leaves no

@@ -1,7 +1,9 @@
 //! The `lanes` command line.
 
+mod build;
 mod check;
 mod explain;
+mod run;
 
 use std::process::ExitCode;
 
@@ -24,6 +26,10 @@ enum Command {
     Check(check::CheckArgs),
     /// Show how each kernel runs on SIMD lanes: shapes, divergence, memory accesses.
     Explain(explain::ExplainArgs),
+    /// Compile kernels to SIMD object code (or assembly, LLVM IR, vector IR) and a C header.
+    Build(build::BuildArgs),
+    /// Compile a kernel in memory and run it on all cores (optionally verified and timed).
+    Run(run::RunArgs),
     /// List the SIMD targets and their widths.
     Targets,
 }
@@ -45,6 +51,8 @@ fn main() -> ExitCode {
         .spawn(move || match cli.command {
             Command::Check(args) => check::run(args),
             Command::Explain(args) => explain::run(args),
+            Command::Build(args) => build::run(args),
+            Command::Run(args) => run::run(args),
             Command::Targets => targets(),
         });
     match worker.map(|h| h.join()) {

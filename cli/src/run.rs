@@ -308,21 +308,35 @@ fn mismatches(elem: Elem, got: &[u8], want: &[u8], limit: usize) -> (usize, Vec<
     let size = elem.scalar.size() as usize;
     let mut n = 0;
     let mut shown = Vec::new();
-    for (i, (g, w)) in got.chunks_exact(size).zip(want.chunks_exact(size)).enumerate() {
+    for (i, (g, w)) in got
+        .chunks_exact(size)
+        .zip(want.chunks_exact(size))
+        .enumerate()
+    {
         let ok = match elem.scalar {
             Scalar::Float => {
                 let (a, b) = (
                     f32::from_le_bytes(g.try_into().unwrap_or([0; 4])),
                     f32::from_le_bytes(w.try_into().unwrap_or([0; 4])),
                 );
-                close(a as f64, b as f64, (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs())
+                close(
+                    a as f64,
+                    b as f64,
+                    (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs(),
+                )
             }
             Scalar::Double => {
                 let (a, b) = (
                     f64::from_le_bytes(g.try_into().unwrap_or([0; 8])),
                     f64::from_le_bytes(w.try_into().unwrap_or([0; 8])),
                 );
-                close(a, b, (a.to_bits() as i64).wrapping_sub(b.to_bits() as i64).unsigned_abs())
+                close(
+                    a,
+                    b,
+                    (a.to_bits() as i64)
+                        .wrapping_sub(b.to_bits() as i64)
+                        .unsigned_abs(),
+                )
             }
             _ => g == w,
         };
@@ -427,7 +441,9 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         Some(l) => {
             let l = parse_dims(l, "local")?;
             if l.len() != dims || l.contains(&0) {
-                return Err(format!("--local must give {dims} non-zero sizes, like --global"));
+                return Err(format!(
+                    "--local must give {dims} non-zero sizes, like --global"
+                ));
             }
             range.local_size[..dims].copy_from_slice(&l);
         }
@@ -479,7 +495,10 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
             }
             Type::Scalar(s) => {
                 let v = value.ok_or_else(|| {
-                    format!("missing argument `{pname}` ({}): add --arg {pname}=VALUE", s.name())
+                    format!(
+                        "missing argument `{pname}` ({}): add --arg {pname}=VALUE",
+                        s.name()
+                    )
                 })?;
                 let mut bytes = Vec::new();
                 store_scalar(*s, &v, &mut bytes).map_err(|e| format!("argument `{pname}`: {e}"))?;
@@ -487,15 +506,21 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
             }
             Type::Vector(s, n) => {
                 let v = value.ok_or_else(|| {
-                    format!("missing argument `{pname}` ({}{n}): add --arg {pname}=A,B,...", s.name())
+                    format!(
+                        "missing argument `{pname}` ({}{n}): add --arg {pname}=A,B,...",
+                        s.name()
+                    )
                 })?;
                 let parts: Vec<&str> = v.split(',').collect();
                 if parts.len() != *n as usize {
-                    return Err(format!("argument `{pname}` needs {n} comma-separated values"));
+                    return Err(format!(
+                        "argument `{pname}` needs {n} comma-separated values"
+                    ));
                 }
                 let mut bytes = Vec::new();
                 for x in parts {
-                    store_scalar(*s, x, &mut bytes).map_err(|e| format!("argument `{pname}`: {e}"))?;
+                    store_scalar(*s, x, &mut bytes)
+                        .map_err(|e| format!("argument `{pname}`: {e}"))?;
                 }
                 kernel_args.push(Arg::Value(bytes));
             }
@@ -524,15 +549,20 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         })?;
         let mut iargs = interp_args(&ka.func, &kernel_args)?;
         eprintln!("lanes run: interpreting `{name}` for --verify ({items} work-items)…");
-        interp::run(&ka.func, &range, &mut iargs, spec.width)
-            .map_err(|e| format!("the scalar interpreter stopped: {}", e.render(&unit.sources)))?;
+        interp::run(&ka.func, &range, &mut iargs, spec.width).map_err(|e| {
+            format!(
+                "the scalar interpreter stopped: {}",
+                e.render(&unit.sources)
+            )
+        })?;
         expected = Some(iargs);
     }
 
     let Some(compiled) = compile(&unit, &spec, 2, "run") else {
         return Ok(ExitCode::from(1));
     };
-    let jit = lanes_codegen::Jit::new(compiled).map_err(|e| format!("cannot load the code: {e}"))?;
+    let jit =
+        lanes_codegen::Jit::new(compiled).map_err(|e| format!("cannot load the code: {e}"))?;
     let launch = jit
         .launcher(&name)
         .ok_or_else(|| format!("internal: no launcher for `{name}`"))?;
@@ -571,7 +601,10 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
                     s.spawn(move || unsafe { launch(ptr.0, lr, first, last) })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or(-100)).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or(-100))
+                .collect()
         });
         if let Some(&c) = codes.iter().find(|&&c| c != 0) {
             return Err(format!("the kernel returned error {c} (invalid range?)"));
@@ -583,7 +616,13 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
     if let Some(exp) = &expected {
         let mut bad = 0;
         for (i, a) in kernel_args.iter().enumerate() {
-            let Arg::Buffer { elem, buf, written: true, .. } = a else {
+            let Arg::Buffer {
+                elem,
+                buf,
+                written: true,
+                ..
+            } = a
+            else {
                 continue;
             };
             let Some(want) = exp_buffer(exp, i, &kernel_args) else {
@@ -605,8 +644,18 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         }
     }
     for (i, a) in kernel_args.iter().enumerate() {
-        if let Arg::Buffer { elem, buf, written: true, .. } = a {
-            println!("{} = {}", param_names[i], show(*elem, buf.bytes(), args.print));
+        if let Arg::Buffer {
+            elem,
+            buf,
+            written: true,
+            ..
+        } = a
+        {
+            println!(
+                "{} = {}",
+                param_names[i],
+                show(*elem, buf.bytes(), args.print)
+            );
         }
     }
     if args.repeat > 1 {
@@ -633,7 +682,11 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
             items as f64 / median / 1e6
         );
     } else {
-        println!("time: {:.3} ms ({threads} threads, {})", first * 1e3, spec.name);
+        println!(
+            "time: {:.3} ms ({threads} threads, {})",
+            first * 1e3,
+            spec.name
+        );
     }
     Ok(status)
 }
