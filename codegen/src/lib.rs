@@ -1,2 +1,572 @@
 //! The lanes back end: vector IR to LLVM IR, objects, assembly and C headers.
 //! The only crate that links LLVM.
+//!
+//! [`compile_unit`] lowers, analyses and vectorizes every kernel of a
+//! checked unit, emits one LLVM module (per kernel two internal body
+//! variants plus the exported entry points of `abi`), optimizes it and
+//! keeps it as bitcode inside [`Compiled`]; every emission (object,
+//! assembly, JIT) parses that bitcode into a fresh LLVM context, so no
+//! LLVM lifetime leaks into the API.
+//!
+//! ABI (DESIGN §3, one change: vector arguments are passed as a pointer to
+//! their components, because by-value aggregates would need the platform C
+//! ABI's classification, which LLVM IR leaves to the front end):
+//! ```c
+//! int k(ARGS, const lanes_range *r);
+//! int k_groups(ARGS, const lanes_range *r, size_t first, size_t last);
+//! int k__launch(void *const *args, const lanes_range *r, size_t first, size_t last);
+//! ```
+//! `local_size[d] == 0` chooses `W * min(ceil(global_size[0] / W), 8)`
+//! along dimension 0 and 1 along the others.
+
+mod abi;
+mod emit;
+mod header;
+mod jit;
+mod ll;
+pub mod math;
+#[cfg(test)]
+mod tests;
+
+/// The math lowering used by the emitter.
+mod math_impl {
+    pub use crate::math::call_math;
+}
+
+use std::sync::Once;
+
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
+};
+use inkwell::OptimizationLevel;
+
+use lanes_frontend::diag::{Code, Diagnostic};
+use lanes_frontend::hir;
+use lanes_frontend::source::Span;
+use lanes_frontend::types::Type;
+use lanes_vectorizer::ir::Ty;
+use lanes_vectorizer::target::{Isa, Target as LanesTarget};
+use lanes_vectorizer::vectorize::VectorFunction;
+
+pub use header::header;
+pub use jit::{Jit, LanesRange, LaunchFn};
+
+use ll::Cx;
+
+/// What LLVM needs to generate code for one lanes target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetSpec {
+    /// The lanes name (`avx2-i32x8`, ..., or `host`).
+    pub name: String,
+    /// SIMD width W.
+    pub width: u32,
+    pub triple: String,
+    pub cpu: String,
+    pub features: String,
+}
+
+fn isa_of(name: &str) -> Option<Isa> {
+    LanesTarget::from_name(name).map(|t| t.isa)
+}
+
+/// The target triple for an ISA: the host's when it is the same
+/// architecture (so objects link on this OS), else a Linux triple.
+fn triple_for(isa: Isa) -> String {
+    let host = TargetMachine::get_default_triple();
+    let host = host.as_str().to_string_lossy().into_owned();
+    let arch_ok = match isa {
+        Isa::Neon => host.starts_with("aarch64") || host.starts_with("arm64"),
+        _ => host.starts_with("x86_64"),
+    };
+    if arch_ok {
+        host
+    } else if isa == Isa::Neon {
+        "aarch64-unknown-linux-gnu".into()
+    } else {
+        "x86_64-unknown-linux-gnu".into()
+    }
+}
+
+/// The target of a lanes target name (`lanes targets`), or `host`: the
+/// best target this machine runs, with the host CPU and its features.
+pub fn target_spec(name: &str) -> Result<TargetSpec, String> {
+    if name == "host" {
+        let t = LanesTarget::host();
+        init_llvm();
+        return Ok(TargetSpec {
+            name: "host".into(),
+            width: t.width,
+            triple: TargetMachine::get_default_triple()
+                .as_str()
+                .to_string_lossy()
+                .into_owned(),
+            cpu: TargetMachine::get_host_cpu_name().to_string(),
+            features: TargetMachine::get_host_cpu_features().to_string(),
+        });
+    }
+    let t = LanesTarget::from_name(name).ok_or_else(|| {
+        format!(
+            "unknown target `{name}`; valid targets: {}",
+            LanesTarget::names().join(", ")
+        )
+    })?;
+    let (cpu, features) = match t.isa {
+        Isa::Sse4 => ("x86-64-v2", ""),
+        // Haswell and later gather fast enough for LLVM to use vpgather.
+        Isa::Avx2 => ("x86-64-v3", "+fast-gather"),
+        Isa::Avx512Skx => ("skylake-avx512", ""),
+        Isa::Neon => ("generic", "+neon"),
+    };
+    Ok(TargetSpec {
+        name: t.name.into(),
+        width: t.width,
+        triple: triple_for(t.isa),
+        cpu: cpu.into(),
+        features: features.into(),
+    })
+}
+
+/// True when this machine can execute code for `spec` (tests, `lanes run`).
+pub fn host_can_run(spec: &TargetSpec) -> bool {
+    if spec.name == "host" {
+        return true;
+    }
+    let host = TargetMachine::get_default_triple();
+    let host = host.as_str().to_string_lossy().into_owned();
+    let same_arch = spec.triple.split('-').next() == host.split('-').next();
+    same_arch && isa_of(&spec.name).is_some_and(|i| i.runs_here())
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// 0 (no optimization) or 2 (`default<O2>`); other values count as 2.
+    pub opt_level: u8,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { opt_level: 2 }
+    }
+}
+
+/// How a source parameter is passed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamKind {
+    /// `__global`/`__constant` pointer (`is_const` for `__constant` or a
+    /// `const` pointee).
+    Pointer { is_const: bool },
+    /// A scalar by value (`bool` as one byte).
+    Scalar(Ty),
+    /// A vector of `n` components, passed as a pointer to them.
+    Vector(Ty, u32),
+}
+
+/// One source parameter of a kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelParam {
+    pub name: String,
+    /// The source type (for the header); `None` for kernels built without a
+    /// source unit.
+    pub ty: Option<Type>,
+    pub kind: ParamKind,
+    /// The IR parameters it becomes (one per vector component).
+    pub ir_params: Vec<u32>,
+}
+
+/// A kernel ready for code generation.
+#[derive(Clone, Debug)]
+pub struct KernelCode {
+    pub name: String,
+    pub span: Span,
+    pub vf: VectorFunction,
+    pub params: Vec<KernelParam>,
+}
+
+/// What [`Compiled::kernels`] lists.
+pub type KernelInfo = KernelCode;
+
+impl KernelCode {
+    /// A kernel from vector IR alone: one source parameter per IR
+    /// parameter, except components of one source vector parameter
+    /// (`component`), which are grouped.
+    pub fn from_vf(vf: VectorFunction) -> KernelCode {
+        let mut params: Vec<KernelParam> = Vec::new();
+        for (i, p) in vf.func.params.iter().enumerate() {
+            let idx = i as u32;
+            if p.component.is_some() {
+                if let Some(last) = params.last_mut() {
+                    if last.name == p.name.as_str() {
+                        if let ParamKind::Vector(_, n) = &mut last.kind {
+                            *n += 1;
+                            last.ir_params.push(idx);
+                            continue;
+                        }
+                    }
+                }
+                params.push(KernelParam {
+                    name: p.name.to_string(),
+                    ty: None,
+                    kind: ParamKind::Vector(p.ty, 1),
+                    ir_params: vec![idx],
+                });
+                continue;
+            }
+            let kind = match p.ty {
+                Ty::Ptr(space) => ParamKind::Pointer {
+                    is_const: space == lanes_frontend::ast::AddressSpace::Constant,
+                },
+                t => ParamKind::Scalar(t),
+            };
+            params.push(KernelParam {
+                name: p.name.to_string(),
+                ty: None,
+                kind,
+                ir_params: vec![idx],
+            });
+        }
+        KernelCode {
+            name: vf.func.name.to_string(),
+            span: vf.func.span,
+            vf,
+            params,
+        }
+    }
+}
+
+/// Lowers, analyses and vectorizes kernel `k` of `unit` for width `w`.
+pub fn kernel_code(
+    unit: &hir::Unit,
+    k: hir::FuncId,
+    width: u32,
+) -> Result<KernelCode, Vec<Diagnostic>> {
+    let hf = unit.function(k);
+    let ka = lanes_vectorizer::report::analyze_kernel(unit, k, width)?;
+    let vf = lanes_vectorizer::vectorize::vectorize(&ka.func, &ka.cfg, &ka.div).map_err(|e| {
+        vec![Diagnostic::new(
+            Code::UnsupportedByVectorizer,
+            e.span,
+            e.message,
+        )]
+    })?;
+    let mut params = Vec::new();
+    for (i, &lid) in hf.params.iter().enumerate() {
+        let local = hf.local(lid);
+        let ir: Vec<(u32, &lanes_vectorizer::ir::Param)> = vf
+            .func
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.source_index == i as u32)
+            .map(|(j, p)| (j as u32, p))
+            .collect();
+        let Some(&(_, p0)) = ir.first() else {
+            return Err(vec![Diagnostic::new(
+                Code::UnsupportedByVectorizer,
+                local.span,
+                format!("parameter `{}` has no IR parameter", local.name),
+            )]);
+        };
+        let kind = if p0.component.is_some() {
+            ParamKind::Vector(p0.ty, ir.len() as u32)
+        } else {
+            match (&local.ty, p0.ty) {
+                (Type::Pointer(p), Ty::Ptr(space)) => ParamKind::Pointer {
+                    is_const: p.pointee_const
+                        || space == lanes_frontend::ast::AddressSpace::Constant,
+                },
+                (_, t) => ParamKind::Scalar(t),
+            }
+        };
+        params.push(KernelParam {
+            name: local.name.to_string(),
+            ty: Some(local.ty.clone()),
+            kind,
+            ir_params: ir.iter().map(|&(j, _)| j).collect(),
+        });
+    }
+    Ok(KernelCode {
+        name: hf.name.to_string(),
+        span: hf.name_span,
+        vf,
+        params,
+    })
+}
+
+/// An optimized module for one target.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub spec: TargetSpec,
+    pub opts: Options,
+    kernels: Vec<KernelCode>,
+    bitcode: Vec<u8>,
+    ir: String,
+}
+
+fn init_llvm() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        let cfg = InitializationConfig::default();
+        Target::initialize_x86(&cfg);
+        Target::initialize_aarch64(&cfg);
+    });
+}
+
+fn target_machine(spec: &TargetSpec, opt: u8) -> Result<TargetMachine, String> {
+    init_llvm();
+    let triple = TargetTriple::create(&spec.triple);
+    let target = Target::from_triple(&triple).map_err(|e| e.to_string())?;
+    let level = if opt == 0 {
+        OptimizationLevel::None
+    } else {
+        OptimizationLevel::Default
+    };
+    target
+        .create_target_machine(
+            &triple,
+            &spec.cpu,
+            &spec.features,
+            level,
+            // Position independent: objects link into PIE executables and
+            // shared libraries.
+            RelocMode::PIC,
+            CodeModel::Default,
+        )
+        .ok_or_else(|| format!("LLVM cannot create a target machine for {}", spec.triple))
+}
+
+/// Lowers and vectorizes every kernel of `unit` and compiles them into one
+/// module. Errors are `L0920` diagnostics at the kernel (or the offending
+/// construct).
+pub fn compile_unit(
+    unit: &hir::Unit,
+    spec: &TargetSpec,
+    opts: &Options,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    let mut kernels = Vec::new();
+    let mut diags = Vec::new();
+    for k in unit.kernels() {
+        match kernel_code(unit, k, spec.width) {
+            Ok(kc) => kernels.push(kc),
+            Err(d) => diags.extend(d),
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    compile_kernels(kernels, spec, opts)
+}
+
+/// Compiles kernels already in vector IR (all for `spec.width`).
+pub fn compile_kernels(
+    kernels: Vec<KernelCode>,
+    spec: &TargetSpec,
+    opts: &Options,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    let at = |k: &KernelCode, m: String| {
+        Diagnostic::new(
+            Code::UnsupportedByVectorizer,
+            k.span,
+            format!("code generation for kernel `{}` failed: {m}", k.name),
+        )
+    };
+    let whole = |m: String| {
+        let span = kernels.first().map(|k| k.span).unwrap_or_else(|| {
+            lanes_frontend::source::Span::new(lanes_frontend::source::FileId(0), 0, 0)
+        });
+        vec![Diagnostic::new(Code::UnsupportedByVectorizer, span, m)]
+    };
+    // Exported names must be distinct C identifiers.
+    let mut names = std::collections::HashSet::new();
+    for k in &kernels {
+        for n in [
+            k.name.clone(),
+            format!("{}_groups", k.name),
+            format!("{}__launch", k.name),
+        ] {
+            if !names.insert(n.clone()) {
+                return Err(vec![at(
+                    k,
+                    format!("the exported symbol `{n}` clashes with another kernel's"),
+                )]);
+            }
+        }
+        if k.vf.width != spec.width {
+            return Err(vec![at(
+                k,
+                format!(
+                    "vectorized for width {} but the target has width {}",
+                    k.vf.width, spec.width
+                ),
+            )]);
+        }
+    }
+    if !spec.width.is_power_of_two() || spec.width > 64 {
+        return Err(whole(format!("unsupported SIMD width {}", spec.width)));
+    }
+    let tm = target_machine(spec, opts.opt_level).map_err(&whole)?;
+    let ctx = Context::create();
+    let module = ctx.create_module("lanes");
+    module.set_triple(&tm.get_triple());
+    module.set_data_layout(&tm.get_target_data().get_data_layout());
+    let builder = ctx.create_builder();
+    let cx = Cx {
+        ctx: &ctx,
+        module: &module,
+        b: &builder,
+        w: spec.width,
+    };
+    for k in &kernels {
+        emit_kernel(&cx, k).map_err(|m| vec![at(k, m)])?;
+    }
+    set_target_attributes(&cx, &module, spec);
+    module
+        .verify()
+        .map_err(|e| whole(format!("LLVM rejected the generated module: {e}")))?;
+    // Even at -O0 the `alwaysinline` bodies and math helpers are inlined:
+    // the entry points stay small and nothing depends on an internal
+    // calling convention.
+    let passes = if opts.opt_level > 0 {
+        "default<O2>"
+    } else {
+        "always-inline"
+    };
+    module
+        .run_passes(passes, &tm, PassBuilderOptions::create())
+        .map_err(|e| whole(format!("LLVM optimization failed: {e}")))?;
+    let ir = module.print_to_string().to_string();
+    let bitcode = module.write_bitcode_to_memory().as_slice().to_vec();
+    Ok(Compiled {
+        spec: spec.clone(),
+        opts: opts.clone(),
+        kernels,
+        bitcode,
+        ir,
+    })
+}
+
+fn emit_kernel(cx: &Cx<'_, '_>, k: &KernelCode) -> Result<(), String> {
+    // The emitter relies on well-formed IR (ids in range, types, dominance).
+    lanes_vectorizer::ir::verify::verify(&k.vf.func).map_err(|e| {
+        format!(
+            "malformed vector IR: {}",
+            e.into_iter().take(3).collect::<Vec<_>>().join("; ")
+        )
+    })?;
+    let f = &k.vf.func;
+    if k.vf.block_mask.len() != f.blocks.len() || k.vf.mask_nonempty.len() != f.blocks.len() {
+        return Err("malformed vector IR: not one mask per block".into());
+    }
+    for &m in &k.vf.block_mask {
+        if f.values.get(m.index()).map(|v| v.ty) != Some(Ty::I1) {
+            return Err(format!(
+                "malformed vector IR: block mask %{} is not an i1 value",
+                m.0
+            ));
+        }
+    }
+    let full = emit::emit_body(cx, &k.vf, &format!("{}.body_full", k.name), true)?;
+    let part = emit::emit_body(cx, &k.vf, &format!("{}.body_part", k.name), false)?;
+    abi::emit_entry_points(cx, k, full, part)?;
+    for f in [full, part] {
+        abi::add_fn_attr(cx, f, "alwaysinline");
+    }
+    Ok(())
+}
+
+/// Every function defined in the module (ours and the math library's)
+/// gets the target's CPU and features, so that calls between them agree on
+/// how vectors are passed and MCJIT generates the object's code.
+fn set_target_attributes(cx: &Cx<'_, '_>, module: &Module<'_>, spec: &TargetSpec) {
+    use inkwell::attributes::AttributeLoc;
+    let cpu = cx.ctx.create_string_attribute("target-cpu", &spec.cpu);
+    let feats = cx
+        .ctx
+        .create_string_attribute("target-features", &spec.features);
+    let mut f = module.get_first_function();
+    while let Some(func) = f {
+        if func.count_basic_blocks() > 0 {
+            if !spec.cpu.is_empty() {
+                func.add_attribute(AttributeLoc::Function, cpu);
+            }
+            if !spec.features.is_empty() {
+                func.add_attribute(AttributeLoc::Function, feats);
+            }
+            abi::add_fn_attr(cx, func, "nounwind");
+        }
+        f = func.get_next_function();
+    }
+}
+
+impl Compiled {
+    fn with_module<T>(
+        &self,
+        f: impl for<'ctx> FnOnce(&'ctx Context, Module<'ctx>) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let ctx = Context::create();
+        let buf = MemoryBuffer::create_from_memory_range_copy(&self.bitcode, "lanes");
+        let module = Module::parse_bitcode_from_buffer(&buf, &ctx).map_err(|e| e.to_string())?;
+        f(&ctx, module)
+    }
+
+    fn emit(&self, ft: FileType) -> Result<Vec<u8>, String> {
+        let tm = target_machine(&self.spec, self.opts.opt_level)?;
+        self.with_module(|_, m| {
+            tm.write_to_memory_buffer(&m, ft)
+                .map(|b| b.as_slice().to_vec())
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    /// The relocatable object file.
+    pub fn object(&self) -> Result<Vec<u8>, String> {
+        self.emit(FileType::Object)
+    }
+
+    /// The assembly text.
+    pub fn assembly(&self) -> Result<String, String> {
+        self.emit(FileType::Assembly)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    /// The optimized LLVM IR as text.
+    pub fn llvm_ir(&self) -> String {
+        self.ir.clone()
+    }
+
+    pub fn kernels(&self) -> &[KernelInfo] {
+        &self.kernels
+    }
+
+    /// Functions the object calls but does not define (from the optimized
+    /// IR; `llvm.mem*` intrinsics count as the C library's `mem*`). Empty
+    /// for self-contained objects.
+    pub fn external_symbols(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for line in self.ir.lines().filter(|l| l.starts_with("declare ")) {
+            let Some(at) = line.find('@') else { continue };
+            let name: String = line[at + 1..].chars().take_while(|&c| c != '(').collect();
+            let name = match name.strip_prefix("llvm.") {
+                Some(rest) => match ["memset", "memcpy", "memmove"]
+                    .into_iter()
+                    .find(|m| rest.starts_with(m))
+                {
+                    Some(m) => m.to_string(),
+                    None => continue,
+                },
+                None => name,
+            };
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
+    }
+
+    pub(crate) fn bitcode(&self) -> &[u8] {
+        &self.bitcode
+    }
+}

@@ -1,0 +1,1251 @@
+//! Vector IR to LLVM IR: one internal LLVM function per kernel body and
+//! variant (full SIMD group / partial group), instruction by instruction.
+//!
+//! Widening rules (see `vectorize.rs`): a value whose shape is uniform is an
+//! LLVM scalar, every other value a `<W x T>` vector. Operands are brought
+//! to the form an instruction needs at its use (scalars splatted). Memory
+//! accesses and horizontal operations use the mask of their block.
+//!
+//! Poison discipline: masked-off lanes may hold garbage, so nothing here
+//! lets a masked-off lane turn a scalar branch condition or an address into
+//! poison: no `nsw`/`nuw`/`exact`/`inbounds`, divisors of masked-off lanes
+//! replaced by 1, shift amounts masked, `fptosi` results frozen, `undef`
+//! operands a frozen poison (a fixed arbitrary value).
+
+use std::collections::HashMap;
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::llvm_sys::{LLVMIntPredicate as IP, LLVMOpcode as Op, LLVMRealPredicate as FP};
+use inkwell::module::Linkage;
+use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum};
+use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, InstructionValue, PhiValue};
+use inkwell::AddressSpace as LlvmSpace;
+
+use lanes_vectorizer::ir::{
+    BinOp, BlockId, CastOp, CmpPred, Const, Function, Horizontal, InstId, InstKind, MathFn,
+    ReduceOp, Ty, ValueDef, ValueId, WorkItem,
+};
+use lanes_vectorizer::shape::Shape;
+use lanes_vectorizer::vectorize::VectorFunction;
+
+use crate::ll::{bv, is_vec, vec_of, Cx, R};
+use crate::math_impl::call_math;
+
+/// Fields of the group context the entry points pass to a body: an array
+/// of `i64` (see `abi.rs`, which fills it).
+pub mod geo {
+    pub const WORK_DIM: u32 = 0;
+    /// Global offset of dimensions 0..3.
+    pub const OFF: u32 = 1;
+    pub const GLOBAL: u32 = 4;
+    /// The enqueued (uniform) local size.
+    pub const LOCAL: u32 = 7;
+    pub const NUM_GROUPS: u32 = 10;
+    pub const GROUP_ID: u32 = 13;
+    /// The actual size of this work-group (the last one may be smaller).
+    pub const SIZE: u32 = 16;
+    /// Local id of the row in dimensions 1 and 2.
+    pub const LY: u32 = 19;
+    pub const LZ: u32 = 20;
+    /// Local id (dimension 0) of lane 0 of the SIMD group.
+    pub const XSTART: u32 = 21;
+    /// Number of work-items in the SIMD group (W in the full variant).
+    pub const NLANES: u32 = 22;
+    pub const COUNT: u32 = 23;
+}
+
+/// The LLVM type of an IR type, as a scalar or a `<W x T>` vector.
+pub fn llty<'ctx>(cx: &Cx<'_, 'ctx>, ty: Ty, vec: bool) -> R<BasicTypeEnum<'ctx>> {
+    let s: BasicTypeEnum = match ty {
+        Ty::I1 => cx.ctx.bool_type().into(),
+        Ty::I8 => cx.ctx.i8_type().into(),
+        Ty::I16 => cx.ctx.i16_type().into(),
+        Ty::I32 => cx.ctx.i32_type().into(),
+        Ty::I64 => cx.ctx.i64_type().into(),
+        Ty::F32 => cx.ctx.f32_type().into(),
+        Ty::F64 => cx.ctx.f64_type().into(),
+        Ty::Ptr(_) => cx.ctx.ptr_type(LlvmSpace::default()).into(),
+        Ty::Void => return Err("a value of type void".into()),
+    };
+    Ok(if vec { vec_of(s, cx.w).into() } else { s })
+}
+
+/// The type a value of IR type `ty` has in memory (`i1` is one byte).
+fn mem_ty(ty: Ty) -> Ty {
+    if ty == Ty::I1 {
+        Ty::I8
+    } else {
+        ty
+    }
+}
+
+fn align_of(align: u64, ty: Ty) -> u32 {
+    let a = if align == 0 { ty.bytes().max(1) } else { align };
+    if a.is_power_of_two() && a <= (1 << 16) {
+        a as u32
+    } else {
+        1
+    }
+}
+
+/// Emits the body of `vf` as an internal function `name(params..., ptr ctx)`.
+/// `full`: the variant for whole SIMD groups (`LaneMask` all true).
+pub fn emit_body<'ctx>(
+    cx: &Cx<'_, 'ctx>,
+    vf: &VectorFunction,
+    name: &str,
+    full: bool,
+) -> R<FunctionValue<'ctx>> {
+    let f = &vf.func;
+    let mut params: Vec<BasicMetadataTypeEnum> = Vec::new();
+    for p in &f.params {
+        params.push(llty(cx, p.ty, false)?.into());
+    }
+    params.push(cx.ctx.ptr_type(LlvmSpace::default()).into());
+    let fty = cx.ctx.void_type().fn_type(&params, false);
+    let func = cx.module.add_function(name, fty, Some(Linkage::Internal));
+    let mut g = FnGen {
+        cx,
+        vf,
+        f,
+        func,
+        full,
+        vals: vec![None; f.values.len()],
+        blocks: vec![None; f.blocks.len()],
+        terms: vec![None; f.blocks.len()],
+        edges: HashMap::new(),
+        entry: cx.ctx.append_basic_block(func, "entry"),
+        geo: Vec::new(),
+        undefs: HashMap::new(),
+        globals: Vec::new(),
+        allocas: HashMap::new(),
+    };
+    g.run()?;
+    Ok(func)
+}
+
+struct FnGen<'a, 'b, 'ctx> {
+    cx: &'a Cx<'b, 'ctx>,
+    vf: &'a VectorFunction,
+    f: &'a Function,
+    func: FunctionValue<'ctx>,
+    full: bool,
+    vals: Vec<Option<BasicValueEnum<'ctx>>>,
+    blocks: Vec<Option<BasicBlock<'ctx>>>,
+    terms: Vec<Option<InstructionValue<'ctx>>>,
+    /// Number of LLVM edges from block to block (φs need one entry each).
+    edges: HashMap<(BlockId, BlockId), usize>,
+    /// The LLVM entry block: geometry loads, allocas, frozen undefs.
+    entry: BasicBlock<'ctx>,
+    geo: Vec<BasicValueEnum<'ctx>>,
+    undefs: HashMap<(Ty, bool), BasicValueEnum<'ctx>>,
+    globals: Vec<BasicValueEnum<'ctx>>,
+    allocas: HashMap<InstId, BasicValueEnum<'ctx>>,
+}
+
+impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
+    fn is_vec(&self, v: ValueId) -> bool {
+        !self.vf.is_uniform(v)
+    }
+
+    fn w(&self) -> u32 {
+        self.cx.w
+    }
+
+    fn run(&mut self) -> R<()> {
+        let cx = self.cx;
+        let f = self.f;
+        if self.vf.block_mask.len() < f.blocks.len() || self.vf.mask_nonempty.len() < f.blocks.len()
+        {
+            return Err("vector function without a mask for every block".into());
+        }
+        cx.b.position_at_end(self.entry);
+        // Group geometry, loaded once.
+        let ctxp: BasicValueEnum = self
+            .func
+            .get_nth_param(f.params.len() as u32)
+            .ok_or("missing context parameter")?;
+        for k in 0..geo::COUNT {
+            let p = cx.gep_bytes(ctxp, cx.i64c(8 * k as u64))?;
+            self.geo.push(cx.load(cx.ctx.i64_type().into(), p, 8)?);
+        }
+        // `__constant` data.
+        for gl in &f.globals {
+            let arr = cx.ctx.i8_type().array_type(gl.bytes.len() as u32);
+            let gv = cx
+                .module
+                .add_global(arr, None, &format!("{}.{}", f.name, gl.name));
+            gv.set_linkage(Linkage::Private);
+            gv.set_constant(true);
+            gv.set_initializer(&cx.ctx.const_string(&gl.bytes, false));
+            gv.set_alignment(align_of(gl.align, Ty::I8));
+            self.globals.push(gv.as_pointer_value().into());
+        }
+        // Reachable blocks in reverse post-order: definitions come before
+        // their uses (dominance) except for φ operands, filled in at the end.
+        let order = self.rpo();
+        for &b in &order {
+            let label = &f.block(b).label;
+            self.blocks[b.index()] = Some(cx.ctx.append_basic_block(self.func, label));
+        }
+        // Allocas go to the entry block.
+        for &b in &order {
+            for &i in &f.block(b).insts {
+                if let InstKind::Alloca { size, align } = f.inst(i).kind {
+                    self.alloca(i, size, align)?;
+                }
+            }
+        }
+        // φs first, so that back edges find them.
+        let mut phis: Vec<(InstId, PhiValue<'ctx>)> = Vec::new();
+        for &b in &order {
+            cx.b.position_at_end(self.bb(b)?);
+            for i in f.phis(b) {
+                let inst = f.inst(i);
+                let r = inst.result.ok_or("φ without a result")?;
+                let t = llty(cx, inst.ty, self.is_vec(r))?;
+                let phi = cx.b.build_phi(t, "").map_err(|e| format!("{e:?}"))?;
+                self.vals[r.index()] = Some(phi.as_basic_value());
+                phis.push((i, phi));
+            }
+        }
+        for &b in &order {
+            cx.b.position_at_end(self.bb(b)?);
+            let mut terminated = false;
+            for &i in &f.block(b).insts {
+                let inst = f.inst(i);
+                if inst.kind.is_phi() {
+                    continue;
+                }
+                if terminated {
+                    return Err(format!("instruction after the terminator of block {}", b.0));
+                }
+                self.inst(b, i)?;
+                terminated = inst.kind.is_terminator();
+            }
+            if !terminated {
+                return Err(format!("block {} has no terminator", b.0));
+            }
+        }
+        // The entry block jumps to the IR entry; the IR entry may have φs
+        // only if it has predecessors, which then include our entry.
+        cx.b.position_at_end(self.entry);
+        let first = self.bb(f.entry)?;
+        cx.b.build_unconditional_branch(first)
+            .map_err(|e| format!("{e:?}"))?;
+        for (i, phi) in phis {
+            let inst = f.inst(i);
+            let InstKind::Phi { incoming } = &inst.kind else {
+                continue;
+            };
+            let r = inst.result.ok_or("φ without a result")?;
+            let vec = self.is_vec(r);
+            let b = inst.block;
+            let mut done: Vec<BlockId> = Vec::new();
+            for &(pred, v) in incoming {
+                if done.contains(&pred) || self.blocks.get(pred.index()).is_none_or(|x| x.is_none())
+                {
+                    continue;
+                }
+                done.push(pred);
+                let n = self.edges.get(&(pred, b)).copied().unwrap_or(0);
+                if n == 0 {
+                    continue;
+                }
+                let term = self.terms[pred.index()].ok_or("predecessor without terminator")?;
+                cx.b.position_before(&term);
+                let x = self.get(v, vec)?;
+                let pb = self.bb(pred)?;
+                for _ in 0..n {
+                    phi.add_incoming(&[(&x as &dyn BasicValue, pb)]);
+                }
+            }
+            if b == f.entry {
+                cx.b.position_before(
+                    &self
+                        .entry
+                        .get_terminator()
+                        .ok_or("entry without terminator")?,
+                );
+                let x = self.undef(inst.ty, vec)?;
+                phi.add_incoming(&[(&x as &dyn BasicValue, self.entry)]);
+            }
+        }
+        Ok(())
+    }
+
+    fn rpo(&self) -> Vec<BlockId> {
+        let f = self.f;
+        let n = f.blocks.len();
+        let mut seen = vec![false; n];
+        let mut post = Vec::new();
+        if f.entry.index() >= n {
+            return post;
+        }
+        // Iterative DFS: (block, next successor index).
+        let mut stack = vec![(f.entry, 0usize)];
+        seen[f.entry.index()] = true;
+        while let Some(&mut (b, ref mut k)) = stack.last_mut() {
+            let succs = f.successors(b);
+            if *k < succs.len() {
+                let s = succs[*k];
+                *k += 1;
+                if s.index() < n && !seen[s.index()] {
+                    seen[s.index()] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(b);
+                stack.pop();
+            }
+        }
+        post.reverse();
+        post
+    }
+
+    fn bb(&self, b: BlockId) -> R<BasicBlock<'ctx>> {
+        self.blocks
+            .get(b.index())
+            .copied()
+            .flatten()
+            .ok_or_else(|| format!("block {} is not reachable", b.0))
+    }
+
+    /// A frozen poison of the type, created once in the entry block.
+    fn undef(&mut self, ty: Ty, vec: bool) -> R<BasicValueEnum<'ctx>> {
+        if let Some(&v) = self.undefs.get(&(ty, vec)) {
+            return Ok(v);
+        }
+        let cx = self.cx;
+        let t = llty(cx, ty, vec)?;
+        let here = cx.b.get_insert_block();
+        match self.entry.get_first_instruction() {
+            Some(i) => cx.b.position_before(&i),
+            None => cx.b.position_at_end(self.entry),
+        }
+        let poison = unsafe {
+            bv(inkwell::llvm_sys::core::LLVMGetPoison(
+                inkwell::types::AsTypeRef::as_type_ref(&t),
+            ))
+        };
+        let v = cx.freeze(poison)?;
+        if let Some(h) = here {
+            self.restore(h);
+        }
+        self.undefs.insert((ty, vec), v);
+        Ok(v)
+    }
+
+    /// Puts the builder back where it was (end of block, or before its
+    /// terminator when the block is already terminated).
+    fn restore(&self, h: BasicBlock<'ctx>) {
+        match h.get_terminator() {
+            Some(t) => self.cx.b.position_before(&t),
+            None => self.cx.b.position_at_end(h),
+        }
+    }
+
+    /// Value `v` in the wanted form.
+    fn get(&mut self, v: ValueId, vec: bool) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let val = self
+            .f
+            .values
+            .get(v.index())
+            .ok_or_else(|| format!("value %{} does not exist", v.0))?;
+        let base = match &val.def {
+            ValueDef::Const(c) => match *c {
+                Const::Int(bits, t) => {
+                    let lt = llty(cx, t, false)?;
+                    cx.const_of(lt, bits, 0.0)
+                }
+                Const::Float(x, t) => {
+                    let lt = llty(cx, t, false)?;
+                    let x = if t == Ty::F32 { x as f32 as f64 } else { x };
+                    cx.const_of(lt, 0, x)
+                }
+                Const::Null(_) => cx.ctx.ptr_type(LlvmSpace::default()).const_null().into(),
+                Const::Undef(t) => return self.undef(t, vec),
+            },
+            ValueDef::Param(n) => self
+                .func
+                .get_nth_param(*n)
+                .ok_or_else(|| format!("parameter {n} does not exist"))?,
+            ValueDef::Global(n) => *self
+                .globals
+                .get(*n as usize)
+                .ok_or_else(|| format!("global {n} does not exist"))?,
+            ValueDef::Inst(_) => self.vals[v.index()]
+                .ok_or_else(|| format!("value %{} used before its definition", v.0))?,
+        };
+        cx.coerce(base, vec)
+    }
+
+    /// The mask of block `b` as a `<W x i1>` vector.
+    fn mask_vec(&mut self, b: BlockId) -> R<BasicValueEnum<'ctx>> {
+        let m = self.vf.block_mask[b.index()];
+        self.get(m, true)
+    }
+
+    /// The mask of block `b` in its own form (scalar when uniform).
+    fn mask_own(&mut self, b: BlockId) -> R<BasicValueEnum<'ctx>> {
+        let m = self.vf.block_mask[b.index()];
+        let v = self.is_vec(m);
+        self.get(m, v)
+    }
+
+    /// True when some lane of block `b` is active.
+    fn mask_any(&mut self, b: BlockId) -> R<BasicValueEnum<'ctx>> {
+        let m = self.mask_own(b)?;
+        self.cx.any(m)
+    }
+
+    fn set(&mut self, id: InstId, v: BasicValueEnum<'ctx>) -> R<()> {
+        if let Some(r) = self.f.inst(id).result {
+            let v = self.cx.coerce(v, self.is_vec(r))?;
+            self.vals[r.index()] = Some(v);
+        }
+        Ok(())
+    }
+
+    fn alloca(&mut self, id: InstId, size: u64, align: u64) -> R<()> {
+        let cx = self.cx;
+        let here = cx.b.get_insert_block();
+        cx.b.position_at_end(self.entry);
+        let r = self.f.inst(id).result.ok_or("alloca without result")?;
+        let per_lane = self.is_vec(r);
+        let size = size.max(1);
+        let total = if per_lane {
+            size.checked_mul(self.w() as u64)
+        } else {
+            Some(size)
+        }
+        .filter(|&t| t <= u32::MAX as u64)
+        .ok_or("private object too large")?;
+        let arr = cx.ctx.i8_type().array_type(total as u32);
+        let p = cx.b.build_alloca(arr, "").map_err(|e| format!("{e:?}"))?;
+        let al = align_of(align, Ty::I64).max(if per_lane { 16 } else { 1 });
+        if let Some(i) = p.as_instruction() {
+            i.set_alignment(al).map_err(|e| e.to_string())?;
+        }
+        let v: BasicValueEnum = if per_lane {
+            // Lane l's object at base + l * size.
+            let offs: Vec<_> = (0..self.w() as u64)
+                .map(|l| cx.ctx.i64_type().const_int(l * size, false))
+                .collect();
+            let offs = inkwell::types::VectorType::const_vector(&offs);
+            cx.gep_bytes(p.into(), offs.into())?
+        } else {
+            p.into()
+        };
+        self.allocas.insert(id, v);
+        if let Some(h) = here {
+            self.restore(h);
+        }
+        Ok(())
+    }
+
+    fn inst(&mut self, b: BlockId, id: InstId) -> R<()> {
+        let cx = self.cx;
+        let f = self.f;
+        let inst = f.inst(id);
+        let rv = inst.result.is_some_and(|r| self.is_vec(r));
+        let ty = inst.ty;
+        match &inst.kind {
+            InstKind::Phi { .. } => Ok(()),
+            InstKind::Bin { op, lhs, rhs } => {
+                let vec = rv || self.is_vec(*lhs) || self.is_vec(*rhs);
+                let x = self.get(*lhs, vec)?;
+                let y = self.get(*rhs, vec)?;
+                let r = self.binary(b, *op, ty, x, y, vec)?;
+                self.set(id, r)
+            }
+            InstKind::FNeg(x) => {
+                let vec = rv || self.is_vec(*x);
+                let x = self.get(*x, vec)?;
+                let r = cx.fneg(x)?;
+                self.set(id, r)
+            }
+            InstKind::Cmp { pred, lhs, rhs } => {
+                let vec = rv || self.is_vec(*lhs) || self.is_vec(*rhs);
+                let x = self.get(*lhs, vec)?;
+                let y = self.get(*rhs, vec)?;
+                let r = compare(cx, *pred, x, y)?;
+                self.set(id, r)
+            }
+            InstKind::Select { cond, then, els } => {
+                let cvec = self.is_vec(*cond);
+                if cvec && !rv {
+                    // A uniform select on a varying condition: the shape
+                    // analysis found both arms equal, or one arm `undef`
+                    // (which may be anything, so it takes the other arm's
+                    // value). A lane-wise select would leave undef lanes
+                    // with garbage, so take the defined arm.
+                    let is_undef = |v: ValueId| {
+                        matches!(f.as_const(v), Some(Const::Undef(_)))
+                            || self.vf.shape(v).is_bottom()
+                    };
+                    let pick = if is_undef(*then) { *els } else { *then };
+                    let r = self.get(pick, false)?;
+                    return self.set(id, r);
+                }
+                let vec = rv || cvec || self.is_vec(*then) || self.is_vec(*els);
+                let c = self.get(*cond, cvec)?;
+                let t = self.get(*then, vec)?;
+                let e = self.get(*els, vec)?;
+                let r = cx.select(c, t, e)?;
+                self.set(id, r)
+            }
+            InstKind::Cast { op, value } => {
+                let vec = rv || self.is_vec(*value);
+                let x = self.get(*value, vec)?;
+                let from = f.ty(*value);
+                let r = self.cast(*op, from, ty, x, vec)?;
+                self.set(id, r)
+            }
+            InstKind::Alloca { .. } => {
+                let v = *self.allocas.get(&id).ok_or("alloca not prepared")?;
+                self.set(id, v)
+            }
+            InstKind::Load { ptr, align } => {
+                let r = self.load(b, *ptr, ty, *align)?;
+                self.set(id, r)
+            }
+            InstKind::Store { ptr, value, align } => self.store(b, *ptr, *value, *align),
+            InstKind::PtrAdd { base, offset } => {
+                let bvec = self.is_vec(*base);
+                let ovec = self.is_vec(*offset);
+                let p = self.get(*base, bvec)?;
+                let mut o = self.get(*offset, ovec)?;
+                let oty = f.ty(*offset);
+                if oty != Ty::I64 {
+                    if !oty.is_int() {
+                        return Err(format!("pointer offset of type {oty}"));
+                    }
+                    let t = llty(cx, Ty::I64, ovec)?;
+                    o = cx.cast(Op::LLVMSExt, o, t)?;
+                }
+                // A vector base with a scalar offset: splat the offset so
+                // the GEP's operands agree.
+                if bvec && !ovec {
+                    o = cx.splat(o)?;
+                }
+                let r = cx.gep_bytes(p, o)?;
+                self.set(id, r)
+            }
+            InstKind::WorkItem { query, dim } => {
+                let r = self.work_item(*query, *dim, ty)?;
+                self.set(id, r)
+            }
+            InstKind::Math { func, args } => {
+                let vec = rv || args.iter().any(|&a| self.is_vec(a));
+                let mut xs = Vec::with_capacity(args.len());
+                for &a in args {
+                    xs.push(self.get(a, vec)?);
+                }
+                let r = call_math(cx.ctx, cx.module, cx.b, *func, &xs)?;
+                self.set(id, r)
+            }
+            InstKind::Horizontal { op, args } => {
+                let r = self.horizontal(b, *op, args, ty)?;
+                self.set(id, r)
+            }
+            InstKind::Br(t) => {
+                let tb = self.bb(*t)?;
+                let i =
+                    cx.b.build_unconditional_branch(tb)
+                        .map_err(|e| format!("{e:?}"))?;
+                self.terminated(b, i, &[*t]);
+                Ok(())
+            }
+            InstKind::CondBr { cond, then, els } => {
+                if self.is_vec(*cond) {
+                    return Err(
+                        "a branch on a lane-varying condition in vector IR (not linearized)".into(),
+                    );
+                }
+                if f.ty(*cond) != Ty::I1 {
+                    return Err("branch condition is not i1".into());
+                }
+                let c = self.get(*cond, false)?;
+                let (tb, eb) = (self.bb(*then)?, self.bb(*els)?);
+                let i =
+                    cx.b.build_conditional_branch(c.into_int_value(), tb, eb)
+                        .map_err(|e| format!("{e:?}"))?;
+                self.terminated(b, i, &[*then, *els]);
+                Ok(())
+            }
+            InstKind::Switch {
+                value,
+                default,
+                cases,
+            } => {
+                if self.is_vec(*value) {
+                    return Err("a switch on a lane-varying value in vector IR".into());
+                }
+                if !f.ty(*value).is_int() {
+                    return Err("switch on a non-integer".into());
+                }
+                let x = self.get(*value, false)?.into_int_value();
+                let it = x.get_type();
+                let bits = f.ty(*value).bits();
+                let mut seen: Vec<u64> = Vec::new();
+                let mut arms = Vec::new();
+                let mut succ = vec![*default];
+                for &(c, t) in cases {
+                    let c = lanes_vectorizer::ir::truncate(c, bits);
+                    if seen.contains(&c) {
+                        continue; // the first matching case wins
+                    }
+                    seen.push(c);
+                    arms.push((it.const_int(c, false), self.bb(t)?));
+                    succ.push(t);
+                }
+                let i =
+                    cx.b.build_switch(x, self.bb(*default)?, &arms)
+                        .map_err(|e| format!("{e:?}"))?;
+                self.terminated(b, i, &succ);
+                Ok(())
+            }
+            InstKind::Ret => {
+                let i = cx.b.build_return(None).map_err(|e| format!("{e:?}"))?;
+                self.terminated(b, i, &[]);
+                Ok(())
+            }
+            InstKind::Unreachable => {
+                let i = cx.b.build_unreachable().map_err(|e| format!("{e:?}"))?;
+                self.terminated(b, i, &[]);
+                Ok(())
+            }
+        }
+    }
+
+    fn terminated(&mut self, b: BlockId, i: InstructionValue<'ctx>, succ: &[BlockId]) {
+        self.terms[b.index()] = Some(i);
+        for &s in succ {
+            *self.edges.entry((b, s)).or_insert(0) += 1;
+        }
+    }
+
+    fn binary(
+        &mut self,
+        b: BlockId,
+        op: BinOp,
+        ty: Ty,
+        x: BasicValueEnum<'ctx>,
+        y: BasicValueEnum<'ctx>,
+        vec: bool,
+    ) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let code = match op {
+            BinOp::Add => Op::LLVMAdd,
+            BinOp::Sub => Op::LLVMSub,
+            BinOp::Mul => Op::LLVMMul,
+            BinOp::SDiv => Op::LLVMSDiv,
+            BinOp::UDiv => Op::LLVMUDiv,
+            BinOp::SRem => Op::LLVMSRem,
+            BinOp::URem => Op::LLVMURem,
+            BinOp::Shl => Op::LLVMShl,
+            BinOp::LShr => Op::LLVMLShr,
+            BinOp::AShr => Op::LLVMAShr,
+            BinOp::And => Op::LLVMAnd,
+            BinOp::Or => Op::LLVMOr,
+            BinOp::Xor => Op::LLVMXor,
+            BinOp::FAdd => Op::LLVMFAdd,
+            BinOp::FSub => Op::LLVMFSub,
+            BinOp::FMul => Op::LLVMFMul,
+            BinOp::FDiv => Op::LLVMFDiv,
+            BinOp::FRem => {
+                return call_math(cx.ctx, cx.module, cx.b, MathFn::Fmod, &[x, y]);
+            }
+        };
+        let mut y = y;
+        if op.is_int_division() {
+            // Lanes (or whole groups) that do not run this division must not
+            // trap: their divisor becomes 1.
+            let one = cx.coerce(cx.const_of(cx.elem_type(y), 1, 1.0), vec)?;
+            if vec {
+                let m = self.mask_own(b)?;
+                y = cx.select(m, y, one)?;
+            } else if !self.vf.mask_nonempty[b.index()] {
+                let any = self.mask_any(b)?;
+                y = cx.select(any, y, one)?;
+            }
+        }
+        if matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr) {
+            let bits = ty.bits().max(1) as u64;
+            let m = cx.coerce(cx.const_of(cx.elem_type(y), bits - 1, 0.0), vec)?;
+            y = cx.binop(Op::LLVMAnd, y, m)?;
+        }
+        cx.binop(code, x, y)
+    }
+
+    fn cast(
+        &mut self,
+        op: CastOp,
+        from: Ty,
+        to: Ty,
+        x: BasicValueEnum<'ctx>,
+        vec: bool,
+    ) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let t = llty(cx, to, vec)?;
+        let (fb, tb) = (from.bits(), to.bits());
+        let int_change = |grow: Op| -> R<BasicValueEnum<'ctx>> {
+            if !from.is_int() || !to.is_int() {
+                return Err(format!("`{}` from {from} to {to}", op.name()));
+            }
+            if fb == tb {
+                Ok(x)
+            } else if fb > tb {
+                cx.cast(Op::LLVMTrunc, x, t)
+            } else {
+                cx.cast(grow, x, t)
+            }
+        };
+        match op {
+            CastOp::Trunc | CastOp::ZExt => int_change(Op::LLVMZExt),
+            CastOp::SExt => int_change(Op::LLVMSExt),
+            CastOp::FpTrunc | CastOp::FpExt => {
+                if fb == tb {
+                    Ok(x)
+                } else if fb > tb {
+                    cx.cast(Op::LLVMFPTrunc, x, t)
+                } else {
+                    cx.cast(Op::LLVMFPExt, x, t)
+                }
+            }
+            CastOp::FpToSi => {
+                let r = cx.cast(Op::LLVMFPToSI, x, t)?;
+                cx.freeze(r)
+            }
+            CastOp::FpToUi => {
+                let r = cx.cast(Op::LLVMFPToUI, x, t)?;
+                cx.freeze(r)
+            }
+            CastOp::FpToSiSat => cx.intrinsic("llvm.fptosi.sat", &[t, x.get_type()], &[x]),
+            CastOp::FpToUiSat => cx.intrinsic("llvm.fptoui.sat", &[t, x.get_type()], &[x]),
+            // An i1 `true` is -1 as a signed value, in LLVM as in the interpreter.
+            CastOp::SiToFp => cx.cast(Op::LLVMSIToFP, x, t),
+            CastOp::UiToFp => cx.cast(Op::LLVMUIToFP, x, t),
+            CastOp::Bitcast => {
+                if from == to {
+                    Ok(x)
+                } else if fb == tb {
+                    cx.cast(Op::LLVMBitCast, x, t)
+                } else {
+                    Err(format!("bitcast from {from} to {to}"))
+                }
+            }
+            CastOp::PtrToInt => {
+                if !from.is_ptr() {
+                    return Err(format!("ptrtoint from {from}"));
+                }
+                cx.cast(Op::LLVMPtrToInt, x, t)
+            }
+            CastOp::IntToPtr => {
+                if from.is_ptr() {
+                    return Ok(x);
+                }
+                cx.cast(Op::LLVMIntToPtr, x, t)
+            }
+            CastOp::PtrCast => Ok(x),
+        }
+    }
+
+    // ---- memory -----------------------------------------------------------
+
+    /// True when `p` (a non-uniform pointer) is contiguous for elements of
+    /// `ty`: a packed access from lane 0's address.
+    fn packed(&self, p: ValueId, ty: Ty) -> bool {
+        matches!(self.vf.shape(p), Shape::Strided { stride, .. } if stride > 0 && stride as u64 == mem_ty(ty).bytes())
+    }
+
+    fn load(&mut self, b: BlockId, ptr: ValueId, ty: Ty, align: u64) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let mt = mem_ty(ty);
+        let al = align_of(align, mt);
+        let v = if !self.is_vec(ptr) {
+            let p = self.get(ptr, false)?;
+            let st = llty(cx, mt, false)?;
+            if self.vf.mask_nonempty[b.index()] {
+                cx.load(st, p, al)?
+            } else {
+                // The group may have no active lane here: load only if any.
+                let any = self.mask_any(b)?;
+                let one = vec_of(st, 1);
+                let m1 = vec1(cx, any)?;
+                let r = cx.intrinsic(
+                    "llvm.masked.load",
+                    &[one.into(), p.get_type()],
+                    &[p, cx.i32c(al as u64), m1, one.const_zero().into()],
+                )?;
+                cx.extract(r, 0)?
+            }
+        } else {
+            let m = self.mask_vec(b)?;
+            let vt = llty(cx, mt, true)?;
+            let zero = vt.const_zero();
+            if self.packed(ptr, ty) {
+                let ps = self.get(ptr, true)?;
+                let p0 = cx.extract(ps, 0)?;
+                cx.intrinsic(
+                    "llvm.masked.load",
+                    &[vt, p0.get_type()],
+                    &[p0, cx.i32c(al as u64), m, zero],
+                )?
+            } else {
+                let ps = self.get(ptr, true)?;
+                cx.intrinsic(
+                    "llvm.masked.gather",
+                    &[vt, ps.get_type()],
+                    &[ps, cx.i32c(al as u64), m, zero],
+                )?
+            }
+        };
+        if ty == Ty::I1 {
+            let t = llty(cx, Ty::I1, is_vec(v))?;
+            cx.cast(Op::LLVMTrunc, v, t)
+        } else {
+            Ok(v)
+        }
+    }
+
+    fn store(&mut self, b: BlockId, ptr: ValueId, value: ValueId, align: u64) -> R<()> {
+        let cx = self.cx;
+        let ty = self.f.ty(value);
+        let mt = mem_ty(ty);
+        let al = align_of(align, mt);
+        let pvec = self.is_vec(ptr);
+        let vvec = self.is_vec(value);
+        let widen = |x: BasicValueEnum<'ctx>| -> R<BasicValueEnum<'ctx>> {
+            if ty == Ty::I1 {
+                let t = llty(cx, Ty::I8, is_vec(x))?;
+                cx.cast(Op::LLVMZExt, x, t)
+            } else {
+                Ok(x)
+            }
+        };
+        if !pvec && !vvec {
+            let p = self.get(ptr, false)?;
+            let x = widen(self.get(value, false)?)?;
+            if self.vf.mask_nonempty[b.index()] {
+                return cx.store(p, x, al);
+            }
+            let any = self.mask_any(b)?;
+            let m1 = vec1(cx, any)?;
+            let x1 = vec1(cx, x)?;
+            return cx.intrinsic_void(
+                "llvm.masked.store",
+                &[x1.get_type(), p.get_type()],
+                &[x1, p, cx.i32c(al as u64), m1],
+            );
+        }
+        let m = self.mask_vec(b)?;
+        let x = widen(self.get(value, true)?)?;
+        if pvec && self.packed(ptr, ty) {
+            let ps = self.get(ptr, true)?;
+            let p0 = cx.extract(ps, 0)?;
+            return cx.intrinsic_void(
+                "llvm.masked.store",
+                &[x.get_type(), p0.get_type()],
+                &[x, p0, cx.i32c(al as u64), m],
+            );
+        }
+        // Scatter; with a uniform pointer the last active lane wins (LLVM
+        // stores duplicate addresses in lane order), as in the scalar order.
+        let ps = self.get(ptr, true)?;
+        cx.intrinsic_void(
+            "llvm.masked.scatter",
+            &[x.get_type(), ps.get_type()],
+            &[x, ps, cx.i32c(al as u64), m],
+        )
+    }
+
+    // ---- work-items -------------------------------------------------------
+
+    fn g(&self, k: u32) -> BasicValueEnum<'ctx> {
+        self.geo[k as usize]
+    }
+
+    fn work_item(&mut self, q: WorkItem, dim: Option<ValueId>, ty: Ty) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let i64t = cx.ctx.i64_type();
+        let add = |a, b| cx.binop(Op::LLVMAdd, a, b);
+        let mul = |a, b| cx.binop(Op::LLVMMul, a, b);
+        let w = self.w() as u64;
+        let r: BasicValueEnum = if q.has_dim() {
+            let d = dim.ok_or_else(|| format!("`{}` without a dimension", q.name()))?;
+            let dv_vec = self.is_vec(d);
+            let dv_val = match self.f.as_const(d) {
+                Some(Const::Int(..)) => None,
+                _ => Some(self.get(d, dv_vec)?),
+            };
+            let geo_vals = self.geo.clone();
+            let per_dim = |d: u32| -> R<BasicValueEnum<'ctx>> {
+                let g = |k: u32| geo_vals[k as usize];
+                Ok(match q {
+                    WorkItem::GlobalId => {
+                        let base = add(
+                            g(geo::OFF + d),
+                            mul(g(geo::GROUP_ID + d), g(geo::LOCAL + d))?,
+                        )?;
+                        match d {
+                            0 => {
+                                let x0 = add(base, g(geo::XSTART))?;
+                                add(cx.splat(x0)?, cx.iota(i64t))?
+                            }
+                            1 => add(base, g(geo::LY))?,
+                            _ => add(base, g(geo::LZ))?,
+                        }
+                    }
+                    WorkItem::LocalId => match d {
+                        0 => add(cx.splat(g(geo::XSTART))?, cx.iota(i64t))?,
+                        1 => g(geo::LY),
+                        _ => g(geo::LZ),
+                    },
+                    WorkItem::GroupId => g(geo::GROUP_ID + d),
+                    WorkItem::GlobalSize => g(geo::GLOBAL + d),
+                    WorkItem::LocalSize => g(geo::SIZE + d),
+                    WorkItem::NumGroups => g(geo::NUM_GROUPS + d),
+                    _ => g(geo::OFF + d),
+                })
+            };
+            let dflt = cx.i64c(matches!(
+                q,
+                WorkItem::GlobalSize | WorkItem::LocalSize | WorkItem::NumGroups
+            ) as u64);
+            match self.f.as_const(d) {
+                Some(Const::Int(k, t)) => {
+                    // The interpreter reads the operand zero-extended from its width.
+                    let k = lanes_vectorizer::ir::truncate(k, t.bits());
+                    if k < 3 {
+                        per_dim(k as u32)?
+                    } else {
+                        dflt
+                    }
+                }
+                _ => {
+                    let mut dv = dv_val.ok_or("dimension operand missing")?;
+                    let dt = self.f.ty(d);
+                    if !dt.is_int() {
+                        return Err(format!("dimension operand of type {dt}"));
+                    }
+                    if dt != Ty::I64 {
+                        let t = llty(cx, Ty::I64, dv_vec)?;
+                        dv = cx.cast(Op::LLVMZExt, dv, t)?;
+                    }
+                    let vals = [per_dim(0)?, per_dim(1)?, per_dim(2)?];
+                    let vec = dv_vec || vals.iter().any(|&v| is_vec(v));
+                    let mut r = cx.coerce(dflt, vec)?;
+                    for k in (0..3).rev() {
+                        let kc = cx.coerce(cx.i64c(k as u64), dv_vec)?;
+                        let c = cx.icmp(IP::LLVMIntEQ, dv, kc)?;
+                        let v = cx.coerce(vals[k], vec)?;
+                        r = cx.select(c, v, r)?;
+                    }
+                    r
+                }
+            }
+        } else {
+            let g = |k: u32| self.g(k);
+            let wc = cx.i64c(w);
+            let per_row = || -> R<BasicValueEnum<'ctx>> {
+                // ceil(size0 / W)
+                let s = add(g(geo::SIZE), cx.i64c(w - 1))?;
+                cx.binop(Op::LLVMUDiv, s, wc)
+            };
+            match q {
+                WorkItem::WorkDim => g(geo::WORK_DIM),
+                WorkItem::SubGroupSize => {
+                    if self.full {
+                        wc
+                    } else {
+                        g(geo::NLANES)
+                    }
+                }
+                WorkItem::SubGroupLocalId => cx.iota(i64t),
+                WorkItem::NumSubGroups => {
+                    mul(per_row()?, mul(g(geo::SIZE + 1), g(geo::SIZE + 2))?)?
+                }
+                WorkItem::SubGroupId => {
+                    let row = add(g(geo::LY), mul(g(geo::SIZE + 1), g(geo::LZ))?)?;
+                    let chunk = cx.binop(Op::LLVMUDiv, g(geo::XSTART), wc)?;
+                    add(mul(row, per_row()?)?, chunk)?
+                }
+                WorkItem::MaxSubGroupSize => wc,
+                WorkItem::LaneMask => {
+                    if self.full {
+                        let t = cx.ctx.bool_type();
+                        let ones: Vec<_> = (0..self.w()).map(|_| t.const_int(1, false)).collect();
+                        return Ok(inkwell::types::VectorType::const_vector(&ones).into());
+                    }
+                    let n = cx.splat(g(geo::NLANES))?;
+                    return cx.icmp(IP::LLVMIntULT, cx.iota(i64t), n);
+                }
+                _ => return Err(format!("`{}` without its dimension", q.name())),
+            }
+        };
+        if ty == Ty::I64 {
+            Ok(r)
+        } else if ty.is_int() {
+            let t = llty(cx, ty, is_vec(r))?;
+            cx.cast(Op::LLVMTrunc, r, t)
+        } else {
+            Err(format!("`{}` of type {ty}", q.name()))
+        }
+    }
+
+    // ---- horizontal operations -------------------------------------------
+
+    fn horizontal(
+        &mut self,
+        b: BlockId,
+        op: Horizontal,
+        args: &[ValueId],
+        ty: Ty,
+    ) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let want = if op == Horizontal::Broadcast { 2 } else { 1 };
+        if args.len() != want {
+            return Err(format!("`{}` with {} operands", op.name(), args.len()));
+        }
+        let m = self.mask_vec(b)?;
+        let a0 = args[0];
+        let xv = self.is_vec(a0);
+        match op {
+            Horizontal::Any | Horizontal::All => {
+                let is_any = op == Horizontal::Any;
+                let x = self.get(a0, xv)?;
+                if !xv {
+                    // Uniform operand: its value if any lane is active, else
+                    // the empty any/all.
+                    let any = cx.any(m)?;
+                    return cx.select(any, x, cx.boolc(!is_any));
+                }
+                let zero = cx.splat(cx.boolc(false))?;
+                let t = if is_any { x } else { cx.not(x)? };
+                let sel = cx.select(m, t, zero)?;
+                let r = cx.any(sel)?;
+                if is_any {
+                    Ok(r)
+                } else {
+                    cx.not(r)
+                }
+            }
+            Horizontal::Broadcast => {
+                let x = self.get(a0, xv)?;
+                if !xv {
+                    return Ok(x);
+                }
+                let lv = self.is_vec(args[1]);
+                let mut lane = self.get(args[1], lv)?;
+                let w = self.w() as u64;
+                let lane_ty = cx.elem_type(lane);
+                if lv {
+                    // Every active lane names the same lane: read it from
+                    // the first active one.
+                    let it = std::num::NonZeroU32::new(self.w())
+                        .and_then(|n| cx.ctx.custom_width_int_type(n).ok())
+                        .ok_or("bad SIMD width")?;
+                    let bits = cx.cast(Op::LLVMBitCast, m, it.into())?;
+                    let first =
+                        cx.intrinsic("llvm.cttz", &[it.into()], &[bits, cx.boolc(false)])?;
+                    let first = cx.cast(Op::LLVMZExt, first, cx.ctx.i64_type().into())?;
+                    let first = cx.binop(Op::LLVMAnd, first, cx.i64c(w - 1))?;
+                    lane = cx.extract_dyn(lane, first)?;
+                }
+                let li = match lane_ty {
+                    BasicTypeEnum::IntType(t) if t.get_bit_width() > 32 => {
+                        cx.cast(Op::LLVMTrunc, lane, cx.ctx.i32_type().into())?
+                    }
+                    BasicTypeEnum::IntType(t) if t.get_bit_width() < 32 => {
+                        cx.cast(Op::LLVMZExt, lane, cx.ctx.i32_type().into())?
+                    }
+                    BasicTypeEnum::IntType(_) => lane,
+                    _ => return Err("broadcast lane is not an integer".into()),
+                };
+                // An out-of-range lane would make extractelement poison.
+                let li = cx.binop(Op::LLVMAnd, li, cx.i32c(w - 1))?;
+                cx.extract_dyn(x, li)
+            }
+            Horizontal::Reduce(r) => {
+                let x = self.get(a0, true)?;
+                let et = llty(cx, ty, false)?;
+                match r {
+                    ReduceOp::FMin | ReduceOp::FMax => {
+                        let (_, acc) = self.scan(r, ty, x, m, false)?;
+                        Ok(acc)
+                    }
+                    ReduceOp::FAdd => {
+                        // Ordered (no reassoc flag), -0.0 in inactive lanes:
+                        // exactly the lane-order sum of the active lanes.
+                        let nz = cx.const_of(et, 0, -0.0);
+                        let sel = cx.select(m, x, cx.splat(nz)?)?;
+                        cx.intrinsic("llvm.vector.reduce.fadd", &[x.get_type()], &[nz, sel])
+                    }
+                    _ => {
+                        let (name, idv) = int_reduce(r, ty)?;
+                        let id = cx.splat(cx.const_of(et, idv, 0.0))?;
+                        let sel = cx.select(m, x, id)?;
+                        cx.intrinsic(name, &[x.get_type()], &[sel])
+                    }
+                }
+            }
+            Horizontal::ScanInclusive(r) | Horizontal::ScanExclusive(r) => {
+                let x = self.get(a0, true)?;
+                let incl = matches!(op, Horizontal::ScanInclusive(_));
+                let (v, _) = self.scan(r, ty, x, m, incl)?;
+                Ok(v)
+            }
+        }
+    }
+
+    /// A lane-by-lane scan over the active lanes, exactly as the
+    /// interpreter combines them (the first active value, then the others
+    /// left to right; the identity before the first active lane). Returns
+    /// the scan vector and the total.
+    fn scan(
+        &mut self,
+        r: ReduceOp,
+        ty: Ty,
+        x: BasicValueEnum<'ctx>,
+        m: BasicValueEnum<'ctx>,
+        inclusive: bool,
+    ) -> R<(BasicValueEnum<'ctx>, BasicValueEnum<'ctx>)> {
+        let cx = self.cx;
+        let et = llty(cx, ty, false)?;
+        let identity = interp_identity(cx, r, ty, et)?;
+        let mut acc = identity;
+        let mut seen = cx.boolc(false);
+        let vt = vec_of(et, self.w());
+        let mut out: BasicValueEnum = unsafe {
+            bv(inkwell::llvm_sys::core::LLVMGetPoison(
+                inkwell::types::AsTypeRef::as_type_ref(&vt),
+            ))
+        };
+        for l in 0..self.w() as u64 {
+            let ml = cx.extract(m, l)?;
+            let xl = cx.extract(x, l)?;
+            let excl = cx.select(seen, acc, identity)?;
+            let comb = combine(cx, r, acc, xl)?;
+            let next = cx.select(seen, comb, xl)?;
+            acc = cx.select(ml, next, acc)?;
+            seen = cx.binop(Op::LLVMOr, seen, ml)?;
+            let o = if inclusive { acc } else { excl };
+            out = cx.insert(out, o, l)?;
+        }
+        Ok((out, acc))
+    }
+}
+
+/// `<1 x T>` holding a scalar.
+fn vec1<'ctx>(cx: &Cx<'_, 'ctx>, x: BasicValueEnum<'ctx>) -> R<BasicValueEnum<'ctx>> {
+    let vt = vec_of(x.get_type(), 1);
+    let poison = unsafe {
+        bv(inkwell::llvm_sys::core::LLVMGetPoison(
+            inkwell::types::AsTypeRef::as_type_ref(&vt),
+        ))
+    };
+    cx.insert(poison, x, 0)
+}
+
+fn compare<'ctx>(
+    cx: &Cx<'_, 'ctx>,
+    pred: CmpPred,
+    x: BasicValueEnum<'ctx>,
+    y: BasicValueEnum<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    use CmpPred::*;
+    let int = |p| cx.icmp(p, x, y);
+    let flt = |p| cx.fcmp(p, x, y);
+    match pred {
+        Eq => int(IP::LLVMIntEQ),
+        Ne => int(IP::LLVMIntNE),
+        Slt => int(IP::LLVMIntSLT),
+        Sle => int(IP::LLVMIntSLE),
+        Sgt => int(IP::LLVMIntSGT),
+        Sge => int(IP::LLVMIntSGE),
+        Ult => int(IP::LLVMIntULT),
+        Ule => int(IP::LLVMIntULE),
+        Ugt => int(IP::LLVMIntUGT),
+        Uge => int(IP::LLVMIntUGE),
+        FOeq => flt(FP::LLVMRealOEQ),
+        FUne => flt(FP::LLVMRealUNE),
+        FOlt => flt(FP::LLVMRealOLT),
+        FOle => flt(FP::LLVMRealOLE),
+        FOgt => flt(FP::LLVMRealOGT),
+        FOge => flt(FP::LLVMRealOGE),
+        FOrd => flt(FP::LLVMRealORD),
+        FUno => flt(FP::LLVMRealUNO),
+    }
+}
+
+/// The `llvm.vector.reduce.*` intrinsic of an integer reduction and the
+/// identity (bits) that inactive lanes get.
+fn int_reduce(r: ReduceOp, ty: Ty) -> R<(&'static str, u64)> {
+    if !ty.is_int() {
+        return Err(format!("integer reduction of type {ty}"));
+    }
+    let bits = ty.bits();
+    let all = lanes_vectorizer::ir::truncate(u64::MAX, bits);
+    Ok(match r {
+        ReduceOp::Add => ("llvm.vector.reduce.add", 0),
+        ReduceOp::SMin => ("llvm.vector.reduce.smin", all >> 1),
+        ReduceOp::UMin => ("llvm.vector.reduce.umin", all),
+        ReduceOp::SMax => ("llvm.vector.reduce.smax", 1u64 << (bits - 1)),
+        ReduceOp::UMax => ("llvm.vector.reduce.umax", 0),
+        _ => return Err(format!("{r:?} is not an integer reduction")),
+    })
+}
+
+/// The interpreter's identity of a reduction (what an exclusive scan gives
+/// before the first active lane).
+fn interp_identity<'ctx>(
+    cx: &Cx<'_, 'ctx>,
+    r: ReduceOp,
+    ty: Ty,
+    et: BasicTypeEnum<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    Ok(match r {
+        ReduceOp::FAdd => cx.const_of(et, 0, 0.0),
+        ReduceOp::FMin => cx.const_of(et, 0, f64::INFINITY),
+        ReduceOp::FMax => cx.const_of(et, 0, f64::NEG_INFINITY),
+        _ => cx.const_of(et, int_reduce(r, ty)?.1, 0.0),
+    })
+}
+
+/// One step of a reduction, as the interpreter computes it.
+fn combine<'ctx>(
+    cx: &Cx<'_, 'ctx>,
+    r: ReduceOp,
+    a: BasicValueEnum<'ctx>,
+    b: BasicValueEnum<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    let t = a.get_type();
+    match r {
+        ReduceOp::Add => cx.binop(Op::LLVMAdd, a, b),
+        ReduceOp::FAdd => cx.binop(Op::LLVMFAdd, a, b),
+        ReduceOp::SMin => cx.intrinsic("llvm.smin", &[t], &[a, b]),
+        ReduceOp::UMin => cx.intrinsic("llvm.umin", &[t], &[a, b]),
+        ReduceOp::SMax => cx.intrinsic("llvm.smax", &[t], &[a, b]),
+        ReduceOp::UMax => cx.intrinsic("llvm.umax", &[t], &[a, b]),
+        ReduceOp::FMin | ReduceOp::FMax => {
+            // IEEE minNum/maxNum with -0 < +0 (LLVM leaves the order of
+            // zeros open): equal operands combine their bits.
+            let min = r == ReduceOp::FMin;
+            let name = if min { "llvm.minnum" } else { "llvm.maxnum" };
+            let mm = cx.intrinsic(name, &[t], &[a, b])?;
+            let it: BasicTypeEnum = match t {
+                BasicTypeEnum::FloatType(f) if f == cx.ctx.f32_type() => cx.ctx.i32_type().into(),
+                _ => cx.ctx.i64_type().into(),
+            };
+            let ai = cx.cast(Op::LLVMBitCast, a, it)?;
+            let bi = cx.cast(Op::LLVMBitCast, b, it)?;
+            let joined = cx.binop(if min { Op::LLVMOr } else { Op::LLVMAnd }, ai, bi)?;
+            let joined = cx.cast(Op::LLVMBitCast, joined, t)?;
+            let eq = cx.fcmp(FP::LLVMRealOEQ, a, b)?;
+            cx.select(eq, joined, mm)
+        }
+    }
+}

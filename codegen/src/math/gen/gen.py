@@ -1,0 +1,112 @@
+# Generates codegen/src/math/coef.rs: minimax coefficients (Remez, mpmath) and
+# split constants for lanes' vector math library. Run: python3 gen.py > coef.rs
+from remez import *
+import mpmath as mp, struct, sys
+ln2 = mp.log(2)
+out = []
+def emit(name, vals, comment):
+    out.append(f"/// {comment}")
+    out.append(f"pub(crate) const {name}: [f64; {len(vals)}] = [{', '.join(repr(float(v)) for v in vals)}];")
+
+def split(x, bits):
+    """x rounded to `bits` significant bits (hi), and the rest rounded to double."""
+    e = mp.floor(mp.log(abs(x), 2))
+    scale = mp.mpf(2) ** (bits - 1 - e)
+    hi = mp.nint(x * scale) / scale
+    return hi, x - hi
+
+def konst(name, x, comment, kind='f64'):
+    v = f32(x) if kind == 'f32' else float(x)
+    out.append(f"/// {comment}")
+    out.append(f"pub(crate) const {name}: f64 = {v!r};")
+
+def pair(name, x, bits, comment, kind):
+    hi, lo = split(x, bits)
+    if kind == 'f32':
+        hi_v = f32(hi); lo_v = f32(x - mp.mpf(hi_v))
+    else:
+        hi_v = float(hi); lo_v = float(x - mp.mpf(hi_v))
+    assert mp.mpf(hi_v) == hi
+    out.append(f"/// {comment} ({bits}-bit high part, so that small multiples are exact)")
+    out.append(f"pub(crate) const {name}: [f64; 2] = [{hi_v!r}, {lo_v!r}];")
+
+G = {
+ 'EXP': (lambda r: (mp.exp(r)-1-r)/r**2, -ln2/2, ln2/2, "(e^r - 1 - r)/r^2 on [-ln2/2, ln2/2]"),
+ 'EXP2': (lambda r: (mp.power(2,r)-1)/r, -0.5, 0.5, "(2^r - 1)/r on [-1/2, 1/2]"),
+ 'EXP10': (lambda r: (mp.power(10,r)-1)/r, -mp.log10(2)/2, mp.log10(2)/2, "(10^r - 1)/r on [-log10(2)/2, log10(2)/2]"),
+ 'LOG': (lambda z: (mp.log((1+mp.sqrt(z))/(1-mp.sqrt(z))) - 2*mp.sqrt(z))/mp.sqrt(z)/z, 1e-20, ((mp.sqrt(2)-1)/(mp.sqrt(2)+1))**2,
+         "R(z)/z, log((1+s)/(1-s)) = 2s + s R(s^2), z = s^2 in [0, ((sqrt2-1)/(sqrt2+1))^2] (fdlibm e_log.c form)"),
+ 'SIN': (lambda z: (mp.sin(mp.sqrt(z))-mp.sqrt(z))/(z*mp.sqrt(z)), 1e-20, (mp.pi/4)**2, "sin(r) = r + r^3 S(r^2), |r| <= pi/4"),
+ 'COS': (lambda z: (mp.cos(mp.sqrt(z))-1+z/2)/z**2, 1e-20, (mp.pi/4)**2, "cos(r) = 1 - r^2/2 + r^4 C(r^2), |r| <= pi/4"),
+ 'ATAN': (lambda z: (mp.atan(mp.sqrt(z))-mp.sqrt(z))/(z*mp.sqrt(z)), 1e-20, (mp.mpf(7)/16)**2, "atan(s) = s + s^3 A(s^2), |s| <= 7/16 (fdlibm s_atan.c reduction)"),
+ 'ASIN': (lambda z: (mp.asin(mp.sqrt(z))-mp.sqrt(z))/(z*mp.sqrt(z)), 1e-20, 0.25, "asin(x) = x + x^3 Q(x^2), |x| <= 1/2"),
+ 'SINH': (lambda z: (mp.sinh(mp.sqrt(z))-mp.sqrt(z))/(z*mp.sqrt(z)), 1e-20, 1, "sinh(x) = x + x^3 H(x^2), |x| <= 1"),
+ 'SINPI': (lambda z: mp.sin(mp.pi*mp.sqrt(z))/mp.sqrt(z), 1e-20, 1/16., "sin(pi r) = r P(r^2), |r| <= 1/4"),
+ 'COSPI': (lambda z: (mp.cos(mp.pi*mp.sqrt(z))-1)/z, 1e-20, 1/16., "cos(pi r) = 1 + r^2 P(r^2), |r| <= 1/4"),
+ 'DDLOG': (lambda z: (mp.log((1+mp.sqrt(z))/(1-mp.sqrt(z))) - 2*mp.sqrt(z) - 2*z*mp.sqrt(z)/3)/(z*z*mp.sqrt(z)), 1e-20, 0.04,
+           "log((1+t)/(1-t)) = 2t + 2t^3/3 + t^5 L(t^2), |t| <= 1/5 (double-double log of pow)"),
+}
+plan = [
+ ('EXP','F',4), ('EXP','D',9), ('EXP','DD',11),
+ ('EXP2','F',5), ('EXP2','D',11),
+ ('EXP10','F',5), ('EXP10','D',11),
+ ('LOG','F',3), ('LOG','D',6),
+ ('SIN','G',3), ('SIN','D',6), ('COS','G',3), ('COS','D',6),
+ ('ATAN','F',4), ('ATAN','D',10),
+ ('ASIN','F',4), ('ASIN','D',11),
+ ('SINH','F',3), ('SINH','D',6),
+ ('SINPI','F',3), ('SINPI','D',7), ('COSPI','F',3), ('COSPI','D',7),
+ ('DDLOG','D',7),
+]
+only = sys.argv[1:]
+for name, kind, deg in plan:
+    if only and name not in only: continue
+    g, a, b, desc = G[name]
+    c, e = fit(f"{name}_{kind}", g, a, b, deg, 'f32' if kind == 'F' else 'f64')
+    tgt = {'F': 'f32 arithmetic', 'D': 'f64 arithmetic', 'G': 'f64 arithmetic, for f32 results', 'DD': 'f64, double-double exp of pow'}[kind]
+    emit(f"{name}_{kind}", c, f"{desc}; degree {deg}, {tgt}; max rel. error 2^{float(mp.log(e,2)):.1f} after rounding.")
+
+if not only:
+  pi = mp.pi
+  for k, kb in (('F','f32'), ('D','f64')):
+    pb = 24 if k == 'F' else 53
+    pair(f"LN2_{k}", ln2, 16 if k=='F' else 42, "ln 2", kb)
+    pair(f"LOG10_2_{k}", mp.log10(2), 16 if k=='F' else 42, "log10(2)", kb)
+    pair(f"IVLN2_{k}", 1/ln2, 12 if k=='F' else 32, "1/ln 2", kb)
+    pair(f"IVLN10_{k}", 1/mp.log(10), 12 if k=='F' else 32, "1/ln 10", kb)
+    pair(f"PIO2_{k}", pi/2, pb, "pi/2", kb)
+    pair(f"PI_{k}", pi, pb, "pi", kb)
+    pair(f"ATAN_HALF_{k}", mp.atan(0.5), pb, "atan(1/2)", kb)
+    pair(f"PIO4_{k}", pi/4, pb, "atan(1)", kb)
+    pair(f"ATAN_1P5_{k}", mp.atan(1.5), pb, "atan(3/2)", kb)
+  # pi/2 in four pieces for Cody-Waite reduction in double: three 33-bit pieces
+  # (q*piece exact for |q| < 2^20) and the rounded rest.
+  r = pi/2; parts = []
+  for i in range(3):
+      hi, r = split(r, 33); parts.append(hi)
+  parts.append(r)
+  out.append("/// pi/2 = sum of these; the first three have 33 significant bits, so q*part is exact for |q| < 2^20 (Cody-Waite).")
+  out.append(f"pub(crate) const PIO2_CW: [f64; 4] = [{', '.join(repr(float(p)) for p in parts)}];")
+  for i,p in enumerate(parts[:3]): assert mp.mpf(float(p)) == p
+print("//! Generated by gen.py (Remez exchange in mpmath, then rounded to the working precision).\n//! Do not edit by hand.\n")
+print("\n".join(out))
+
+def twoopi_chunks():
+    # 2/pi bits b_1 b_2 ... (b_1 has weight 1/2), preceded by 52 zero bits,
+    # in 26-bit chunks: chunk k holds padded bits 26k+1 .. 26k+26, MSB first.
+    mp.mp.dps = 500
+    c = 2 / mp.pi
+    nbits = 52 + 1300
+    v = int(mp.floor(c * mp.mpf(2) ** (nbits - 52)))  # bits 1..nbits-52 of c
+    chunks = []
+    total = nbits
+    for k in range(total // 26):
+        hi = total - 26 * (k + 1)
+        chunks.append((v >> hi) & ((1 << 26) - 1) if hi >= 0 else 0)
+    return chunks
+
+if not only:
+    ch = twoopi_chunks()[:50]
+    print("\n/// 2/pi in 26-bit chunks after 52 zero bits (chunk k = bits 26k+1..26k+26 of")
+    print("/// the padded expansion, MSB first), for the Payne-Hanek reduction.")
+    print(f"pub(crate) const TWO_OVER_PI_26: [i64; {len(ch)}] = [{', '.join(str(x) for x in ch)}];")

@@ -1,0 +1,641 @@
+//! Shared plumbing of the codegen tests: the kernel corpus, argument
+//! generation, running a kernel through the reference interpreter and
+//! through the JIT, and comparing the buffers.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use lanes_codegen::{Jit, KernelCode, KernelParam, LanesRange, ParamKind};
+use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
+use lanes_frontend::types::{Scalar, Type};
+use lanes_frontend::unit::{check_file, CheckedUnit};
+use lanes_vectorizer::interp::{self, ArgValue, NdRange};
+use lanes_vectorizer::ir::{Const, InstKind, Ty, WorkItem};
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.cl` file of the corpus (`tests/kernels/valid`, `examples`).
+pub fn corpus() -> Vec<(PathBuf, CheckedUnit)> {
+    let mut out = Vec::new();
+    for dir in ["tests/kernels/valid", "examples"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "cl"))
+            .collect();
+        files.sort();
+        for p in files {
+            let unit = check_file(&p, &PreprocessOptions::default(), &RealFs).unwrap();
+            assert!(
+                !unit.has_errors(),
+                "{}: {:?}",
+                p.display(),
+                unit.diagnostics
+            );
+            out.push((p, unit));
+        }
+    }
+    out
+}
+
+/// Deterministic xorshift64* generator.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// Uniform in [lo, hi).
+    pub fn f64(&mut self, lo: f64, hi: f64) -> f64 {
+        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * u
+    }
+}
+
+pub fn hash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// What one element of a buffer is, for filling and comparing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Elem {
+    Int(u64),
+    F32,
+    F64,
+    /// Structs and anything else: compared byte by byte.
+    Bytes,
+}
+
+pub fn elem_of(ty: Option<&Type>) -> Elem {
+    let scalar = |s: Scalar| match s {
+        Scalar::Float => Elem::F32,
+        Scalar::Double => Elem::F64,
+        other => Elem::Int(other.size() as u64),
+    };
+    match ty {
+        Some(Type::Pointer(p)) => match &p.pointee {
+            Type::Scalar(s) | Type::Vector(s, _) => scalar(*s),
+            Type::Array(e, _) => match &**e {
+                Type::Scalar(s) => scalar(*s),
+                _ => Elem::Bytes,
+            },
+            _ => Elem::Bytes,
+        },
+        _ => Elem::Bytes,
+    }
+}
+
+/// 16-byte aligned byte storage (element alignment for every kernel).
+#[derive(Clone)]
+pub struct Buf {
+    words: Vec<u128>,
+    pub len: usize,
+}
+
+impl Buf {
+    pub fn new(len: usize) -> Buf {
+        Buf {
+            words: vec![0; len.div_ceil(16).max(1)],
+            len,
+        }
+    }
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: u128 storage viewed as bytes, within its length.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr() as *const u8, self.len) }
+    }
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr() as *mut u8, self.len) }
+    }
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.words.as_mut_ptr() as *mut u8
+    }
+}
+
+/// One source argument.
+#[derive(Clone)]
+pub enum Arg {
+    Buffer(Buf, Elem),
+    /// A scalar: its IR type and bits (floats as their f64 value).
+    Scalar(Ty, u64, f64),
+    Vector(Ty, Vec<(u64, f64)>),
+}
+
+pub const BUFFER_BYTES: usize = 1 << 15;
+
+fn scalar_arg(rng: &mut Rng, t: Ty) -> (u64, f64) {
+    match t {
+        Ty::F32 => {
+            let x = rng.f64(-2.0, 2.0) as f32 as f64;
+            (0, x)
+        }
+        Ty::F64 => (0, rng.f64(-2.0, 2.0)),
+        Ty::I1 => (rng.below(2), 0.0),
+        // Small positive integers: sizes, counts, strides and indices.
+        _ => (3 + rng.below(9), 0.0),
+    }
+}
+
+/// How to fill buffers for kernels whose documented preconditions random
+/// data would violate in ways the interpreter cannot see (races between
+/// work-items, whose result depends on the execution order).
+#[derive(Clone, Copy, Debug)]
+pub struct Profile {
+    pub float_lo: f64,
+    pub float_hi: f64,
+    /// Integer buffers non-decreasing (offset tables).
+    pub monotone_ints: bool,
+}
+
+pub const DEFAULT_PROFILE: Profile = Profile {
+    float_lo: -2.0,
+    float_hi: 2.0,
+    monotone_ints: false,
+};
+
+/// The input profile of a corpus kernel.
+pub fn profile_of(kernel: &str) -> Profile {
+    match kernel {
+        // Distances are non-negative, so row/column k is not updated in
+        // step k (otherwise work-items race on it).
+        "floyd_warshall_step" => Profile {
+            float_lo: 0.0,
+            float_hi: 4.0,
+            ..DEFAULT_PROFILE
+        },
+        // Eccentricities of closed orbits (0 <= e < 1): otherwise Newton's
+        // iteration does not converge and amplifies every rounding.
+        "newton_kepler" => Profile {
+            float_lo: 0.0,
+            float_hi: 0.9,
+            ..DEFAULT_PROFILE
+        },
+        // Segments given by an offset table must not overlap.
+        "segment_prefix_sum" => Profile {
+            monotone_ints: true,
+            ..DEFAULT_PROFILE
+        },
+        _ => DEFAULT_PROFILE,
+    }
+}
+
+/// Random arguments for a kernel: buffers of `BUFFER_BYTES` filled per
+/// element type (small non-negative integers, floats in [-2, 2]).
+pub fn make_args(k: &KernelCode, rng: &mut Rng) -> Vec<Arg> {
+    make_args_with(k, rng, &profile_of(&k.name))
+}
+
+pub fn make_args_with(k: &KernelCode, rng: &mut Rng, prof: &Profile) -> Vec<Arg> {
+    k.params
+        .iter()
+        .map(|p| match &p.kind {
+            ParamKind::Pointer { .. } => {
+                let e = elem_of(p.ty.as_ref());
+                let mut b = Buf::new(BUFFER_BYTES);
+                fill(&mut b, e, rng, prof);
+                Arg::Buffer(b, e)
+            }
+            ParamKind::Scalar(t) => {
+                let (i, f) = scalar_arg(rng, *t);
+                Arg::Scalar(*t, i, f)
+            }
+            ParamKind::Vector(t, n) => {
+                Arg::Vector(*t, (0..*n).map(|_| scalar_arg(rng, *t)).collect())
+            }
+        })
+        .collect()
+}
+
+pub fn fill(b: &mut Buf, e: Elem, rng: &mut Rng, prof: &Profile) {
+    let bytes = b.bytes_mut();
+    let (lo, hi) = (prof.float_lo, prof.float_hi);
+    match e {
+        Elem::F32 => {
+            for c in bytes.chunks_exact_mut(4) {
+                c.copy_from_slice(&(rng.f64(lo, hi) as f32).to_le_bytes());
+            }
+        }
+        Elem::F64 => {
+            for c in bytes.chunks_exact_mut(8) {
+                c.copy_from_slice(&rng.f64(lo, hi).to_le_bytes());
+            }
+        }
+        Elem::Int(n) => {
+            let mut acc = 0u64;
+            for c in bytes.chunks_exact_mut(n as usize) {
+                let v = if prof.monotone_ints {
+                    acc += rng.below(4);
+                    acc.min(120)
+                } else {
+                    rng.below(16)
+                };
+                c.copy_from_slice(&v.to_le_bytes()[..n as usize]);
+            }
+        }
+        Elem::Bytes => {
+            for c in bytes.chunks_exact_mut(4) {
+                // Small floats where floats are, small ints elsewhere: both
+                // are harmless bit patterns.
+                let v = if rng.below(2) == 0 {
+                    (rng.f64(-2.0, 2.0) as f32).to_bits()
+                } else {
+                    rng.below(16) as u32
+                };
+                c.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+}
+
+fn const_of(t: Ty, i: u64, f: f64) -> Const {
+    if t.is_float() {
+        Const::Float(f, t)
+    } else {
+        Const::Int(lanes_vectorizer::ir::truncate(i, t.bits()), t)
+    }
+}
+
+/// The interpreter's arguments (one per IR parameter).
+pub fn interp_args(k: &KernelCode, args: &[Arg]) -> Vec<ArgValue> {
+    let mut out: Vec<Option<ArgValue>> = vec![None; k.vf.func.params.len()];
+    for (p, a) in k.params.iter().zip(args) {
+        match a {
+            Arg::Buffer(b, _) => {
+                out[p.ir_params[0] as usize] = Some(ArgValue::Buffer(b.bytes().to_vec()))
+            }
+            Arg::Scalar(t, i, f) => {
+                out[p.ir_params[0] as usize] = Some(ArgValue::Scalar(const_of(*t, *i, *f)))
+            }
+            Arg::Vector(t, cs) => {
+                for (c, &(i, f)) in cs.iter().enumerate() {
+                    out[p.ir_params[c] as usize] = Some(ArgValue::Scalar(const_of(*t, i, f)));
+                }
+            }
+        }
+    }
+    out.into_iter()
+        .map(|a| a.expect("every IR parameter"))
+        .collect()
+}
+
+/// The bytes of a scalar of IR type `t` (bool as one byte).
+fn scalar_bytes(t: Ty, i: u64, f: f64) -> Vec<u8> {
+    match t {
+        Ty::F32 => (f as f32).to_le_bytes().to_vec(),
+        Ty::F64 => f.to_le_bytes().to_vec(),
+        Ty::I1 => vec![(i & 1) as u8],
+        t => i.to_le_bytes()[..t.bytes() as usize].to_vec(),
+    }
+}
+
+/// Runs the JIT-compiled kernel with `args` (buffers modified in place).
+pub fn run_jit(jit: &Jit, k: &KernelCode, args: &mut [Arg], range: &LanesRange) -> i32 {
+    let launch = jit.launcher(&k.name).expect("launcher");
+    // Storage the argument pointers point into; kept alive for the call.
+    let mut ptr_slots: Vec<Box<*mut u8>> = Vec::new();
+    let mut scalar_slots: Vec<Buf> = Vec::new();
+    let mut argv: Vec<*mut std::ffi::c_void> = Vec::new();
+    for a in args.iter_mut() {
+        match a {
+            Arg::Buffer(b, _) => {
+                let slot = Box::new(b.as_mut_ptr());
+                argv.push(&*slot as *const *mut u8 as *mut std::ffi::c_void);
+                ptr_slots.push(slot);
+            }
+            Arg::Scalar(t, i, f) => {
+                let bytes = scalar_bytes(*t, *i, *f);
+                let mut s = Buf::new(16);
+                s.bytes_mut()[..bytes.len()].copy_from_slice(&bytes);
+                scalar_slots.push(s);
+                let last = scalar_slots.last_mut().unwrap();
+                argv.push(last.as_mut_ptr() as *mut std::ffi::c_void);
+            }
+            Arg::Vector(t, cs) => {
+                let mut all = Vec::new();
+                for &(i, f) in cs.iter() {
+                    all.extend(scalar_bytes(*t, i, f));
+                }
+                let mut s = Buf::new(all.len().max(16));
+                s.bytes_mut()[..all.len()].copy_from_slice(&all);
+                scalar_slots.push(s);
+                let last = scalar_slots.last_mut().unwrap();
+                argv.push(last.as_mut_ptr() as *mut std::ffi::c_void);
+            }
+        }
+    }
+    // SAFETY: the argument array matches the kernel's parameters and every
+    // buffer is large enough for the launches the tests make.
+    unsafe { launch(argv.as_ptr(), range, 0, usize::MAX) }
+}
+
+/// The highest dimension (1..=3) the kernel's work-item queries use.
+pub fn dims_used(k: &KernelCode) -> u32 {
+    let f = &k.vf.func;
+    let mut dims = 1;
+    for inst in &f.insts {
+        if let InstKind::WorkItem {
+            query,
+            dim: Some(d),
+        } = &inst.kind
+        {
+            if *query == WorkItem::LaneMask {
+                continue;
+            }
+            match f.as_const(*d) {
+                Some(Const::Int(v, _)) if v < 3 => dims = dims.max(v as u32 + 1),
+                Some(_) => {}
+                None => dims = 3,
+            }
+        }
+    }
+    dims
+}
+
+/// Launch shapes for a kernel of `dims` dimensions at width `w`: global
+/// sizes that are and are not multiples of W, local sizes that are not
+/// multiples of W (and one that is).
+pub fn launches(dims: u32, w: u64) -> Vec<NdRange> {
+    let r = |g: [u64; 3], l: [u64; 3]| NdRange {
+        work_dim: dims,
+        global_offset: [0; 3],
+        global_size: g,
+        local_size: l,
+    };
+    match dims {
+        1 => vec![
+            r([3 * w, 1, 1], [w, 1, 1]),
+            r([3 * w + 1, 1, 1], [2 * w, 1, 1]),
+            r([2 * w + 3, 1, 1], [w + 3, 1, 1]),
+            NdRange {
+                global_offset: [5, 0, 0],
+                ..r([w + 5, 1, 1], [w - 1, 1, 1])
+            },
+        ],
+        2 => vec![
+            r([2 * w, 3, 1], [w, 3, 1]),
+            r([w + 3, 5, 1], [w + 1, 2, 1]),
+            r([2 * w + 1, 2, 1], [3, 2, 1]),
+        ],
+        _ => vec![r([w + 1, 3, 2], [w - 1, 2, 2]), r([2 * w, 2, 3], [w, 1, 2])],
+    }
+}
+
+pub fn lanes_range(r: &NdRange) -> LanesRange {
+    LanesRange {
+        work_dim: r.work_dim,
+        global_offset: r.global_offset.map(|x| x as usize),
+        global_size: r.global_size.map(|x| x as usize),
+        local_size: r.local_size.map(|x| x as usize),
+    }
+}
+
+/// Distance in units in the last place between two floats of one type
+/// (as ordered integers); ±0 are equal.
+fn ulps32(a: f32, b: f32) -> u64 {
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 {
+            i64::from(i32::MIN) - i64::from(i)
+        } else {
+            i64::from(i)
+        }
+    };
+    (key(a) - key(b)).unsigned_abs()
+}
+
+fn ulps64(a: f64, b: f64) -> u64 {
+    let key = |x: f64| {
+        let i = x.to_bits() as i64;
+        if i < 0 {
+            (i64::MIN as i128) - i as i128
+        } else {
+            i as i128
+        }
+    };
+    (key(a) - key(b)).unsigned_abs().min(u64::MAX as u128) as u64
+}
+
+pub const MAX_ULPS: u64 = 4;
+
+/// True when the kernel calls a math function that is not correctly
+/// rounded (exp, sin, pow, ...): its float results may differ from the
+/// interpreter's (the host libm) by the OpenCL ULP bounds, amplified by
+/// what the kernel computes afterwards (e.g. cancellation).
+pub fn uses_approximate_math(k: &KernelCode) -> bool {
+    use lanes_vectorizer::ir::MathFn::*;
+    k.vf.func.insts.iter().any(|i| match &i.kind {
+        InstKind::Math { func, .. } => {
+            !(func.is_integer()
+                || matches!(
+                    func,
+                    Sqrt | Fabs
+                        | Floor
+                        | Ceil
+                        | Round
+                        | Trunc
+                        | Rint
+                        | Fmin
+                        | Fmax
+                        | Copysign
+                        | Fma
+                        | Fdim
+                        | Fmod
+                        | Ldexp
+                ))
+        }
+        _ => false,
+    })
+}
+
+/// Relative and absolute tolerance for kernels with approximate math.
+pub const APPROX_REL: f64 = 1e-4;
+pub const APPROX_ABS: f64 = 1e-6;
+
+/// The first difference between two buffers of element kind `e`, if any
+/// (floats within `MAX_ULPS`).
+pub fn compare(e: Elem, got: &[u8], want: &[u8]) -> Option<String> {
+    compare_with(e, got, want, false)
+}
+
+/// Like [`compare`]; `approx` also accepts floats within `APPROX_REL`
+/// relative or `APPROX_ABS` absolute error.
+pub fn compare_with(e: Elem, got: &[u8], want: &[u8], approx: bool) -> Option<String> {
+    let close = |g: f64, w: f64| approx && (g - w).abs() <= APPROX_REL * w.abs() + APPROX_ABS;
+    if got.len() != want.len() {
+        return Some(format!("length {} vs {}", got.len(), want.len()));
+    }
+    match e {
+        Elem::F32 => {
+            for (i, (g, w)) in got.chunks_exact(4).zip(want.chunks_exact(4)).enumerate() {
+                let g = f32::from_le_bytes(g.try_into().unwrap());
+                let w = f32::from_le_bytes(w.try_into().unwrap());
+                let ok = (g.is_nan() && w.is_nan())
+                    || g == w
+                    || ulps32(g, w) <= MAX_ULPS
+                    || close(g as f64, w as f64);
+                if !ok {
+                    return Some(format!("float [{i}]: got {g:e}, want {w:e}"));
+                }
+            }
+            None
+        }
+        Elem::F64 => {
+            for (i, (g, w)) in got.chunks_exact(8).zip(want.chunks_exact(8)).enumerate() {
+                let g = f64::from_le_bytes(g.try_into().unwrap());
+                let w = f64::from_le_bytes(w.try_into().unwrap());
+                let ok =
+                    (g.is_nan() && w.is_nan()) || g == w || ulps64(g, w) <= MAX_ULPS || close(g, w);
+                if !ok {
+                    return Some(format!("double [{i}]: got {g:e}, want {w:e}"));
+                }
+            }
+            None
+        }
+        Elem::Int(n) => {
+            let n = n as usize;
+            for (i, (g, w)) in got.chunks_exact(n).zip(want.chunks_exact(n)).enumerate() {
+                if g != w {
+                    return Some(format!("int{} [{i}]: got {g:?}, want {w:?}", n * 8));
+                }
+            }
+            None
+        }
+        Elem::Bytes => got
+            .iter()
+            .zip(want)
+            .position(|(a, b)| a != b)
+            .map(|i| format!("byte [{i}]: got {}, want {}", got[i], want[i])),
+    }
+}
+
+/// Runs the interpreter on the scalar IR `f` of the kernel; `Err` is its
+/// error message.
+pub fn run_interp(
+    f: &lanes_vectorizer::ir::Function,
+    k: &KernelCode,
+    args: &[Arg],
+    range: &NdRange,
+    w: u32,
+) -> Result<Vec<ArgValue>, String> {
+    let mut iargs = interp_args(k, args);
+    let opts = interp::Options {
+        sub_group_width: w,
+        step_limit: 50_000_000,
+    };
+    interp::run_with(f, range, &mut iargs, &opts).map_err(|e| e.to_string())?;
+    Ok(iargs)
+}
+
+/// The interpreter argument index of a source parameter (its first IR
+/// parameter).
+pub fn param_of_ir(p: &KernelParam) -> usize {
+    p.ir_params[0] as usize
+}
+
+/// What checking one kernel on one target found.
+#[derive(Default)]
+pub struct Outcome {
+    pub compared: usize,
+    /// Launches the interpreter rejected (with its message).
+    pub skipped: Vec<String>,
+    pub failures: Vec<String>,
+    /// Why the kernel was not run at all (not vectorized, missing math).
+    pub not_run: Option<String>,
+}
+
+/// Math functions the code generator cannot lower yet.
+pub fn is_missing_math(msg: &str) -> bool {
+    msg.contains("not available in this build of the code generator")
+}
+
+/// Compiles kernel `kid` of `unit` for `spec`, runs every launch of
+/// `launches(dims, W)` on random inputs through the JIT and the
+/// interpreter, and compares the buffers.
+pub fn check_kernel(
+    unit: &lanes_frontend::hir::Unit,
+    kid: lanes_frontend::hir::FuncId,
+    spec: &lanes_codegen::TargetSpec,
+    opts: &lanes_codegen::Options,
+    what: &str,
+) -> Outcome {
+    let mut out = Outcome::default();
+    let w = spec.width;
+    let name = unit.function(kid).name.to_string();
+    let scalar = match lanes_vectorizer::report::analyze_kernel(unit, kid, w) {
+        Ok(ka) => ka.func,
+        Err(d) => {
+            out.not_run = Some(format!("not lowered: {}", d[0].message));
+            return out;
+        }
+    };
+    let kc = match lanes_codegen::kernel_code(unit, kid, w) {
+        Ok(kc) => kc,
+        Err(d) => {
+            out.not_run = Some(format!("not vectorized: {}", d[0].message));
+            return out;
+        }
+    };
+    let compiled = match lanes_codegen::compile_kernels(vec![kc.clone()], spec, opts) {
+        Ok(c) => c,
+        Err(d) if is_missing_math(&d[0].message) => {
+            out.not_run = Some(d[0].message.clone());
+            return out;
+        }
+        Err(d) => {
+            out.failures
+                .push(format!("{what}: compile error: {}", d[0].message));
+            return out;
+        }
+    };
+    let jit = match Jit::new(compiled) {
+        Ok(j) => j,
+        Err(e) => {
+            out.failures.push(format!("{what}: JIT error: {e}"));
+            return out;
+        }
+    };
+    let approx = uses_approximate_math(&kc);
+    for (li, range) in launches(dims_used(&kc), w as u64).iter().enumerate() {
+        let mut rng = Rng::new(hash(&name) ^ (li as u64 * 7919) ^ w as u64);
+        let mut args = make_args(&kc, &mut rng);
+        let want = match run_interp(&scalar, &kc, &args, range, w) {
+            Ok(v) => v,
+            Err(e) => {
+                out.skipped.push(format!("launch {li}: {e}"));
+                continue;
+            }
+        };
+        let rc = run_jit(&jit, &kc, &mut args, &lanes_range(range));
+        if rc != 0 {
+            out.failures
+                .push(format!("{what} launch {li}: returned {rc}"));
+            continue;
+        }
+        for (p, a) in kc.params.iter().zip(&args) {
+            let Arg::Buffer(got, elem) = a else { continue };
+            let Some(ArgValue::Buffer(wb)) = want.get(param_of_ir(p)) else {
+                continue;
+            };
+            if let Some(d) = compare_with(*elem, got.bytes(), wb, approx) {
+                out.failures.push(format!(
+                    "{what} launch {li} {range:?}: buffer `{}`: {d}",
+                    p.name
+                ));
+            }
+        }
+        out.compared += 1;
+    }
+    out
+}

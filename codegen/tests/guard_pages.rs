@@ -1,0 +1,303 @@
+//! No lane outside the scalar program's accesses touches memory: buffers
+//! are placed directly before (and, in a second layout, directly after) a
+//! `PROT_NONE` page, and kernels run on launches whose rows end in partial
+//! SIMD groups, with masked loads, stores, gathers, scatters and uniform
+//! accesses in blocks that run with an empty mask. An access past the end
+//! faults (the test process dies); the results are also compared with the
+//! interpreter.
+
+mod common;
+
+use common::*;
+use lanes_codegen::{compile_kernels, host_can_run, kernel_code, target_spec, Jit, Options};
+use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
+use lanes_frontend::unit::check_text;
+use lanes_vectorizer::interp::{ArgValue, NdRange};
+
+const SRC: &str = r#"
+__kernel void saxpy(int n, float a, __global const float *x, __global float *y)
+{
+    int i = get_global_id(0);
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+
+// Uniform loads in blocks that run with no active lane: a[big] lies in the
+// guard page and is never executed by the scalar program.
+__kernel void guarded_uniform(__global const int *a, __global int *out, int n, int big)
+{
+    int i = get_global_id(0);
+    int v = 0;
+    if (i >= big)
+        v = a[big] + out[big];
+    if (i < n)
+        out[i] = v + a[i];
+}
+
+// Gathers and scatters through an index buffer.
+__kernel void gather_scatter(__global const int *idx, __global const float *src,
+                             __global float *dst, int n)
+{
+    int i = get_global_id(0);
+    if (i < n) {
+        int j = idx[i];
+        dst[j] = src[j] * 2.0f;
+    }
+}
+
+// A divergent loop reading up to the end of the buffer.
+__kernel void tail_sum(__global const float *x, __global float *out, int n)
+{
+    int i = get_global_id(0);
+    if (i >= n)
+        return;
+    float s = 0.0f;
+    for (int k = i; k < n; k++)
+        s += x[k];
+    out[i] = s;
+}
+
+// 2-D with rows that end in partial SIMD groups.
+__kernel void copy2d(__global const short *in, __global short *out, int w)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    out[y * w + x] = in[y * w + x] + (short)x;
+}
+"#;
+
+/// `len` bytes placed against a `PROT_NONE` page (after the buffer when
+/// `guard_after`, else before it).
+struct Guarded {
+    base: *mut u8,
+    map_len: usize,
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Guarded {
+    fn new(len: usize, guard_after: bool) -> Guarded {
+        // SAFETY: plain mmap/mprotect of a private anonymous mapping.
+        unsafe {
+            let page = libc::sysconf(libc::_SC_PAGESIZE) as usize;
+            let body = len.div_ceil(page).max(1) * page;
+            let map_len = body + page;
+            let base = libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            ) as *mut u8;
+            assert!(base as isize != -1, "mmap failed");
+            let (guard, ptr) = if guard_after {
+                (base.add(body), base.add(body - len))
+            } else {
+                (base, base.add(page))
+            };
+            assert_eq!(
+                libc::mprotect(guard as *mut libc::c_void, page, libc::PROT_NONE),
+                0
+            );
+            Guarded {
+                base,
+                map_len,
+                ptr,
+                len,
+            }
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        unsafe {
+            libc::munmap(self.base as *mut libc::c_void, self.map_len);
+        }
+    }
+}
+
+/// (kernel, per-parameter buffer sizes in bytes / scalar values, launch).
+struct Case {
+    kernel: &'static str,
+    /// Scalars by parameter name.
+    scalars: Vec<(&'static str, i64, f64)>,
+    /// Buffer bytes by parameter name.
+    buffers: Vec<(&'static str, usize)>,
+    range: NdRange,
+}
+
+fn cases(w: u64) -> Vec<Case> {
+    let n = 3 * w + 5; // not a multiple of W
+    let r1 = |g: u64, l: u64| NdRange::new_1d(g, l);
+    vec![
+        Case {
+            kernel: "saxpy",
+            scalars: vec![("n", n as i64, 0.0), ("a", 0, 1.5)],
+            buffers: vec![("x", 4 * n as usize), ("y", 4 * n as usize)],
+            range: r1(n, w + 3),
+        },
+        Case {
+            kernel: "saxpy",
+            scalars: vec![("n", n as i64, 0.0), ("a", 0, -0.5)],
+            buffers: vec![("x", 4 * n as usize), ("y", 4 * n as usize)],
+            range: r1(n, n),
+        },
+        Case {
+            kernel: "guarded_uniform",
+            scalars: vec![("n", n as i64, 0.0), ("big", n as i64 + 10, 0.0)],
+            buffers: vec![("a", 4 * n as usize), ("out", 4 * n as usize)],
+            range: r1(n, 2 * w - 1),
+        },
+        Case {
+            kernel: "gather_scatter",
+            scalars: vec![("n", n as i64, 0.0)],
+            buffers: vec![
+                ("idx", 4 * n as usize),
+                ("src", 4 * n as usize),
+                ("dst", 4 * n as usize),
+            ],
+            range: r1(n, w + 1),
+        },
+        Case {
+            kernel: "tail_sum",
+            scalars: vec![("n", n as i64, 0.0)],
+            buffers: vec![("x", 4 * n as usize), ("out", 4 * n as usize)],
+            range: r1(n, w + 2),
+        },
+        Case {
+            kernel: "copy2d",
+            scalars: vec![("w", (w + 3) as i64, 0.0)],
+            buffers: vec![
+                ("in", 2 * ((w + 3) * 5) as usize),
+                ("out", 2 * ((w + 3) * 5) as usize),
+            ],
+            range: NdRange::new_2d([w + 3, 5], [w - 1, 2]),
+        },
+    ]
+}
+
+fn run_target(target: &str) {
+    let spec = target_spec(target).unwrap();
+    if !host_can_run(&spec) {
+        eprintln!("SKIPPED: this machine cannot run {target}");
+        return;
+    }
+    let w = spec.width;
+    let unit = check_text("g.cl", None, SRC, &PreprocessOptions::default(), &RealFs);
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
+    for case in cases(w as u64) {
+        let kid = unit.hir.function_by_name(case.kernel).unwrap();
+        let scalar = lanes_vectorizer::report::analyze_kernel(&unit.hir, kid, w)
+            .ok()
+            .unwrap()
+            .func;
+        let kc = kernel_code(&unit.hir, kid, w)
+            .unwrap_or_else(|d| panic!("{}: {}", case.kernel, d[0].message));
+        let jit = Jit::new(
+            compile_kernels(vec![kc.clone()], &spec, &Options::default())
+                .unwrap_or_else(|d| panic!("{}", d[0].message)),
+        )
+        .unwrap();
+        for guard_after in [true, false] {
+            let mut rng = Rng::new(hash(case.kernel) ^ w as u64);
+            // Arguments: random contents; index buffers stay in range.
+            let mut args = Vec::new();
+            let mut guarded: Vec<Option<Guarded>> = Vec::new();
+            for p in &kc.params {
+                if let Some(&(_, bytes)) = case.buffers.iter().find(|(n, _)| *n == p.name) {
+                    let elem = elem_of(p.ty.as_ref());
+                    let mut b = Buf::new(bytes);
+                    fill(&mut b, elem, &mut rng, &DEFAULT_PROFILE);
+                    if p.name == "idx" {
+                        let count = (bytes / 4) as u64;
+                        for c in b.bytes_mut().chunks_exact_mut(4) {
+                            c.copy_from_slice(&(rng.below(count) as i32).to_le_bytes());
+                        }
+                    }
+                    let mut g = Guarded::new(bytes, guard_after);
+                    g.bytes_mut().copy_from_slice(b.bytes());
+                    args.push(Arg::Buffer(b, elem));
+                    guarded.push(Some(g));
+                } else {
+                    let &(_, i, f) = case
+                        .scalars
+                        .iter()
+                        .find(|(n, _, _)| *n == p.name)
+                        .unwrap_or_else(|| panic!("no value for {}", p.name));
+                    let lanes_codegen::ParamKind::Scalar(t) = p.kind else {
+                        panic!("{} is not a scalar", p.name)
+                    };
+                    args.push(Arg::Scalar(t, i as u64, f));
+                    guarded.push(None);
+                }
+            }
+            let want = run_interp(&scalar, &kc, &args, &case.range, w)
+                .unwrap_or_else(|e| panic!("{}: interpreter: {e}", case.kernel));
+            // The launch, with the buffers' guarded copies.
+            let mut slots: Vec<Box<*mut u8>> = Vec::new();
+            let mut scal: Vec<Box<[u64; 2]>> = Vec::new();
+            let mut argv: Vec<*mut std::ffi::c_void> = Vec::new();
+            for (a, g) in args.iter().zip(&guarded) {
+                match (a, g) {
+                    (_, Some(g)) => {
+                        slots.push(Box::new(g.ptr));
+                        argv.push(&**slots.last().unwrap() as *const *mut u8 as *mut _);
+                    }
+                    (Arg::Scalar(t, i, f), None) => {
+                        let bits = match t {
+                            lanes_vectorizer::ir::Ty::F32 => (*f as f32).to_bits() as u64,
+                            lanes_vectorizer::ir::Ty::F64 => f.to_bits(),
+                            _ => *i,
+                        };
+                        scal.push(Box::new([bits, 0]));
+                        argv.push(scal.last().unwrap().as_ptr() as *mut _);
+                    }
+                    _ => unreachable!(),
+                }
+            }
+            let launch = jit.launcher(case.kernel).unwrap();
+            let range = lanes_range(&case.range);
+            let rc = unsafe { launch(argv.as_ptr(), &range, 0, usize::MAX) };
+            assert_eq!(rc, 0);
+            for ((p, a), g) in kc.params.iter().zip(&args).zip(&guarded) {
+                let (Arg::Buffer(_, elem), Some(g)) = (a, g) else {
+                    continue;
+                };
+                let Some(ArgValue::Buffer(wb)) = want.get(param_of_ir(p)) else {
+                    continue;
+                };
+                if let Some(d) = compare(*elem, g.bytes(), wb) {
+                    panic!(
+                        "{target} {} (guard {}): buffer `{}`: {d}",
+                        case.kernel,
+                        if guard_after { "after" } else { "before" },
+                        p.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn no_out_of_bounds_lanes() {
+    for t in [
+        "sse4-i32x4",
+        "avx2-i32x8",
+        "avx2-i32x16",
+        "avx512skx-x8",
+        "avx512skx-x16",
+    ] {
+        run_target(t);
+    }
+}
