@@ -2,6 +2,10 @@
 //!
 //! `frontend`: preprocessing + parsing + type checking of a generated
 //! 10,000-line file with 200 kernels (DESIGN §8; target: median under 50 ms).
+//! `analysis`: divergence analysis and report per kernel of the corpus.
+//! `codegen`: generated code against PoCL and gcc (see codegen/mod.rs).
+
+mod codegen;
 
 use std::time::{Duration, Instant};
 
@@ -283,13 +287,22 @@ fn frontend() {
 }
 
 fn main() {
-    let which: Vec<String> = std::env::args().skip(1).collect();
+    // Benchmark names, then options (`--kernel gemm`, `--runs 9`) for `codegen`.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let split = args
+        .iter()
+        .position(|a| a.starts_with("--"))
+        .unwrap_or(args.len());
+    let (which, options) = args.split_at(split);
     let all = which.is_empty();
     if all || which.iter().any(|w| w == "frontend") {
         frontend();
     }
     if all || which.iter().any(|w| w == "analysis") {
         analysis();
+    }
+    if all || which.iter().any(|w| w == "codegen") {
+        codegen::main(options);
     }
 }
 

@@ -1,0 +1,770 @@
+//! `lanes-bench codegen`: the generated-code benchmark (DESIGN §8).
+//!
+//! Every kernel of bench/kernels runs three ways in one process: (a) lanes
+//! (the `host` target, JIT), (b) PoCL's CPU device on the same `.cl` source,
+//! (c) the kernel as plain scalar C loops (bench/kernels/c) built with
+//! `gcc -O3 -march=native` into a shared library at benchmark time. Each
+//! runs single-threaded and on all threads; the three results are compared
+//! before anything is timed. Compile times are excluded everywhere: each
+//! figure is the median wall time of N executions after two warm-up runs.
+//!
+//! Options: `--kernel NAME[,NAME...]` (only these; RESULTS.md is then left
+//! alone), `--runs N` (default 9, at least 7), `--no-write`.
+
+mod cc;
+mod lanes;
+mod pocl;
+mod problems;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use problems::{Buf, Problem, Tol, NAMES};
+
+/// One implementation of one kernel, ready to run (compiled, data in place).
+pub trait Instance {
+    /// Runs the whole NDRange once, on `threads` threads (PoCL: its own).
+    fn run(&mut self, threads: usize) -> Result<(), String>;
+    /// The bytes of buffer argument `arg`.
+    fn output(&mut self, arg: usize) -> Result<Vec<u8>, String>;
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Stats {
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+#[derive(Clone, Debug)]
+enum Cell {
+    Time(Stats),
+    /// Not measured; the reason goes to the notes.
+    Missing,
+}
+
+impl Cell {
+    fn ms(&self) -> Option<f64> {
+        match self {
+            Cell::Time(s) => Some(s.median),
+            Cell::Missing => None,
+        }
+    }
+    fn show(&self) -> String {
+        match self {
+            Cell::Time(s) => format!("{:.2}", s.median),
+            Cell::Missing => "—".into(),
+        }
+    }
+}
+
+struct Row {
+    name: &'static str,
+    size: String,
+    /// lanes, PoCL, gcc; single thread then all threads.
+    one: [Cell; 3],
+    all: [Cell; 3],
+    check: String,
+    notes: Vec<String>,
+}
+
+struct Options {
+    kernels: Option<Vec<String>>,
+    runs: usize,
+    write: bool,
+    pocl_child: Option<String>,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        kernels: None,
+        runs: 9,
+        write: true,
+        pocl_child: None,
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match a.as_str() {
+            "--kernel" => {
+                let v = value("--kernel")?;
+                o.kernels = Some(v.split(',').map(str::to_string).collect());
+            }
+            "--runs" => {
+                let v = value("--runs")?;
+                o.runs = v
+                    .parse()
+                    .map_err(|_| format!("--runs: not a number: {v}"))?;
+            }
+            "--no-write" => o.write = false,
+            "--pocl-child" => o.pocl_child = Some(value("--pocl-child")?),
+            other => return Err(format!("codegen: unknown option {other}")),
+        }
+    }
+    Ok(o)
+}
+
+fn kernels_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
+}
+
+fn time_runs(inst: &mut dyn Instance, threads: usize, runs: usize) -> Result<Stats, String> {
+    for _ in 0..2 {
+        inst.run(threads)?;
+    }
+    let mut t = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        inst.run(threads)?;
+        t.push(start.elapsed());
+    }
+    t.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    Ok(Stats {
+        median: ms(t[t.len() / 2]),
+        min: ms(t[0]),
+        max: ms(t[t.len() - 1]),
+    })
+}
+
+/// FNV-1a over the result buffers, to compare the PoCL child's results.
+fn hash(outputs: &[Vec<u8>]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for o in outputs {
+        for &b in o {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Compares one result buffer; Ok(summary) when within tolerance.
+fn compare(want: &[u8], got: &[u8], like: &Buf, tol: Tol) -> Result<String, String> {
+    if want.len() != got.len() {
+        return Err(format!("{} bytes, expected {}", got.len(), want.len()));
+    }
+    let words = |b: &[u8]| -> Vec<u32> {
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let (w, g) = (words(want), words(got));
+    match (like, tol) {
+        (Buf::F32(_), Tol::Float(rel)) => {
+            let scale = w
+                .iter()
+                .map(|&x| f32::from_bits(x).abs() as f64)
+                .filter(|x| x.is_finite())
+                .fold(0.0f64, f64::max)
+                .max(f64::MIN_POSITIVE);
+            let (mut worst, mut at, mut nan) = (0.0f64, 0usize, 0usize);
+            for (i, (&a, &b)) in w.iter().zip(&g).enumerate() {
+                let (a, b) = (f32::from_bits(a) as f64, f32::from_bits(b) as f64);
+                if a.is_nan() != b.is_nan() {
+                    nan += 1;
+                    at = i;
+                    continue;
+                }
+                if a.is_nan() {
+                    continue;
+                }
+                let d = if a == b { 0.0 } else { (a - b).abs() };
+                if d > worst {
+                    worst = d;
+                    at = i;
+                }
+            }
+            let err = worst / scale;
+            let here = format!(
+                "element {at}: got {}, want {}",
+                f32::from_bits(g[at]),
+                f32::from_bits(w[at])
+            );
+            if nan > 0 {
+                Err(format!("{nan} NaN mismatches, e.g. {here}"))
+            } else if err.is_nan() || err > rel {
+                Err(format!(
+                    "max error {err:.2e} of max |value| > {rel:.0e} ({here})"
+                ))
+            } else {
+                Ok(format!("max error {err:.1e} of max |value|"))
+            }
+        }
+        (_, Tol::Int(frac)) => {
+            let bad: Vec<usize> = (0..w.len()).filter(|&i| w[i] != g[i]).collect();
+            let f = bad.len() as f64 / w.len().max(1) as f64;
+            if f > frac {
+                let i = bad[0];
+                Err(format!(
+                    "{} of {} elements differ (allowed {:.1}%), first at {i}: got {}, want {}",
+                    bad.len(),
+                    w.len(),
+                    frac * 100.0,
+                    g[i] as i32,
+                    w[i] as i32
+                ))
+            } else {
+                Ok(format!("{} of {} elements differ", bad.len(), w.len()))
+            }
+        }
+        (_, Tol::Float(_)) => Err("float tolerance on an integer buffer".into()),
+    }
+}
+
+fn outputs(inst: &mut dyn Instance, p: &Problem) -> Result<Vec<Vec<u8>>, String> {
+    p.checks.iter().map(|&(a, _)| inst.output(a)).collect()
+}
+
+/// Hidden mode: time PoCL alone in this process (started by the parent with
+/// `POCL_MAX_PTHREAD_COUNT=1`) and print one machine-readable line.
+fn pocl_child(name: &str, runs: usize) {
+    let result = (|| -> Result<(u64, Stats), String> {
+        let p = problems::build(name).ok_or("unknown kernel")?;
+        let src = std::fs::read_to_string(kernels_dir().join(format!("{}.cl", p.file)))
+            .map_err(|e| e.to_string())?;
+        let ocl = pocl::Pocl::new()?;
+        let mut inst = ocl.instance(&p, &src)?;
+        inst.run(1)?;
+        let h = hash(&outputs(inst.as_mut(), &p)?);
+        let s = time_runs(inst.as_mut(), 1, runs)?;
+        Ok((h, s))
+    })();
+    match result {
+        Ok((h, s)) => println!("pocl-child\t{h:016x}\t{}\t{}\t{}", s.median, s.min, s.max),
+        Err(e) => println!("pocl-child-error\t{}", e.replace('\n', " ")),
+    }
+}
+
+/// Runs this binary again with `POCL_MAX_PTHREAD_COUNT=1` for PoCL's
+/// single-thread time; Ok((hash of the results, times)).
+fn pocl_single(name: &str, runs: usize) -> Result<(u64, Stats), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = Command::new(exe)
+        .args(["codegen", "--pocl-child", name, "--runs", &runs.to_string()])
+        .env("POCL_MAX_PTHREAD_COUNT", "1")
+        .output()
+        .map_err(|e| format!("child process: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        match f.as_slice() {
+            ["pocl-child", h, med, min, max] => {
+                let num = |s: &str| s.parse::<f64>().map_err(|e| e.to_string());
+                let h = u64::from_str_radix(h, 16).map_err(|e| e.to_string())?;
+                return Ok((
+                    h,
+                    Stats {
+                        median: num(med)?,
+                        min: num(min)?,
+                        max: num(max)?,
+                    },
+                ));
+            }
+            ["pocl-child-error", msg] => return Err(msg.to_string()),
+            _ => {}
+        }
+    }
+    Err(format!(
+        "child process gave no result ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr).trim()
+    ))
+}
+
+const LABELS: [&str; 3] = ["lanes", "PoCL", "gcc"];
+
+fn bench_kernel(
+    p: &Problem,
+    threads: usize,
+    runs: usize,
+    clib: &Result<cc::CLib, String>,
+    ocl: &Result<pocl::Pocl, String>,
+) -> Row {
+    let cl_path = kernels_dir().join(format!("{}.cl", p.file));
+    let mut notes = Vec::new();
+    let src = std::fs::read_to_string(&cl_path);
+
+    // Compile (untimed) and copy the data: lanes, PoCL, gcc.
+    let mut insts: [Result<Box<dyn Instance + '_>, String>; 3] = [
+        lanes::instance(p, &cl_path).map_err(|e| format!("back end unavailable: {e}")),
+        match (ocl, &src) {
+            (Err(e), _) => Err(format!("skipped: PoCL not found ({e})")),
+            (_, Err(e)) => Err(format!("{}: {e}", cl_path.display())),
+            (Ok(o), Ok(s)) => o.instance(p, s),
+        },
+        match clib {
+            Err(e) => Err(format!("skipped: {e}")),
+            Ok(l) => l.instance(p),
+        },
+    ];
+
+    // One run each on all threads from the initial data, then compare
+    // with gcc's results (PoCL's when gcc is missing).
+    let mut results: [Option<Vec<Vec<u8>>>; 3] = [None, None, None];
+    for (k, inst) in insts.iter_mut().enumerate() {
+        let r = match inst {
+            Ok(i) => i.run(threads).and_then(|_| outputs(i.as_mut(), p)),
+            Err(_) => continue,
+        };
+        match r {
+            Ok(o) => results[k] = Some(o),
+            Err(e) => *inst = Err(format!("run failed: {e}")),
+        }
+    }
+    let reference = if results[2].is_some() { 2 } else { 1 };
+    let mut mismatches = Vec::new();
+    let mut compared = 0;
+    if let Some(want) = &results[reference] {
+        for k in 0..3 {
+            if k == reference {
+                continue;
+            }
+            let Some(got) = &results[k] else { continue };
+            compared += 1;
+            for (n, &(arg, tol)) in p.checks.iter().enumerate() {
+                let problems::Arg::Buf(like) = &p.args[arg] else {
+                    continue;
+                };
+                match compare(&want[n], &got[n], like, tol) {
+                    Ok(s) => println!(
+                        "  {}: {} vs {} argument {arg}: ok, {s}",
+                        p.name, LABELS[k], LABELS[reference]
+                    ),
+                    Err(e) => {
+                        let msg =
+                            format!("{} vs {} argument {arg}: {e}", LABELS[k], LABELS[reference]);
+                        eprintln!("!!! MISMATCH {}: {msg}", p.name);
+                        println!("  !!! MISMATCH {}: {msg}", p.name);
+                        notes.push(format!("MISMATCH: {msg}"));
+                        mismatches.push(LABELS[k]);
+                    }
+                }
+            }
+        }
+    }
+    mismatches.dedup();
+    let check = if !mismatches.is_empty() {
+        format!("**MISMATCH** ({})", mismatches.join(", "))
+    } else if compared == 0 {
+        "not compared".into()
+    } else {
+        "ok".into()
+    };
+
+    // Timing.
+    let mut one: [Cell; 3] = std::array::from_fn(|_| Cell::Missing);
+    let mut all: [Cell; 3] = std::array::from_fn(|_| Cell::Missing);
+    for (k, inst) in insts.iter_mut().enumerate() {
+        match inst {
+            Err(e) => {
+                println!("  {}: {}: {e}", p.name, LABELS[k]);
+                notes.push(format!("{}: {e}", LABELS[k]));
+                one[k] = Cell::Missing;
+                all[k] = Cell::Missing;
+            }
+            Ok(i) => {
+                let mut cell = |t: usize| match time_runs(i.as_mut(), t, runs) {
+                    Ok(s) => Cell::Time(s),
+                    Err(e) => {
+                        notes.push(format!("{}: run failed: {e}", LABELS[k]));
+                        Cell::Missing
+                    }
+                };
+                if k == 1 {
+                    all[k] = cell(threads);
+                } else {
+                    one[k] = cell(1);
+                    all[k] = cell(threads);
+                }
+            }
+        }
+    }
+    if let (Ok(_), Some(res)) = (&insts[1], &results[1]) {
+        one[1] = match pocl_single(p.name, runs) {
+            Ok((h, s)) => {
+                if h != hash(res) {
+                    notes.push(
+                        "PoCL with 1 thread gave other result bits than with all threads".into(),
+                    );
+                }
+                Cell::Time(s)
+            }
+            Err(e) => {
+                notes.push(format!("PoCL single thread: {e}"));
+                Cell::Missing
+            }
+        };
+    }
+    drop(insts);
+    Row {
+        name: p.name,
+        size: p.size.clone(),
+        one,
+        all,
+        check,
+        notes,
+    }
+}
+
+fn ratio(other: &Cell, lanes: &Cell) -> Option<f64> {
+    Some(other.ms()? / lanes.ms()?)
+}
+
+fn show_ratio(r: Option<f64>) -> String {
+    r.map_or("—".into(), |r| format!("{r:.2}"))
+}
+
+fn geomean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+}
+
+fn table(rows: &[Row], threads: usize) -> String {
+    let mut s = String::new();
+    let t = format!("{threads} threads");
+    let _ = writeln!(
+        s,
+        "| kernel | size | lanes 1 thread | PoCL 1 thread | gcc 1 thread | lanes {t} | PoCL {t} | gcc {t} | lanes vs PoCL, 1 / {threads} threads | lanes vs gcc, 1 / {threads} threads | results |"
+    );
+    let _ = writeln!(s, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+    let mut ratios: [Vec<f64>; 4] = Default::default();
+    for r in rows {
+        let rs = [
+            ratio(&r.one[1], &r.one[0]),
+            ratio(&r.all[1], &r.all[0]),
+            ratio(&r.one[2], &r.one[0]),
+            ratio(&r.all[2], &r.all[0]),
+        ];
+        for (k, x) in rs.iter().enumerate() {
+            if let Some(x) = x {
+                ratios[k].push(*x);
+            }
+        }
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} / {} | {} |",
+            r.name,
+            r.size,
+            r.one[0].show(),
+            r.one[1].show(),
+            r.one[2].show(),
+            r.all[0].show(),
+            r.all[1].show(),
+            r.all[2].show(),
+            show_ratio(rs[0]),
+            show_ratio(rs[1]),
+            show_ratio(rs[2]),
+            show_ratio(rs[3]),
+            r.check
+        );
+    }
+    let g: Vec<Option<f64>> = ratios.iter().map(|v| geomean(v)).collect();
+    let _ = writeln!(
+        s,
+        "| geometric mean | | | | | | | | {} / {} | {} / {} | |",
+        show_ratio(g[0]),
+        show_ratio(g[1]),
+        show_ratio(g[2]),
+        show_ratio(g[3])
+    );
+    s
+}
+
+/// "AMD EPYC (family 25, model 17)" from /proc/cpuinfo.
+fn cpu_model() -> String {
+    let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|v| v.trim().to_string())
+    };
+    match (field("model name"), field("cpu family"), field("model")) {
+        (Some(m), Some(f), Some(n)) => format!("{m} (family {f}, model {n})"),
+        (Some(m), _, _) => m,
+        _ => "unknown CPU".into(),
+    }
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, without a date crate.
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or(0) as i64;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// `text` with its `## Generated code` section replaced by `section` (or
+/// `section` appended); the other sections stay as they are.
+fn splice(text: &str, section: &str) -> String {
+    let head = "## Generated code";
+    let found = if text.starts_with(&format!("{head}\n")) {
+        Some(0)
+    } else {
+        text.find(&format!("\n{head}\n")).map(|i| i + 1)
+    };
+    match found {
+        Some(start) => {
+            let after = &text[start + head.len()..];
+            let end = after
+                .find("\n## ")
+                .map(|e| start + head.len() + e + 1)
+                .unwrap_or(text.len());
+            let gap = if end < text.len() { "\n" } else { "" };
+            format!("{}{section}{gap}{}", &text[..start], &text[end..])
+        }
+        None => format!("{}\n\n{section}", text.trim_end_matches('\n')),
+    }
+}
+
+fn write_results(section: &str) -> Result<PathBuf, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("RESULTS.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Benchmark results\n".into());
+    std::fs::write(&path, splice(&text, section))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
+pub fn main(args: &[String]) {
+    let o = match parse(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            eprintln!(
+                "usage: lanes-bench codegen [--kernel NAME[,NAME...]] [--runs N] [--no-write]"
+            );
+            std::process::exit(2);
+        }
+    };
+    if let Some(name) = &o.pocl_child {
+        pocl_child(name, o.runs);
+        return;
+    }
+    let runs = o.runs.max(7);
+    let names: Vec<&'static str> = match &o.kernels {
+        None => NAMES.to_vec(),
+        Some(ks) => {
+            let mut v = Vec::new();
+            for k in ks {
+                match NAMES.iter().find(|n| **n == k.as_str()) {
+                    Some(n) => v.push(*n),
+                    None => {
+                        eprintln!("codegen: unknown kernel {k}; known: {}", NAMES.join(", "));
+                        std::process::exit(2);
+                    }
+                }
+            }
+            v
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The machines are shared: other work running at the same time shows here.
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into());
+    let start = Instant::now();
+
+    println!(
+        "generated code: {} kernels, lanes / PoCL / gcc, 1 and {threads} threads, median of {runs} runs after 2 warm-ups (load average {load})",
+        names.len()
+    );
+    let problems_built: Vec<Problem> = names
+        .iter()
+        .map(|n| problems::build(n).expect("known kernel"))
+        .collect();
+    let files: Vec<&str> = problems_built.iter().map(|p| p.file).collect();
+    let clib = cc::CLib::build(&kernels_dir().join("c"), &files);
+    match &clib {
+        Ok(l) => println!("gcc: {} {}", l.version, cc::FLAGS.join(" ")),
+        Err(e) => println!("gcc: skipped: {e}"),
+    }
+    let ocl = pocl::Pocl::new();
+    match &ocl {
+        Ok(o) => println!("PoCL: {}", o.description),
+        Err(e) => println!("PoCL: skipped: PoCL not found ({e})"),
+    }
+    let target = lanes::target_description();
+    println!("lanes: target {target}, -O2");
+
+    let mut rows = Vec::new();
+    for p in &problems_built {
+        println!("{} ({})", p.name, p.size);
+        let row = bench_kernel(p, threads, runs, &clib, &ocl);
+        println!(
+            "  {}: lanes {} / PoCL {} / gcc {} ms on 1 thread; {} / {} / {} ms on {threads}",
+            row.name,
+            row.one[0].show(),
+            row.one[1].show(),
+            row.one[2].show(),
+            row.all[0].show(),
+            row.all[1].show(),
+            row.all[2].show()
+        );
+        rows.push(row);
+    }
+    drop(problems_built);
+
+    let mut extra = String::new();
+    if let Some(ks) = &o.kernels {
+        extra.push_str(&format!(" --kernel {}", ks.join(",")));
+    }
+    if o.runs != 9 {
+        extra.push_str(&format!(" --runs {}", o.runs));
+    }
+    let mut sec = String::new();
+    let _ = writeln!(sec, "## Generated code\n");
+    let _ = writeln!(
+        sec,
+        "Command: `cargo run --release -p lanes-bench -- codegen{extra}`{}.  ",
+        if extra.is_empty() {
+            " (part of `make bench`)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        sec,
+        "Machine: {}, {threads} threads, {}; load average before the run: {load}.  ",
+        cpu_model(),
+        today()
+    );
+    let _ = writeln!(
+        sec,
+        "lanes: target {target}, -O2, JIT. PoCL: {}. gcc: {}.",
+        ocl.as_ref()
+            .map(|o| o.description.clone())
+            .unwrap_or_else(|e| format!("skipped: PoCL not found ({e})")),
+        clib.as_ref()
+            .map(|l| format!("{} `{}`", l.version, cc::FLAGS.join(" ")))
+            .unwrap_or_else(|e| format!("skipped: {e}"))
+    );
+    let _ = writeln!(
+        sec,
+        "\nMedian milliseconds of {runs} executions after 2 warm-ups (compile time excluded \
+         everywhere); the same NDRange and local size (256 in 1-D, 64 x 4 in 2-D) for lanes \
+         and PoCL. lanes and gcc run on 1 thread, or split the work-groups (lanes) or the outer \
+         loop (C, bench/kernels/c) into {threads} contiguous slices with `std::thread::scope`; \
+         PoCL uses its own threads, and a child process with `POCL_MAX_PTHREAD_COUNT=1` for one \
+         thread. Ratios are the other's time over lanes' (> 1: lanes faster). Before timing, \
+         each implementation's results (all threads, from the initial data) are compared with \
+         gcc's: floats within a normwise tolerance, integers exactly (mandelbrot: 0.5% of \
+         pixels may differ on the set's chaotic border).\n"
+    );
+    sec.push_str(&table(&rows, threads));
+    if rows.iter().any(|r| !r.notes.is_empty()) {
+        let _ = writeln!(sec, "\nNotes:\n");
+        // The same reason for every kernel is said once.
+        let mut seen = std::collections::BTreeSet::new();
+        for r in &rows {
+            for n in &r.notes {
+                if n.contains("unavailable") || n.contains("skipped") {
+                    if seen.insert(n.clone()) {
+                        let _ = writeln!(sec, "- {n}");
+                    }
+                } else {
+                    let _ = writeln!(sec, "- {}: {n}", r.name);
+                }
+            }
+        }
+    }
+    println!("\n{sec}");
+    println!(
+        "codegen benchmark took {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    if o.kernels.is_none() && o.write {
+        match write_results(&sec) {
+            Ok(p) => println!("written to {}", p.display()),
+            Err(e) => eprintln!("could not write RESULTS.md: {e}"),
+        }
+    } else {
+        println!("(RESULTS.md not written: only a full run writes it)");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splice_appends_then_replaces_in_place() {
+        let sec = "## Generated code\n\nnew\n";
+        let t = splice("# R\n\n## Front end\n\nx\n", sec);
+        assert_eq!(t, "# R\n\n## Front end\n\nx\n\n## Generated code\n\nnew\n");
+        let old = "# R\n\n## Generated code\n\nold\n\n## Other\n\ny\n";
+        assert_eq!(
+            splice(old, sec),
+            "# R\n\n## Generated code\n\nnew\n\n## Other\n\ny\n"
+        );
+        assert_eq!(
+            splice(&t, "## Generated code\n\nnewer\n"),
+            t.replace("new\n", "newer\n")
+        );
+    }
+
+    #[test]
+    fn compare_floats_and_ints() {
+        let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let like = Buf::F32(vec![]);
+        let want = bytes(&[1.0, -2.0, 4.0]);
+        assert!(compare(
+            &want,
+            &bytes(&[1.0, -2.0, 4.0 + 1e-6]),
+            &like,
+            Tol::Float(1e-5)
+        )
+        .is_ok());
+        assert!(compare(&want, &bytes(&[1.0, -2.1, 4.0]), &like, Tol::Float(1e-5)).is_err());
+        assert!(compare(
+            &want,
+            &bytes(&[1.0, f32::NAN, 4.0]),
+            &like,
+            Tol::Float(1e-5)
+        )
+        .is_err());
+        let ints = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let like = Buf::U32(vec![]);
+        let want = ints(&[1, 2, 3, 4]);
+        assert!(compare(&want, &ints(&[1, 2, 3, 4]), &like, Tol::Int(0.0)).is_ok());
+        assert!(compare(&want, &ints(&[1, 2, 3, 5]), &like, Tol::Int(0.0)).is_err());
+        assert!(compare(&want, &ints(&[1, 2, 3, 5]), &like, Tol::Int(0.25)).is_ok());
+    }
+
+    #[test]
+    fn every_kernel_builds_and_has_its_files() {
+        for name in NAMES {
+            let p = problems::build(name).expect("known kernel");
+            assert!(
+                kernels_dir().join(format!("{}.cl", p.file)).exists(),
+                "{name}.cl"
+            );
+            assert!(
+                kernels_dir().join(format!("c/{}.c", p.file)).exists(),
+                "{name}.c"
+            );
+            assert!(p.groups() > 0);
+            for &(arg, _) in &p.checks {
+                assert!(
+                    matches!(p.args[arg], problems::Arg::Buf(_)),
+                    "{name}: {arg}"
+                );
+            }
+        }
+    }
+}
