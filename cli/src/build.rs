@@ -167,6 +167,29 @@ pub fn run(args: BuildArgs) -> ExitCode {
             .unwrap_or_else(|| "lanes.h".into());
         lanes_codegen::header(&unit.hir, &compiled, &guard)
     });
+    // Objects are self-contained except where a CPU lacks an instruction
+    // LLVM must then call the C library for (fused multiply-add on SSE4).
+    if args.emit == Emit::Obj {
+        let mut needed = compiled.external_symbols();
+        let ir = compiled.llvm_ir();
+        if !spec.features.contains("fma")
+            && spec.cpu == "x86-64-v2"
+            && (ir.contains("@llvm.fma.f32") || ir.contains("@llvm.fma.v"))
+        {
+            needed.push("fmaf".into());
+        }
+        if ir.contains("@llvm.fma.f64") && spec.cpu == "x86-64-v2" {
+            needed.push("fma".into());
+        }
+        needed.retain(|s| !s.starts_with("mem"));
+        if !needed.is_empty() {
+            eprintln!(
+                "note: the object calls {} from the C math library (no such instruction on `{}`): link with `-lm`",
+                needed.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "),
+                spec.name
+            );
+        }
+    }
     let to_stdout = match &args.output {
         None => args.emit != Emit::Obj,
         Some(p) => p.as_os_str() == "-",

@@ -273,6 +273,19 @@ fn make_buffer(elem: Elem, spec: &str, rng: &mut Rng, default_n: usize) -> Resul
     }
 }
 
+/// The source scalar type of a register type (for parsing field values).
+fn scalar_of_ty(t: Ty) -> Scalar {
+    match t {
+        Ty::I1 => Scalar::UChar,
+        Ty::I8 => Scalar::Char,
+        Ty::I16 => Scalar::Short,
+        Ty::I32 => Scalar::Int,
+        Ty::I64 => Scalar::Long,
+        Ty::F32 => Scalar::Float,
+        _ => Scalar::Double,
+    }
+}
+
 fn show(elem: Elem, bytes: &[u8], limit: usize) -> String {
     let size = elem.scalar.size() as usize;
     let mut items = Vec::new();
@@ -473,6 +486,8 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
     }
     let mut rng = Rng(args.seed.max(1).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut kernel_args: Vec<Arg> = Vec::new();
+    // Field offsets of struct arguments, by source argument index.
+    let mut struct_layouts: std::collections::HashMap<usize, Vec<(u64, Ty)>> = Default::default();
     let mut param_names = Vec::new();
     for &p in &func.params {
         let local = func.local(p);
@@ -524,6 +539,38 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
                 }
                 kernel_args.push(Arg::Value(bytes));
             }
+            Type::Struct(_) => {
+                let layout = lanes_vectorizer::lower::kernel_param_layout(hir, &local.ty)
+                    .map_err(|e| format!("argument `{pname}`: {e}"))?;
+                let size = hir.size_of(&local.ty).unwrap_or(0) as usize;
+                let v = value.ok_or_else(|| {
+                    format!(
+                        "missing argument `{pname}` ({}): add --arg {pname}=A,B,... with its {} fields in order",
+                        hir.type_name(&local.ty),
+                        layout.len()
+                    )
+                })?;
+                let parts: Vec<&str> = v.split(',').collect();
+                if parts.len() != layout.len() {
+                    return Err(format!(
+                        "argument `{pname}` needs {} comma-separated field values",
+                        layout.len()
+                    ));
+                }
+                let mut bytes = vec![0u8; size.max(1)];
+                for (x, &(off, ty)) in parts.iter().zip(&layout) {
+                    let s = scalar_of_ty(ty);
+                    let mut one = Vec::new();
+                    store_scalar(s, x, &mut one).map_err(|e| format!("argument `{pname}`: {e}"))?;
+                    let off = off as usize;
+                    bytes
+                        .get_mut(off..off + one.len())
+                        .ok_or("internal: field outside the struct")?
+                        .copy_from_slice(&one);
+                }
+                struct_layouts.insert(kernel_args.len(), layout);
+                kernel_args.push(Arg::Value(bytes));
+            }
             other => {
                 return Err(format!(
                     "argument `{pname}` has type {other:?}, which `lanes run` cannot create"
@@ -547,7 +594,7 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
                 .map(|d| d.message.clone())
                 .unwrap_or_else(|| "cannot analyse the kernel".into())
         })?;
-        let mut iargs = interp_args(&ka.func, &kernel_args)?;
+        let mut iargs = interp_args(&ka.func, &kernel_args, &struct_layouts)?;
         eprintln!("lanes run: interpreting `{name}` for --verify ({items} work-items)…");
         interp::run(&ka.func, &range, &mut iargs, spec.width).map_err(|e| {
             format!(
@@ -693,7 +740,11 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
 
 /// Interpreter arguments: one per IR parameter (vector parameters are
 /// split into components).
-fn interp_args(f: &lanes_vectorizer::ir::Function, args: &[Arg]) -> Result<Vec<ArgValue>, String> {
+fn interp_args(
+    f: &lanes_vectorizer::ir::Function,
+    args: &[Arg],
+    struct_layouts: &std::collections::HashMap<usize, Vec<(u64, Ty)>>,
+) -> Result<Vec<ArgValue>, String> {
     let mut out = Vec::new();
     for p in &f.params {
         let a = args
@@ -703,7 +754,11 @@ fn interp_args(f: &lanes_vectorizer::ir::Function, args: &[Arg]) -> Result<Vec<A
             Arg::Buffer { buf, .. } => ArgValue::Buffer(buf.bytes().to_vec()),
             Arg::Value(bytes) => {
                 let size = p.ty.bytes() as usize;
-                let at = p.component.unwrap_or(0) as usize * size;
+                let c = p.component.unwrap_or(0) as usize;
+                let at = match struct_layouts.get(&(p.source_index as usize)) {
+                    Some(layout) => layout.get(c).ok_or("internal: field index")?.0 as usize,
+                    None => c * size,
+                };
                 let mut w = [0u8; 8];
                 let src = bytes.get(at..at + size).ok_or("internal: short argument")?;
                 w[..size].copy_from_slice(src);

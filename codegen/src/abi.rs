@@ -42,7 +42,7 @@ fn be<T>(r: Result<T, inkwell::builder::BuilderError>) -> R<T> {
 /// The LLVM type a source parameter has in the C signature.
 fn abi_type<'ctx>(cx: &Cx<'_, 'ctx>, kind: &ParamKind) -> R<BasicTypeEnum<'ctx>> {
     Ok(match kind {
-        ParamKind::Pointer { .. } | ParamKind::Vector(..) => {
+        ParamKind::Pointer { .. } | ParamKind::Vector(..) | ParamKind::Struct(_) => {
             cx.ctx.ptr_type(LlvmSpace::default()).into()
         }
         ParamKind::Scalar(Ty::I1) => cx.ctx.i8_type().into(),
@@ -123,6 +123,20 @@ pub fn emit_entry_points<'ctx>(
                         v = cx.icmp(IP::LLVMIntNE, v, z)?;
                     }
                     set_ir(&mut ir_args, &p.ir_params, c as usize, v)?;
+                }
+            }
+            ParamKind::Struct(fields) => {
+                // A pointer to the struct: load each scalar field.
+                for (c, &(off, t)) in fields.iter().enumerate() {
+                    let mt = if t == Ty::I1 { Ty::I8 } else { t };
+                    let lt = llty(cx, mt, false)?;
+                    let q = cx.gep_bytes(a, cx.i64c(off))?;
+                    let mut v = cx.load(lt, q, mt.bytes().max(1) as u32)?;
+                    if t == Ty::I1 {
+                        let z = cx.ctx.i8_type().const_zero().into();
+                        v = cx.icmp(IP::LLVMIntNE, v, z)?;
+                    }
+                    set_ir(&mut ir_args, &p.ir_params, c, v)?;
                 }
             }
         }
@@ -328,7 +342,7 @@ pub fn emit_entry_points<'ctx>(
         let pi = cx.load(ptr.into(), slot, 8)?;
         let v = match &p.kind {
             ParamKind::Pointer { .. } => cx.load(ptr.into(), pi, 1)?,
-            ParamKind::Vector(..) => pi,
+            ParamKind::Vector(..) | ParamKind::Struct(_) => pi,
             ParamKind::Scalar(t) => {
                 let lt = abi_type(cx, &p.kind)?;
                 cx.load(lt, pi, (if *t == Ty::I1 { 1 } else { t.bytes() }) as u32)?

@@ -95,6 +95,10 @@ fn param_c(unit: &hir::Unit, p: &KernelParam) -> String {
             format!("const {} *{name} /* {n} components */", scalar_c(*s))
         }
         (ParamKind::Vector(t, n), _) => format!("const {} *{name} /* {n} components */", ty_c(*t)),
+        (ParamKind::Struct(_), Some(Type::Struct(id))) => {
+            format!("const {} *{name}", struct_name(unit, *id))
+        }
+        (ParamKind::Struct(_), _) => format!("const void *{name}"),
     }
 }
 
@@ -234,7 +238,7 @@ pub fn header(unit: &hir::Unit, compiled: &Compiled, guard_name: &str) -> String
         }
         let _ = writeln!(
             h,
-            "/* Kernel `{n}`. Vector arguments are passed as a pointer to their\n   \
+            "/* Kernel `{n}`. Vector and struct arguments are passed as a pointer to their\n   \
              components. Each function returns 0, or -1 for an invalid range.\n   \
              {n}_groups runs the work-groups [first, last) in linear order\n   \
              (gx + ngx * (gy + ngy * gz)); last is clamped to the number of groups.\n   \

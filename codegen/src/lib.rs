@@ -163,6 +163,9 @@ pub enum ParamKind {
     Scalar(Ty),
     /// A vector of `n` components, passed as a pointer to them.
     Vector(Ty, u32),
+    /// A struct, passed as a pointer to it: the byte offset and register
+    /// type of each scalar field, one IR parameter each.
+    Struct(Vec<(u64, Ty)>),
 }
 
 /// One source parameter of a kernel.
@@ -270,7 +273,24 @@ pub fn kernel_code(
                 format!("parameter `{}` has no IR parameter", local.name),
             )]);
         };
-        let kind = if p0.component.is_some() {
+        let kind = if let Type::Struct(_) = &local.ty {
+            let layout =
+                lanes_vectorizer::lower::kernel_param_layout(unit, &local.ty).map_err(|m| {
+                    vec![Diagnostic::new(
+                        Code::UnsupportedByVectorizer,
+                        local.span,
+                        m,
+                    )]
+                })?;
+            if layout.len() != ir.len() {
+                return Err(vec![Diagnostic::new(
+                    Code::UnsupportedByVectorizer,
+                    local.span,
+                    format!("parameter `{}`: field count mismatch", local.name),
+                )]);
+            }
+            ParamKind::Struct(layout)
+        } else if p0.component.is_some() {
             ParamKind::Vector(p0.ty, ir.len() as u32)
         } else {
             match (&local.ty, p0.ty) {

@@ -118,7 +118,10 @@ fn build_wrapper<'c>(
     if mode == Mode::Host {
         let cpu = TargetMachine::get_host_cpu_name().to_string();
         let feats = TargetMachine::get_host_cpu_features().to_string();
-        f.add_attribute(AttributeLoc::Function, ctx.create_string_attribute("target-cpu", &cpu));
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_string_attribute("target-cpu", &cpu),
+        );
         f.add_attribute(
             AttributeLoc::Function,
             ctx.create_string_attribute("target-features", &feats),
@@ -133,7 +136,11 @@ fn build_wrapper<'c>(
     b.position_at_end(lp);
     let i = b.build_phi(i64t, "i").map_err(e)?;
     let iv = i.as_basic_value().into_int_value();
-    let ft: BasicTypeEnum = if is64 { ctx.f64_type().into() } else { ctx.f32_type().into() };
+    let ft: BasicTypeEnum = if is64 {
+        ctx.f64_type().into()
+    } else {
+        ctx.f32_type().into()
+    };
     let shaped = |t: BasicTypeEnum<'c>| -> BasicTypeEnum<'c> {
         if w == 1 {
             t
@@ -147,11 +154,18 @@ fn build_wrapper<'c>(
     };
     let mut args: Vec<BasicValueEnum> = Vec::new();
     for j in 0..func.arity() {
-        let et: BasicTypeEnum = if int_second(func) && j == 1 { ctx.i32_type().into() } else { ft };
+        let et: BasicTypeEnum = if int_second(func) && j == 1 {
+            ctx.i32_type().into()
+        } else {
+            ft
+        };
         let p = f.get_nth_param(j as u32).unwrap().into_pointer_value();
         let gp = unsafe { b.build_gep(et, p, &[iv], "") }.map_err(e)?;
         let v = b.build_load(shaped(et), gp, "").map_err(e)?;
-        v.as_instruction_value().unwrap().set_alignment(4).map_err(|x| x.to_string())?;
+        v.as_instruction_value()
+            .unwrap()
+            .set_alignment(4)
+            .map_err(|x| x.to_string())?;
         args.push(v);
     }
     let r = call_math_with(ctx, m, &b, func, &args, mode == Mode::Fma)?;
@@ -159,9 +173,13 @@ fn build_wrapper<'c>(
     let gp = unsafe { b.build_gep(ft, op, &[iv], "") }.map_err(e)?;
     let st = b.build_store(gp, r).map_err(e)?;
     st.set_alignment(4).map_err(|x| x.to_string())?;
-    let next = b.build_int_add(iv, i64t.const_int(w as u64, false), "").map_err(e)?;
+    let next = b
+        .build_int_add(iv, i64t.const_int(w as u64, false), "")
+        .map_err(e)?;
     let n = f.get_nth_param(4).unwrap().into_int_value();
-    let c = b.build_int_compare(IntPredicate::ULT, next, n, "").map_err(e)?;
+    let c = b
+        .build_int_compare(IntPredicate::ULT, next, n, "")
+        .map_err(e)?;
     i.add_incoming(&[(&i64t.const_zero(), entry), (&next, lp)]);
     b.build_conditional_branch(c, lp, exit).map_err(e)?;
     b.position_at_end(exit);
@@ -180,7 +198,12 @@ fn run(func: MathFn, is64: bool, widths: &[u32], mode: Mode, cols: &[Vec<f64>]) 
             .unwrap_or_else(|e| panic!("{} build: {e}", func.name()));
     }
     if let Err(e) = m.verify() {
-        panic!("{}: invalid module: {}\n{}", func.name(), e, m.print_to_string());
+        panic!(
+            "{}: invalid module: {}\n{}",
+            func.name(),
+            e,
+            m.print_to_string()
+        );
     }
     let triple = TargetMachine::get_default_triple();
     let t = Target::from_triple(&triple).unwrap();
@@ -194,8 +217,11 @@ fn run(func: MathFn, is64: bool, widths: &[u32], mode: Mode, cols: &[Vec<f64>]) 
             inkwell::targets::CodeModel::JITDefault,
         )
         .unwrap();
-    m.run_passes("default<O2>", &tm, PassBuilderOptions::create()).unwrap();
-    let ee = m.create_jit_execution_engine(OptimizationLevel::Default).unwrap();
+    m.run_passes("default<O2>", &tm, PassBuilderOptions::create())
+        .unwrap();
+    let ee = m
+        .create_jit_execution_engine(OptimizationLevel::Default)
+        .unwrap();
     let n = cols[0].len();
     let padded = n.div_ceil(16) * 16;
     let mut bufs: Vec<Vec<u8>> = Vec::new();
@@ -221,7 +247,13 @@ fn run(func: MathFn, is64: bool, widths: &[u32], mode: Mode, cols: &[Vec<f64>]) 
         let mut out = vec![0u8; padded * 8];
         unsafe {
             let f: JitFunction<Kernel> = ee.get_function(&format!("w{w}")).unwrap();
-            f.call(bufs[0].as_ptr(), bufs[1].as_ptr(), bufs[2].as_ptr(), out.as_mut_ptr(), padded as u64);
+            f.call(
+                bufs[0].as_ptr(),
+                bufs[1].as_ptr(),
+                bufs[2].as_ptr(),
+                out.as_mut_ptr(),
+                padded as u64,
+            );
         }
         let res: Vec<f64> = (0..n)
             .map(|k| {
@@ -260,10 +292,19 @@ fn rsqrt_ref(x: f64) -> (f64, f64) {
     if !r.is_finite() || r == 0.0 || x.is_nan() {
         return (r, 0.0);
     }
-    let h = r * r;
-    let hl = r.mul_add(r, -h);
-    let resid = (-x).mul_add(h, 1.0) - x * hl;
-    (r, r * resid * 0.5)
+    // Scale so that r^2 stays normal.
+    let (xs, post) = if x > 1e300 {
+        (x * 2f64.powi(-200), 2f64.powi(-100))
+    } else if x < 1e-300 {
+        (x * 2f64.powi(200), 2f64.powi(100))
+    } else {
+        (x, 1.0)
+    };
+    let rs = 1.0 / xs.sqrt();
+    let h = rs * rs;
+    let hl = rs.mul_add(rs, -h);
+    let resid = (-xs).mul_add(h, 1.0) - xs * hl;
+    (r, rs * resid * 0.5 * post)
 }
 
 fn sincospi_ref(x: f64, cosine: bool) -> (f64, f64) {
@@ -292,7 +333,11 @@ fn sincospi_ref(x: f64, cosine: bool) -> (f64, f64) {
         (true, _) => (s, sl),
     };
     if v == 0.0 {
-        return if cosine { (0.0, 0.0) } else { (0f64.copysign(x), 0.0) };
+        return if cosine {
+            (0.0, 0.0)
+        } else {
+            (0f64.copysign(x), 0.0)
+        };
     }
     (v, vl)
 }
@@ -301,7 +346,7 @@ fn powr_ref(x: f64, y: f64) -> f64 {
     if x < 0.0 || x.is_nan() || y.is_nan() {
         return f64::NAN;
     }
-    if (x == 0.0 && y == 0.0) || (x == f64::INFINITY && y == 0.0) || (x == 1.0 && y.is_infinite()) {
+    if (y == 0.0 && (x == 0.0 || x == f64::INFINITY)) || (x == 1.0 && y.is_infinite()) {
         return f64::NAN;
     }
     unsafe { pow(x.abs(), y) }
@@ -411,9 +456,17 @@ fn exact_f32(func: MathFn, a: &[f64]) -> Option<f32> {
 fn ulp_of(v: f64, is64: bool) -> f64 {
     let (p, emin) = if is64 { (53, -1022) } else { (24, -126) };
     let a = v.abs();
-    let e = if a == 0.0 || !a.is_finite() { emin } else { (a.log2().floor() as i32).max(emin) };
+    let e = if a == 0.0 || !a.is_finite() {
+        emin
+    } else {
+        (a.log2().floor() as i32).max(emin)
+    };
     // log2 may round up just below a power of two.
-    let e = if a != 0.0 && a.is_finite() && 2f64.powi(e) > a { e - 1 } else { e };
+    let e = if a != 0.0 && a.is_finite() && 2f64.powi(e) > a {
+        e - 1
+    } else {
+        e
+    };
     unsafe { ldexp(1.0, e.max(emin) - (p - 1)) }
 }
 
@@ -487,7 +540,11 @@ fn specials(is64: bool) -> Vec<f64> {
     let (min_sub, min_norm, max) = if is64 {
         (f64::from_bits(1), f64::MIN_POSITIVE, f64::MAX)
     } else {
-        (f32::from_bits(1) as f64, f32::MIN_POSITIVE as f64, f32::MAX as f64)
+        (
+            f32::from_bits(1) as f64,
+            f32::MIN_POSITIVE as f64,
+            f32::MAX as f64,
+        )
     };
     let mut v = vec![
         0.0,
@@ -520,7 +577,11 @@ const N: usize = 200_000;
 fn gen(func: MathFn, is64: bool) -> Vec<Vec<f64>> {
     use MathFn::*;
     let mut r = Rng(0x9e37_79b9_7f4a_7c15 ^ (func as u64 * 0x1234_5678 + is64 as u64));
-    let (maxv, minv) = if is64 { (f64::MAX, 5e-324) } else { (f32::MAX as f64, 1.4e-45) };
+    let (maxv, minv) = if is64 {
+        (f64::MAX, 5e-324)
+    } else {
+        (f32::MAX as f64, 1.4e-45)
+    };
     let big = |f: f64, d: f64| if is64 { d } else { f };
     let mut cols: Vec<Vec<f64>> = vec![Vec::new(); func.arity()];
     let sp = specials(is64);
@@ -530,9 +591,37 @@ fn gen(func: MathFn, is64: bool) -> Vec<Vec<f64>> {
         2 => {
             let second: Vec<f64> = if func == Rootn && is64 {
                 // 1/n exact (or n = 3, refined), so the reference is accurate.
-                vec![0.0, 1.0, -1.0, 2.0, -2.0, 3.0, 4.0, -4.0, 8.0, 2147483647.0, -2147483648.0]
+                vec![
+                    0.0,
+                    1.0,
+                    -1.0,
+                    2.0,
+                    -2.0,
+                    3.0,
+                    4.0,
+                    -4.0,
+                    8.0,
+                    2147483647.0,
+                    -2147483648.0,
+                ]
             } else if int_second(func) {
-                vec![0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 4.0, -5.0, 100.0, -100.0, 1000.0, -1000.0, 2147483647.0, -2147483648.0]
+                vec![
+                    0.0,
+                    1.0,
+                    -1.0,
+                    2.0,
+                    -2.0,
+                    3.0,
+                    -3.0,
+                    4.0,
+                    -5.0,
+                    100.0,
+                    -100.0,
+                    1000.0,
+                    -1000.0,
+                    2147483647.0,
+                    -2147483648.0,
+                ]
             } else {
                 sp.clone()
             };
@@ -576,7 +665,14 @@ fn gen(func: MathFn, is64: bool) -> Vec<Vec<f64>> {
             }
             for _ in 0..n / 4 {
                 let v = r.range(-8.0, 8.0);
-                push1(&mut cols, if r.next() & 3 == 0 { (v * 2.0).round() / 2.0 } else { v });
+                push1(
+                    &mut cols,
+                    if r.next() & 3 == 0 {
+                        (v * 2.0).round() / 2.0
+                    } else {
+                        v
+                    },
+                );
             }
             for _ in 0..n / 4 {
                 push1(&mut cols, r.bits(is64));
@@ -727,12 +823,22 @@ fn gen(func: MathFn, is64: bool) -> Vec<Vec<f64>> {
         }
         Rootn => {
             for _ in 0..n {
-                let x = if r.next() & 1 == 0 { r.logr(minv, maxv, true) } else { r.logr(1e-3, 1e3, true) };
+                let x = if r.next() & 1 == 0 {
+                    r.logr(minv, maxv, true)
+                } else {
+                    r.logr(1e-3, 1e3, true)
+                };
                 let nn = if is64 {
-                    [1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 8.0, -8.0, 16.0, -16.0, 32.0, -32.0, 3.0][(r.next() % 13) as usize]
+                    [
+                        1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 8.0, -8.0, 16.0, -16.0, 32.0, -32.0, 3.0,
+                    ][(r.next() % 13) as usize]
                 } else {
                     let v = r.int(-20, 20);
-                    if v == 0.0 { 7.0 } else { v }
+                    if v == 0.0 {
+                        7.0
+                    } else {
+                        v
+                    }
                 };
                 cols[0].push(x);
                 cols[1].push(nn);
@@ -804,7 +910,10 @@ fn check(func: MathFn, is64: bool, bound: Option<f64>) -> f64 {
                     (None, false) => {
                         let want = exact_f32(func, &a).unwrap() as f64;
                         let minmax = matches!(func, MathFn::Fmin | MathFn::Fmax) && got == want;
-                        if minmax || got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()) {
+                        if minmax
+                            || got.to_bits() == want.to_bits()
+                            || (got.is_nan() && want.is_nan())
+                        {
                             0.0
                         } else {
                             f64::INFINITY
@@ -813,7 +922,10 @@ fn check(func: MathFn, is64: bool, bound: Option<f64>) -> f64 {
                     (None, true) => {
                         let want = refs[k].0;
                         let minmax = matches!(func, MathFn::Fmin | MathFn::Fmax) && got == want;
-                        if minmax || got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()) {
+                        if minmax
+                            || got.to_bits() == want.to_bits()
+                            || (got.is_nan() && want.is_nan())
+                        {
                             0.0
                         } else {
                             f64::INFINITY
@@ -824,13 +936,17 @@ fn check(func: MathFn, is64: bool, bound: Option<f64>) -> f64 {
                 if err > worst && err.is_finite() {
                     worst = err;
                     worst_at = a.clone();
+                    worst_at.push(got);
                 }
                 if err > bound.unwrap_or(0.0) && fails.len() < 12 {
                     fails.push(format!(
                         "  {mode:?} w{}: {}({}) = {:e}, want {:e}{:+e} ({err:.2} ulp)",
                         widths[wi],
                         func.name(),
-                        a.iter().map(|v| format!("{v:e}")).collect::<Vec<_>>().join(", "),
+                        a.iter()
+                            .map(|v| format!("{v:e}"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
                         got,
                         refs[k].0,
                         refs[k].1,
@@ -841,13 +957,17 @@ fn check(func: MathFn, is64: bool, bound: Option<f64>) -> f64 {
     }
     let ty = if is64 { "f64" } else { "f32" };
     println!(
-        "MATH-ULP {} {ty} {worst:.3} (bound {}) at {:?}",
+        "MATH-ULP {} {ty} {worst:.3} (bound {}) at (args.., got) {:?}",
         func.name(),
         bound.map(|b| b.to_string()).unwrap_or("exact".into()),
         worst_at
     );
     if !fails.is_empty() {
-        panic!("{} {ty}: results beyond the bound:\n{}", func.name(), fails.join("\n"));
+        panic!(
+            "{} {ty}: results beyond the bound:\n{}",
+            func.name(),
+            fails.join("\n")
+        );
     }
     worst
 }
@@ -914,11 +1034,20 @@ t!(math_rootn, Rootn, Some(16.0), Some(16.0));
 
 // ------------------------------------------------------------------ integers
 
-fn build_int_wrapper<'c>(ctx: &'c Context, m: &Module<'c>, func: MathFn, bits: u32, w: u32) -> Result<(), String> {
+fn build_int_wrapper<'c>(
+    ctx: &'c Context,
+    m: &Module<'c>,
+    func: MathFn,
+    bits: u32,
+    w: u32,
+) -> Result<(), String> {
     let b = ctx.create_builder();
     let ptr = ctx.ptr_type(AddressSpace::default());
     let i64t = ctx.i64_type();
-    let fnty = ctx.void_type().fn_type(&[ptr.into(), ptr.into(), ptr.into(), ptr.into(), i64t.into()], false);
+    let fnty = ctx.void_type().fn_type(
+        &[ptr.into(), ptr.into(), ptr.into(), ptr.into(), i64t.into()],
+        false,
+    );
     let f = m.add_function(&format!("w{w}"), fnty, None);
     let entry = ctx.append_basic_block(f, "entry");
     let lp = ctx.append_basic_block(f, "loop");
@@ -929,23 +1058,39 @@ fn build_int_wrapper<'c>(ctx: &'c Context, m: &Module<'c>, func: MathFn, bits: u
     b.position_at_end(lp);
     let i = b.build_phi(i64t, "i").map_err(e)?;
     let iv = i.as_basic_value().into_int_value();
-    let it = ctx.custom_width_int_type(std::num::NonZeroU32::new(bits).unwrap()).unwrap();
-    let vt: BasicTypeEnum = if w == 1 { it.into() } else { it.vec_type(w).into() };
+    let it = ctx
+        .custom_width_int_type(std::num::NonZeroU32::new(bits).unwrap())
+        .unwrap();
+    let vt: BasicTypeEnum = if w == 1 {
+        it.into()
+    } else {
+        it.vec_type(w).into()
+    };
     let mut args = Vec::new();
     for j in 0..func.arity() {
         let p = f.get_nth_param(j as u32).unwrap().into_pointer_value();
         let gp = unsafe { b.build_gep(it, p, &[iv], "") }.map_err(e)?;
         let v = b.build_load(vt, gp, "").map_err(e)?;
-        v.as_instruction_value().unwrap().set_alignment(1).map_err(|x| x.to_string())?;
+        v.as_instruction_value()
+            .unwrap()
+            .set_alignment(1)
+            .map_err(|x| x.to_string())?;
         args.push(v);
     }
     let r = lanes_codegen::math::call_math(ctx, m, &b, func, &args)?;
     let op = f.get_nth_param(3).unwrap().into_pointer_value();
     let gp = unsafe { b.build_gep(it, op, &[iv], "") }.map_err(e)?;
-    b.build_store(gp, r).map_err(e)?.set_alignment(1).map_err(|x| x.to_string())?;
-    let next = b.build_int_add(iv, i64t.const_int(w as u64, false), "").map_err(e)?;
+    b.build_store(gp, r)
+        .map_err(e)?
+        .set_alignment(1)
+        .map_err(|x| x.to_string())?;
+    let next = b
+        .build_int_add(iv, i64t.const_int(w as u64, false), "")
+        .map_err(e)?;
     let n = f.get_nth_param(4).unwrap().into_int_value();
-    let c = b.build_int_compare(IntPredicate::ULT, next, n, "").map_err(e)?;
+    let c = b
+        .build_int_compare(IntPredicate::ULT, next, n, "")
+        .map_err(e)?;
     i.add_incoming(&[(&i64t.const_zero(), entry), (&next, lp)]);
     b.build_conditional_branch(c, lp, exit).map_err(e)?;
     b.position_at_end(exit);
@@ -998,11 +1143,25 @@ fn int_ref(func: MathFn, bits: u32, a: i128, b: i128) -> i128 {
 fn math_integer() {
     use MathFn::*;
     init();
-    let funcs = [SMin, SMax, UMin, UMax, IAbs, SMulHi, UMulHi, SAddSat, UAddSat, SSubSat, USubSat, Popcount, Clz, Ctz, Rotate];
+    let funcs = [
+        SMin, SMax, UMin, UMax, IAbs, SMulHi, UMulHi, SAddSat, UAddSat, SSubSat, USubSat, Popcount,
+        Clz, Ctz, Rotate,
+    ];
     for bits in [8u32, 16, 32, 64] {
         let bytes = (bits / 8) as usize;
         let mut r = Rng(0x51ed_270b_2d4a_1f3c ^ bits as u64);
-        let edge: Vec<u64> = vec![0, 1, 2, u64::MAX, u64::MAX - 1, 1 << (bits - 1), (1 << (bits - 1)) - 1, 3, 7, 0x55];
+        let edge: Vec<u64> = vec![
+            0,
+            1,
+            2,
+            u64::MAX,
+            u64::MAX - 1,
+            1 << (bits - 1),
+            (1 << (bits - 1)) - 1,
+            3,
+            7,
+            0x55,
+        ];
         let mut xa = Vec::new();
         let mut xb = Vec::new();
         for &p in &edge {
@@ -1015,7 +1174,11 @@ fn math_integer() {
             let (p, q) = (r.next(), r.next());
             // Small magnitudes too, so saturation and mul_hi see both sides.
             let sh = (r.next() % bits as u64) as u32;
-            xa.push(if r.next() & 1 == 0 { p } else { ((p as i64) >> sh) as u64 });
+            xa.push(if r.next() & 1 == 0 {
+                p
+            } else {
+                ((p as i64) >> sh) as u64
+            });
             xb.push(q);
         }
         let n = xa.len().div_ceil(16) * 16;
@@ -1033,20 +1196,36 @@ fn math_integer() {
             for w in [1u32, 4, 16] {
                 build_int_wrapper(&ctx, &m, func, bits, w).unwrap();
             }
-            m.verify().unwrap_or_else(|e| panic!("{}: {e}", func.name()));
-            let ee = m.create_jit_execution_engine(OptimizationLevel::Default).unwrap();
+            m.verify()
+                .unwrap_or_else(|e| panic!("{}: {e}", func.name()));
+            let ee = m
+                .create_jit_execution_engine(OptimizationLevel::Default)
+                .unwrap();
             for w in [1u32, 4, 16] {
                 let mut out = vec![0u8; n * bytes];
                 unsafe {
                     let f: JitFunction<Kernel> = ee.get_function(&format!("w{w}")).unwrap();
-                    f.call(ba.as_ptr(), bb.as_ptr(), bb.as_ptr(), out.as_mut_ptr(), n as u64);
+                    f.call(
+                        ba.as_ptr(),
+                        bb.as_ptr(),
+                        bb.as_ptr(),
+                        out.as_mut_ptr(),
+                        n as u64,
+                    );
                 }
                 for k in 0..xa.len() {
                     let mut le = [0u8; 8];
                     le[..bytes].copy_from_slice(&out[k * bytes..(k + 1) * bytes]);
                     let got = u64::from_le_bytes(le) as i128;
                     let want = int_ref(func, bits, xa[k] as i128, xb[k] as i128);
-                    assert_eq!(got, want, "{} i{bits} w{w}: ({:#x}, {:#x})", func.name(), xa[k], xb[k]);
+                    assert_eq!(
+                        got,
+                        want,
+                        "{} i{bits} w{w}: ({:#x}, {:#x})",
+                        func.name(),
+                        xa[k],
+                        xb[k]
+                    );
                 }
             }
         }
@@ -1064,9 +1243,10 @@ fn math_no_calls() {
     Target::initialize_x86(&InitializationConfig::default());
     Target::initialize_aarch64(&InitializationConfig::default());
     let all = [
-        Sqrt, Rsqrt, Fabs, Floor, Ceil, Round, Trunc, Rint, Exp, Exp2, Exp10, Expm1, Log, Log2, Log10, Log1p, Sin, Cos,
-        Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Sinpi, Cospi, Cbrt, Pow, Powr, Atan2, Hypot,
-        Copysign, Fmod, Fdim, Fmin, Fmax, Pown, Rootn, Ldexp, Fma,
+        Sqrt, Rsqrt, Fabs, Floor, Ceil, Round, Trunc, Rint, Exp, Exp2, Exp10, Expm1, Log, Log2,
+        Log10, Log1p, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh,
+        Sinpi, Cospi, Cbrt, Pow, Powr, Atan2, Hypot, Copysign, Fmod, Fdim, Fmin, Fmax, Pown, Rootn,
+        Ldexp, Fma,
     ];
     let targets = [
         ("x86_64-unknown-linux-gnu", "x86-64-v2", ""),
@@ -1086,16 +1266,29 @@ fn math_no_calls() {
             if func == Fma && cpu == "x86-64-v2" {
                 continue;
             }
-            for (ti, (is64, w)) in [(false, 8u32), (false, 16), (true, 4), (false, 1), (true, 1)].into_iter().enumerate() {
+            for (ti, (is64, w)) in [(false, 8u32), (false, 16), (true, 4), (false, 1), (true, 1)]
+                .into_iter()
+                .enumerate()
+            {
                 let fnty = ctx.void_type().fn_type(&[ptr.into(), ptr.into()], false);
                 let f = m.add_function(&format!("t{fi}_{ti}"), fnty, None);
-                f.add_attribute(AttributeLoc::Function, ctx.create_string_attribute("target-cpu", cpu));
+                f.add_attribute(
+                    AttributeLoc::Function,
+                    ctx.create_string_attribute("target-cpu", cpu),
+                );
                 if !feats.is_empty() {
-                    f.add_attribute(AttributeLoc::Function, ctx.create_string_attribute("target-features", feats));
+                    f.add_attribute(
+                        AttributeLoc::Function,
+                        ctx.create_string_attribute("target-features", feats),
+                    );
                 }
                 let bb = ctx.append_basic_block(f, "entry");
                 b.position_at_end(bb);
-                let ft: BasicTypeEnum = if is64 { ctx.f64_type().into() } else { ctx.f32_type().into() };
+                let ft: BasicTypeEnum = if is64 {
+                    ctx.f64_type().into()
+                } else {
+                    ctx.f32_type().into()
+                };
                 fn shaped(w: u32, t: BasicTypeEnum<'_>) -> BasicTypeEnum<'_> {
                     match (w, t) {
                         (1, t) => t,
@@ -1107,11 +1300,16 @@ fn math_no_calls() {
                 let p = f.get_nth_param(0).unwrap().into_pointer_value();
                 let mut args = Vec::new();
                 for j in 0..func.arity() {
-                    let t = if int_second(func) && j == 1 { ctx.i32_type().into() } else { ft };
+                    let t = if int_second(func) && j == 1 {
+                        ctx.i32_type().into()
+                    } else {
+                        ft
+                    };
                     args.push(b.build_load(shaped(w, t), p, "").unwrap());
                 }
                 let r = call_math_with(&ctx, &m, &b, func, &args, false).unwrap();
-                b.build_store(f.get_nth_param(1).unwrap().into_pointer_value(), r).unwrap();
+                b.build_store(f.get_nth_param(1).unwrap().into_pointer_value(), r)
+                    .unwrap();
                 b.build_return(None).unwrap();
             }
         }
@@ -1127,8 +1325,11 @@ fn math_no_calls() {
                 inkwell::targets::CodeModel::Default,
             )
             .unwrap();
-        m.run_passes("default<O2>", &tm, PassBuilderOptions::create()).unwrap();
-        let asm = tm.write_to_memory_buffer(&m, inkwell::targets::FileType::Assembly).unwrap();
+        m.run_passes("default<O2>", &tm, PassBuilderOptions::create())
+            .unwrap();
+        let asm = tm
+            .write_to_memory_buffer(&m, inkwell::targets::FileType::Assembly)
+            .unwrap();
         let asm = String::from_utf8_lossy(asm.as_slice()).into_owned();
         if let Ok(dir) = std::env::var("LANES_MATH_ASM_DIR") {
             let _ = std::fs::write(format!("{dir}/{cpu}.s"), &asm);
@@ -1137,11 +1338,17 @@ fn math_no_calls() {
             .lines()
             .filter(|l| {
                 let t = l.trim_start();
-                t.starts_with("call") || t.starts_with("bl\t") || t.starts_with("b\t") && !t.contains(".LBB")
+                t.starts_with("call")
+                    || t.starts_with("bl\t")
+                    || t.starts_with("b\t") && !t.contains(".LBB")
                     || t.starts_with("jmp\t") && !t.contains(".LBB")
             })
             .collect();
-        assert!(calls.is_empty(), "{cpu}: calls in generated code: {:?}", &calls[..calls.len().min(10)]);
+        assert!(
+            calls.is_empty(),
+            "{cpu}: calls in generated code: {:?}",
+            &calls[..calls.len().min(10)]
+        );
         println!("MATH-ASM {cpu}: {} lines, no calls", asm.lines().count());
     }
 }

@@ -162,13 +162,38 @@ def test_unsupported_feature_writes_nothing(lanes, root, tmp_path):
     assert not out.exists() and not header.exists()
 
 
-def test_struct_argument_refused_with_line(lanes, root, tmp_path):
-    src = root / "tests/kernels/invalid/unsupported_struct_kernel_arg.cl"
-    out = tmp_path / "s.o"
-    proc = build(lanes, str(src), "-o", str(out))
-    assert proc.returncode == 1
-    assert "L0920" in proc.stderr
-    assert not out.exists()
+STRUCT_MAIN = r"""
+#include <stdio.h>
+#include "s.h"
+int main(void) {
+    float out[37];
+    Point p = { 1.5f, 2.0f };
+    lanes_range r = { 1, {0, 0, 0}, {37, 1, 1}, {16, 1, 1} };
+    if (shift(out, &p, &r)) return 2;
+    for (int i = 0; i < 37; i++)
+        if (out[i] != 1.5f + 2.0f * i) { printf("bad out[%d] = %g\n", i, out[i]); return 1; }
+    printf("ok\n");
+    return 0;
+}
+"""
+
+
+def test_struct_argument_is_passed_by_pointer(lanes, root, tmp_path):
+    src = root / "tests/kernels/valid/struct_kernel_arg.cl"
+    proc = build(lanes, str(src), "-o", str(tmp_path / "s.o"), "--header", str(tmp_path / "s.h"))
+    assert proc.returncode == 0, proc.stderr
+    header = (tmp_path / "s.h").read_text()
+    assert "const Point *p" in header
+    (tmp_path / "main.c").write_text(STRUCT_MAIN)
+    cc = run(["gcc", "-O2", "-I", str(tmp_path), str(tmp_path / "main.c"), str(tmp_path / "s.o"),
+              "-o", str(tmp_path / "main")])
+    assert cc.returncode == 0, cc.stderr
+    out = run([str(tmp_path / "main")])
+    assert out.returncode == 0, out.stdout + out.stderr
+    verified = run([lanes, "run", str(src), "--global", "37", "--arg", "p=1.5,2", "--verify"])
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "verify: ok" in verified.stdout
+    assert "out = [1.5, 3.5, 5.5" in verified.stdout
 
 
 def test_run_verify_convolution(lanes, root):

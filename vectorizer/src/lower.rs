@@ -51,6 +51,29 @@ pub struct LowerError {
 
 /// Lowers kernel `kernel` of a unit that checked without errors, with every
 /// helper function inlined.
+/// The scalar fields of a struct kernel argument in memory order: byte
+/// offset and register type (`i1` for `bool`, stored as one byte). A kernel
+/// receives such an argument as one IR parameter per field; the C ABI
+/// passes a pointer to the struct. Pointers inside kernel-argument structs
+/// are not valid OpenCL C.
+pub fn kernel_param_layout(
+    unit: &hir::Unit,
+    ty: &lanes_frontend::types::Type,
+) -> Result<Vec<(u64, ir::Ty)>, String> {
+    let leaves = types::leaves(unit, ty)?;
+    let mut out = Vec::with_capacity(leaves.len());
+    for (off, leaf) in leaves {
+        if let types::LeafTy::Ptr(_) = leaf {
+            return Err(format!(
+                "a kernel argument of type `{}` contains a pointer, which OpenCL C does not allow",
+                unit.type_name(ty)
+            ));
+        }
+        out.push((off, leaf.reg()));
+    }
+    Ok(out)
+}
+
 pub fn lower_kernel(unit: &hir::Unit, kernel: FuncId) -> Result<ir::Function, Vec<LowerError>> {
     let Some(func) = unit.functions.get(kernel.0 as usize) else {
         return Err(vec![LowerError {

@@ -1,12 +1,10 @@
 //! Every kernel of the corpus (`tests/kernels/valid/*.cl`) and of
 //! `examples/*.cl` lowers to IR that passes the verifier and the basic
-//! structural checks below. Kernels with a struct passed by value are the
-//! one documented exception: they must fail with the precise error.
+//! structural checks below.
 
 use std::path::{Path, PathBuf};
 
 use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
-use lanes_frontend::types::Type;
 use lanes_frontend::unit::check_file;
 use lanes_vectorizer::ir::{Function, InstKind};
 use lanes_vectorizer::lower::lower_kernel;
@@ -102,15 +100,8 @@ fn corpus_lowers_and_verifies() {
         for k in unit.hir.kernels() {
             kernels += 1;
             let func = unit.hir.function(k);
-            let struct_arg = func
-                .params
-                .iter()
-                .any(|&p| matches!(func.local(p).ty, Type::Struct(_)));
             let name = format!("{}: {}", path.display(), func.name);
             match lower_kernel(&unit.hir, k) {
-                Ok(f) if struct_arg => {
-                    failures.push(format!("{name}: a struct argument lowered ({f:?})"));
-                }
                 Ok(f) => {
                     // `LANES_PRINT_IR=name` prints the IR of matching kernels.
                     if let Ok(filter) = std::env::var("LANES_PRINT_IR") {
@@ -135,16 +126,6 @@ fn corpus_lowers_and_verifies() {
                                 &lanes_vectorizer::ir::print::Plain
                             )
                         ));
-                    }
-                }
-                Err(errors) if struct_arg => {
-                    let ok = errors.iter().all(|e| {
-                        e.message.starts_with(
-                            "struct kernel arguments are not supported by the vectorizer yet",
-                        )
-                    });
-                    if !ok {
-                        failures.push(format!("{name}: unexpected errors {errors:?}"));
                     }
                 }
                 Err(errors) => failures.push(format!("{name}: {errors:?}")),

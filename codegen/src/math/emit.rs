@@ -13,9 +13,9 @@ use inkwell::context::Context;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicTypeEnum, VectorType};
+use inkwell::values::InstructionOpcode as Op;
 use inkwell::values::{BasicMetadataValueEnum, BasicValue, BasicValueEnum, GlobalValue, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
-use inkwell::values::InstructionOpcode as Op;
 
 pub(crate) type V<'ctx> = BasicValueEnum<'ctx>;
 
@@ -102,7 +102,15 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
         fused: bool,
         err: &'a RefCell<Option<String>>,
     ) -> Self {
-        Em { ctx, module, b, lanes, fp, fused, err }
+        Em {
+            ctx,
+            module,
+            b,
+            lanes,
+            fp,
+            fused,
+            err,
+        }
     }
 
     /// The same context computing in another float format.
@@ -226,8 +234,14 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
     }
     pub(crate) fn neg(&self, a: V<'ctx>) -> V<'ctx> {
         let r = match a {
-            BasicValueEnum::FloatValue(f) => self.b.build_float_neg(f, "").map(|v| v.as_basic_value_enum()),
-            BasicValueEnum::VectorValue(f) => self.b.build_float_neg(f, "").map(|v| v.as_basic_value_enum()),
+            BasicValueEnum::FloatValue(f) => self
+                .b
+                .build_float_neg(f, "")
+                .map(|v| v.as_basic_value_enum()),
+            BasicValueEnum::VectorValue(f) => self
+                .b
+                .build_float_neg(f, "")
+                .map(|v| v.as_basic_value_enum()),
             _ => {
                 self.fail("math: neg of a non-float".into());
                 return a;
@@ -296,12 +310,14 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
 
     pub(crate) fn fcmp(&self, p: FloatPredicate, a: V<'ctx>, b: V<'ctx>) -> V<'ctx> {
         let r = match (a, b) {
-            (BasicValueEnum::FloatValue(x), BasicValueEnum::FloatValue(y)) => {
-                self.b.build_float_compare(p, x, y, "").map(|v| v.as_basic_value_enum())
-            }
-            (BasicValueEnum::VectorValue(x), BasicValueEnum::VectorValue(y)) => {
-                self.b.build_float_compare(p, x, y, "").map(|v| v.as_basic_value_enum())
-            }
+            (BasicValueEnum::FloatValue(x), BasicValueEnum::FloatValue(y)) => self
+                .b
+                .build_float_compare(p, x, y, "")
+                .map(|v| v.as_basic_value_enum()),
+            (BasicValueEnum::VectorValue(x), BasicValueEnum::VectorValue(y)) => self
+                .b
+                .build_float_compare(p, x, y, "")
+                .map(|v| v.as_basic_value_enum()),
             _ => {
                 self.fail("math: fcmp operand mismatch".into());
                 return self.kib(1, 0);
@@ -312,12 +328,14 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
     }
     pub(crate) fn icmp(&self, p: IntPredicate, a: V<'ctx>, b: V<'ctx>) -> V<'ctx> {
         let r = match (a, b) {
-            (BasicValueEnum::IntValue(x), BasicValueEnum::IntValue(y)) => {
-                self.b.build_int_compare(p, x, y, "").map(|v| v.as_basic_value_enum())
-            }
-            (BasicValueEnum::VectorValue(x), BasicValueEnum::VectorValue(y)) => {
-                self.b.build_int_compare(p, x, y, "").map(|v| v.as_basic_value_enum())
-            }
+            (BasicValueEnum::IntValue(x), BasicValueEnum::IntValue(y)) => self
+                .b
+                .build_int_compare(p, x, y, "")
+                .map(|v| v.as_basic_value_enum()),
+            (BasicValueEnum::VectorValue(x), BasicValueEnum::VectorValue(y)) => self
+                .b
+                .build_int_compare(p, x, y, "")
+                .map(|v| v.as_basic_value_enum()),
             _ => {
                 self.fail("math: icmp operand mismatch".into());
                 return self.kib(1, 0);
@@ -454,7 +472,12 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
         let t = args[0].get_type();
         self.intr_t(name, &[t], args)
     }
-    pub(crate) fn intr_t(&self, name: &str, tys: &[BasicTypeEnum<'ctx>], args: &[V<'ctx>]) -> V<'ctx> {
+    pub(crate) fn intr_t(
+        &self,
+        name: &str,
+        tys: &[BasicTypeEnum<'ctx>],
+        args: &[V<'ctx>],
+    ) -> V<'ctx> {
         let Some(i) = Intrinsic::find(name) else {
             self.fail(format!("math: LLVM has no intrinsic {name}"));
             return args[0];
@@ -565,7 +588,11 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
         let t = self.ctx.i64_type();
         let load1 = |i: IntValue<'ctx>| -> Option<V<'ctx>> {
             // SAFETY: callers keep idx within the table.
-            let p = unsafe { self.b.build_in_bounds_gep(t, g.as_pointer_value(), &[i], "") }.ok()?;
+            let p = unsafe {
+                self.b
+                    .build_in_bounds_gep(t, g.as_pointer_value(), &[i], "")
+            }
+            .ok()?;
             self.b.build_load(t, p, "").ok()
         };
         match idx {
@@ -584,7 +611,10 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
                     let r = (|| {
                         let x = self.b.build_extract_element(iv, li, "").ok()?;
                         let v = load1(x.into_int_value())?;
-                        let a = self.b.build_insert_element(acc.into_vector_value(), v, li, "").ok()?;
+                        let a = self
+                            .b
+                            .build_insert_element(acc.into_vector_value(), v, li, "")
+                            .ok()?;
                         Some(a.as_basic_value_enum())
                     })();
                     match r {
@@ -650,13 +680,21 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
         (p, self.add(t, self.mul(al, bl)))
     }
     /// Double-word + double-word (accurate: two_sum on the high parts).
-    pub(crate) fn dd_add(&self, x: (V<'ctx>, V<'ctx>), y: (V<'ctx>, V<'ctx>)) -> (V<'ctx>, V<'ctx>) {
+    pub(crate) fn dd_add(
+        &self,
+        x: (V<'ctx>, V<'ctx>),
+        y: (V<'ctx>, V<'ctx>),
+    ) -> (V<'ctx>, V<'ctx>) {
         let (s, e) = self.two_sum(x.0, y.0);
         let e = self.add(e, self.add(x.1, y.1));
         self.fast_two_sum(s, e)
     }
     /// Double-word * double-word.
-    pub(crate) fn dd_mul(&self, x: (V<'ctx>, V<'ctx>), y: (V<'ctx>, V<'ctx>)) -> (V<'ctx>, V<'ctx>) {
+    pub(crate) fn dd_mul(
+        &self,
+        x: (V<'ctx>, V<'ctx>),
+        y: (V<'ctx>, V<'ctx>),
+    ) -> (V<'ctx>, V<'ctx>) {
         let (p, e) = self.two_prod(x.0, y.0);
         let e = self.add(e, self.add(self.mul(x.0, y.1), self.mul(x.1, y.0)));
         self.fast_two_sum(p, e)
@@ -677,7 +715,11 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
         self.fast_two_sum(q1, q2)
     }
     /// Double-word / double-word.
-    pub(crate) fn dd_div(&self, n: (V<'ctx>, V<'ctx>), d: (V<'ctx>, V<'ctx>)) -> (V<'ctx>, V<'ctx>) {
+    pub(crate) fn dd_div(
+        &self,
+        n: (V<'ctx>, V<'ctx>),
+        d: (V<'ctx>, V<'ctx>),
+    ) -> (V<'ctx>, V<'ctx>) {
         let q1 = self.div(n.0, d.0);
         let (p, pe) = self.two_prod(q1, d.0);
         let r = self.sub(self.sub(n.0, p), pe);

@@ -117,7 +117,11 @@ fn log_parts<'c>(e: &Em<'_, 'c>, x: V<'c>) -> LogParts<'c> {
     let kadj = e.sel(sub, e.ki(-sc), e.ki(0));
     let (one, s2h, mask) = match fp {
         Fp::F32 => (0x3f80_0000i64, 0x3f35_04f3i64, 0x007f_ffffi64),
-        Fp::F64 => (0x3ff0_0000_0000_0000, 0x3fe6_a09e_667f_3bcd, 0x000f_ffff_ffff_ffff),
+        Fp::F64 => (
+            0x3ff0_0000_0000_0000,
+            0x3fe6_a09e_667f_3bcd,
+            0x000f_ffff_ffff_ffff,
+        ),
     };
     let ix = e.iadd(e.as_int(xs), e.ki(one - s2h));
     let k = e.isub(e.lshr(ix, e.ki(fp.mant() as i64)), e.ki(fp.bias()));
@@ -201,7 +205,11 @@ pub(crate) fn log1p<'c>(e: &Em<'_, 'c>, x: V<'c>) -> V<'c> {
     let u = e.add(one_f, x);
     let (one, s2h, mask) = match fp {
         Fp::F32 => (0x3f80_0000i64, 0x3f35_04f3i64, 0x007f_ffffi64),
-        Fp::F64 => (0x3ff0_0000_0000_0000, 0x3fe6_a09e_667f_3bcd, 0x000f_ffff_ffff_ffff),
+        Fp::F64 => (
+            0x3ff0_0000_0000_0000,
+            0x3fe6_a09e_667f_3bcd,
+            0x000f_ffff_ffff_ffff,
+        ),
     };
     let iu = e.iadd(e.as_int(u), e.ki(one - s2h));
     // u <= 0 gives a meaningless k; those lanes are replaced below.
@@ -274,7 +282,9 @@ fn payne_hanek<'c>(d: &Em<'_, 'c>, ax: V<'c>) -> (V<'c>, V<'c>) {
     let em2 = d.itrunc(d.isub(ex, d.ki(2)), 32);
     let k0 = d.zext(d.udiv(em2, d.kib(32, 26)), 64);
     let off = d.zext(d.urem(em2, d.kib(32, 26)), 64);
-    let g: Vec<V<'c>> = (0..8).map(|j| d.load_table(table, d.iadd(k0, d.ki(j)))).collect();
+    let g: Vec<V<'c>> = (0..8)
+        .map(|j| d.load_table(table, d.iadd(k0, d.ki(j))))
+        .collect();
     let sh = d.isub(d.ki(26), off);
     let mask = d.ki((1 << 26) - 1);
     let two26 = d.k(67108864.0);
@@ -292,7 +302,7 @@ fn payne_hanek<'c>(d: &Em<'_, 'c>, ax: V<'c>) -> (V<'c>, V<'c>) {
     let mh2 = d.add(mh, mh);
     let zero = d.k(0.0);
     // limbs[k] has weight 2^(2-26k); limb 0 (and above) is a multiple of 4.
-    let mut limbs = vec![zero; 8];
+    let mut limbs = [zero; 8];
     let split = |x: V<'c>| {
         let hi = d.intr("llvm.floor", &[d.mul(x, inv26)]);
         (hi, d.sub(x, d.mul(hi, two26)))
@@ -316,7 +326,10 @@ fn payne_hanek<'c>(d: &Em<'_, 'c>, ax: V<'c>) -> (V<'c>, V<'c>) {
     }
     let (_, l1) = split(limbs[1]);
     // Round to the nearest quadrant: q = floor(V + 1/2), V = l1 2^-24 + ...
-    let q = d.intr("llvm.floor", &[d.mul(d.add(l1, d.k(8388608.0)), d.k(1.0 / 16777216.0))]);
+    let q = d.intr(
+        "llvm.floor",
+        &[d.mul(d.add(l1, d.k(8388608.0)), d.k(1.0 / 16777216.0))],
+    );
     let mut acc = d.sub(l1, d.mul(q, d.k(16777216.0)));
     for &l in &limbs[2..8] {
         acc = d.add(d.mul(acc, two26), l);
@@ -349,7 +362,8 @@ pub(crate) fn trig<'c>(e: &Em<'_, 'c>, x: V<'c>, which: Trig) -> Result<V<'c>, S
     let slow = e.ctx.append_basic_block(func, "trig.huge");
     let join = e.ctx.append_basic_block(func, "trig.join");
     let any = d.any(big);
-    e.b.build_conditional_branch(any.into_int_value(), slow, join).map_err(err)?;
+    e.b.build_conditional_branch(any.into_int_value(), slow, join)
+        .map_err(err)?;
     e.b.position_at_end(slow);
     // Lanes not taking this path get a harmless argument (keeps the table
     // index in range).
@@ -466,7 +480,11 @@ fn atan_core<'c>(e: &Em<'_, 'c>, ax: V<'c>) -> V<'c> {
     let off_hi = pick(0.0, c1[0], c2[0], c3[0], c4[0]);
     let off_lo = pick(0.0, c1[1], c2[1], c3[1], c4[1]);
     let z = e.mul(s, s);
-    let t = e.mla(e.mul(s, z), e.poly(z, fp.pick(&ATAN_F[..], &ATAN_D[..])), off_lo);
+    let t = e.mla(
+        e.mul(s, z),
+        e.poly(z, fp.pick(&ATAN_F[..], &ATAN_D[..])),
+        off_lo,
+    );
     e.add(off_hi, e.add(t, s))
 }
 
@@ -529,7 +547,11 @@ pub(crate) fn sinh<'c>(e: &Em<'_, 'c>, x: V<'c>) -> V<'c> {
     let fp = e.fp;
     let ax = e.fabs(x);
     let z = e.mul(ax, ax);
-    let ps = e.mla(e.mul(ax, z), e.poly(z, fp.pick(&SINH_F[..], &SINH_D[..])), ax);
+    let ps = e.mla(
+        e.mul(ax, z),
+        e.poly(z, fp.pick(&SINH_F[..], &SINH_D[..])),
+        ax,
+    );
     // e^|x|/2 - 1/(4 (e^|x|/2)); the halving is folded into the exponent so
     // the result does not overflow early.
     let eh = exp_core(e, ax, -1);
@@ -621,7 +643,11 @@ fn cbrt_d<'c>(d: &Em<'_, 'c>, x: V<'c>, full: bool) -> V<'c> {
     let huge = d.gt(ax0, d.k(2f64.powi(1000)));
     let ax = d.sel(sub, d.mul(ax0, d.k(2f64.powi(54))), ax0);
     let ax = d.sel(huge, d.mul(ax, d.k(2f64.powi(-54))), ax);
-    let post = d.sel(sub, d.k(2f64.powi(-18)), d.sel(huge, d.k(2f64.powi(18)), d.k(1.0)));
+    let post = d.sel(
+        sub,
+        d.k(2f64.powi(-18)),
+        d.sel(huge, d.k(2f64.powi(18)), d.k(1.0)),
+    );
     let hx = d.itrunc(d.lshr(d.as_int(ax), d.ki(32)), 32);
     let hx3 = d.udiv(hx, d.kib(32, 3));
     let hi = d.iadd(hx3, d.kib(32, 715_094_163));
@@ -634,7 +660,10 @@ fn cbrt_d<'c>(d: &Em<'_, 'c>, x: V<'c>, full: bool) -> V<'c> {
     };
     let mut t = halley(halley(t));
     if full {
-        t = d.as_float(d.and(d.iadd(d.as_int(t), d.ki(0x8000_0000)), d.ki(0xffff_ffff_c000_0000u64 as i64)));
+        t = d.as_float(d.and(
+            d.iadd(d.as_int(t), d.ki(0x8000_0000)),
+            d.ki(0xffff_ffff_c000_0000u64 as i64),
+        ));
         let s = d.mul(t, t);
         let r = d.div(ax, s);
         let w = d.add(t, t);
@@ -695,7 +724,11 @@ fn log_dd<'c>(e: &Em<'_, 'c>, x: V<'c>) -> DD<'c> {
     let sub = e.lt(x, e.k(f64::MIN_POSITIVE));
     let xs = e.sel(sub, e.mul(x, e.k(2f64.powi(54))), x);
     let kadj = e.sel(sub, e.ki(-54), e.ki(0));
-    let (one, s2h, mask) = (0x3ff0_0000_0000_0000i64, 0x3fe6_a09e_667f_3bcdi64, 0x000f_ffff_ffff_ffffi64);
+    let (one, s2h, mask) = (
+        0x3ff0_0000_0000_0000i64,
+        0x3fe6_a09e_667f_3bcdi64,
+        0x000f_ffff_ffff_ffffi64,
+    );
     let ix = e.iadd(e.as_int(xs), e.ki(one - s2h));
     let k = e.iadd(e.isub(e.lshr(ix, e.ki(52)), e.ki(1023)), kadj);
     let m = e.as_float(e.iadd(e.and(ix, e.ki(mask)), e.ki(s2h)));
@@ -740,7 +773,11 @@ fn log_dd_ext<'c>(e: &Em<'_, 'c>, ax: V<'c>) -> DD<'c> {
 /// Double-double times/over a double, passing infinities through.
 fn dd_scale_ext<'c>(e: &Em<'_, 'c>, l: DD<'c>, y: V<'c>, divide: bool) -> DD<'c> {
     let raw = if divide { e.div(l.0, y) } else { e.mul(l.0, y) };
-    let (ph, pl) = if divide { e.dd_div_d(l, y) } else { e.dd_mul_d(l, y) };
+    let (ph, pl) = if divide {
+        e.dd_div_d(l, y)
+    } else {
+        e.dd_mul_d(l, y)
+    };
     let fin = e.isfinite(raw);
     (e.sel(fin, ph, raw), e.sel(fin, pl, e.k(0.0)))
 }
@@ -887,14 +924,25 @@ pub(crate) fn rsqrt<'c>(e: &Em<'_, 'c>, x: V<'c>) -> V<'c> {
             e.fptrunc(d.div(d.k(1.0), d.sqrt(e.fpext(x))))
         }
         Fp::F64 => {
-            let r = e.div(e.k(1.0), e.sqrt(x));
+            // Scale by 2^-+200 so r^2 and x r^2 stay normal.
+            let big = e.gt(x, e.k(2f64.powi(1000)));
+            let small = e.lt(x, e.k(2f64.powi(-1000)));
+            let xs = e.sel(big, e.mul(x, e.k(2f64.powi(-200))), x);
+            let xs = e.sel(small, e.mul(xs, e.k(2f64.powi(200))), xs);
+            let post = e.sel(
+                big,
+                e.k(2f64.powi(-100)),
+                e.sel(small, e.k(2f64.powi(100)), e.k(1.0)),
+            );
+            let r = e.div(e.k(1.0), e.sqrt(xs));
             let (h, hl) = e.two_prod(r, r);
-            let (p, pl) = e.two_prod(x, h);
-            let resid = e.sub(e.sub(e.sub(e.k(1.0), p), pl), e.mul(x, hl));
-            let rc = e.mla(e.mul(r, e.k(0.5)), resid, r);
+            let (p, pl) = e.two_prod(xs, h);
+            let resid = e.sub(e.sub(e.sub(e.k(1.0), p), pl), e.mul(xs, hl));
+            let rc = e.mul(e.mla(e.mul(r, e.k(0.5)), resid, r), post);
             // 0, inf, negative and NaN arguments keep the plain quotient.
-            let ok = e.and(e.isfinite(r), e.gt(r, e.k(0.0)));
-            e.sel(ok, rc, r)
+            let plain = e.div(e.k(1.0), e.sqrt(x));
+            let ok = e.and(e.isfinite(plain), e.gt(plain, e.k(0.0)));
+            e.sel(ok, rc, plain)
         }
     }
 }
@@ -905,7 +953,10 @@ fn ilogb_pos<'c>(e: &Em<'_, 'c>, x: V<'c>) -> V<'c> {
     let p = fp.prec();
     let sub = e.lt(x, e.k(fp.min_normal()));
     let xs = e.sel(sub, e.mul(x, e.k((p as f64).exp2())), x);
-    let ex = e.isub(e.lshr(e.as_int(xs), e.ki(fp.mant() as i64)), e.ki(fp.bias()));
+    let ex = e.isub(
+        e.lshr(e.as_int(xs), e.ki(fp.mant() as i64)),
+        e.ki(fp.bias()),
+    );
     e.isub(ex, e.sel(sub, e.ki(p), e.ki(0)))
 }
 
@@ -919,7 +970,10 @@ pub(crate) fn fmod<'c>(e: &Em<'_, 'c>, x: V<'c>, y: V<'c>) -> Result<V<'c>, Stri
     let fp = e.fp;
     let ax = e.fabs(x);
     let ay = e.fabs(y);
-    let invalid = e.or(e.or(e.isnan(x), e.isnan(y)), e.or(e.isinf(x), e.eq(ay, e.k(0.0))));
+    let invalid = e.or(
+        e.or(e.isnan(x), e.isnan(y)),
+        e.or(e.isinf(x), e.eq(ay, e.k(0.0))),
+    );
     let r0 = e.sel(invalid, e.k(0.0), ax);
     let d = e.sel(invalid, e.k(1.0), ay);
     let p = fp.prec();
@@ -945,7 +999,8 @@ pub(crate) fn fmod<'c>(e: &Em<'_, 'c>, x: V<'c>, y: V<'c>) -> Result<V<'c>, Stri
         Some(_) => e.intr("llvm.vector.reduce.or", &[active]),
         None => active,
     };
-    e.b.build_conditional_branch(any.into_int_value(), body, exit).map_err(err)?;
+    e.b.build_conditional_branch(any.into_int_value(), body, exit)
+        .map_err(err)?;
 
     e.b.position_at_end(body);
     let er = ilogb_pos(e, r);

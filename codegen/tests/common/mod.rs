@@ -131,6 +131,8 @@ pub enum Arg {
     /// A scalar: its IR type and bits (floats as their f64 value).
     Scalar(Ty, u64, f64),
     Vector(Ty, Vec<(u64, f64)>),
+    /// A struct: (offset, type, bits, float value) per scalar field.
+    Struct(Vec<(u64, Ty, u64, f64)>),
 }
 
 pub const BUFFER_BYTES: usize = 1 << 15;
@@ -214,6 +216,15 @@ pub fn make_args_with(k: &KernelCode, rng: &mut Rng, prof: &Profile) -> Vec<Arg>
             ParamKind::Vector(t, n) => {
                 Arg::Vector(*t, (0..*n).map(|_| scalar_arg(rng, *t)).collect())
             }
+            ParamKind::Struct(fields) => Arg::Struct(
+                fields
+                    .iter()
+                    .map(|&(off, t)| {
+                        let (i, f) = scalar_arg(rng, t);
+                        (off, t, i, f)
+                    })
+                    .collect(),
+            ),
         })
         .collect()
 }
@@ -283,6 +294,11 @@ pub fn interp_args(k: &KernelCode, args: &[Arg]) -> Vec<ArgValue> {
                     out[p.ir_params[c] as usize] = Some(ArgValue::Scalar(const_of(*t, i, f)));
                 }
             }
+            Arg::Struct(fs) => {
+                for (c, &(_, t, i, f)) in fs.iter().enumerate() {
+                    out[p.ir_params[c] as usize] = Some(ArgValue::Scalar(const_of(t, i, f)));
+                }
+            }
         }
     }
     out.into_iter()
@@ -329,6 +345,21 @@ pub fn run_jit(jit: &Jit, k: &KernelCode, args: &mut [Arg], range: &LanesRange) 
                 }
                 let mut s = Buf::new(all.len().max(16));
                 s.bytes_mut()[..all.len()].copy_from_slice(&all);
+                scalar_slots.push(s);
+                let last = scalar_slots.last_mut().unwrap();
+                argv.push(last.as_mut_ptr() as *mut std::ffi::c_void);
+            }
+            Arg::Struct(fs) => {
+                let size = fs
+                    .iter()
+                    .map(|&(o, t, _, _)| o + t.bytes().max(1))
+                    .max()
+                    .unwrap_or(0);
+                let mut s = Buf::new((size as usize).max(16));
+                for &(o, t, i, f) in fs.iter() {
+                    let b = scalar_bytes(t, i, f);
+                    s.bytes_mut()[o as usize..o as usize + b.len()].copy_from_slice(&b);
+                }
                 scalar_slots.push(s);
                 let last = scalar_slots.last_mut().unwrap();
                 argv.push(last.as_mut_ptr() as *mut std::ffi::c_void);

@@ -12,16 +12,16 @@
 #include "include/image.h"
 
 __kernel void blend_shifted(__global const float *src, __global float *dst,
-                            ImageSize size, float t) //~ error[L0920]
+                            ImageSize size, float t)
 {
     int x = get_global_id(0);
     int y = get_global_id(1);
     if (x >= size.width || y >= size.height)
         return;
 
-    float here = src[pixel_index(size, x, y)];
-    float right = src[pixel_index(size, x + 1, y)];
-    float below = src[pixel_index(size, x, y + 1)];
+    float here = src[pixel_index(size, x, y)];  //~ warning[L0202]
+    float right = src[pixel_index(size, x + 1, y)];  //~ warning[L0202]
+    float below = src[pixel_index(size, x, y + 1)];  //~ warning[L0202]
     float v = lerp(here, 0.5f * (right + below), t);
     dst[y * size.width + x] = fabs(v) < COMMON_EPS ? 0.0f : v;
 }

@@ -48,7 +48,7 @@ float vec2_norm2(Vec2 a)
 }
 
 __kernel void advance_particles(__global Particle *ps, int n, float dt,
-                                struct Bounds box) //~ error[L0920]
+                                struct Bounds box)
 {
     int i = get_global_id(0);
     if (i >= n)
@@ -86,7 +86,7 @@ __kernel void kinetic_energy(__global const Particle *ps, __global float *energy
 // The distance from each particle to the nearest corner of the box, with
 // the corners in a private array of structs.
 __kernel void nearest_corner(__global const Particle *ps, __global float *dist,
-                             struct Bounds box, int n) //~ error[L0920]
+                             struct Bounds box, int n)
 {
     int i = get_global_id(0);
     if (i >= n)
@@ -102,7 +102,7 @@ __kernel void nearest_corner(__global const Particle *ps, __global float *dist,
     corners[3].x = box.hi;
     corners[3].y = box.hi;
 
-    Vec2 pos = ps[i].pos;
+    Vec2 pos = ps[i].pos;  //~ warning[L0204]
     float best = vec2_norm2(vec2_add(pos, vec2_scale(corners[0], -1.0f)));
     for (int c = 1; c < 4; c++) {
         float d = vec2_norm2(vec2_add(pos, vec2_scale(corners[c], -1.0f)));

@@ -48,15 +48,27 @@ impl<'u> Lowerer<'u> {
         let span = local.span;
         match &local.ty {
             Type::Struct(_) => {
-                self.error(
-                    span,
-                    format!(
-                        "struct kernel arguments are not supported by the vectorizer yet (`{}` of type `{}`)",
-                        local.name,
-                        self.unit.type_name(&local.ty)
-                    ),
-                );
-                return self.undef_vals(&local.ty, span);
+                // One IR parameter per scalar field (the ABI passes a
+                // pointer to the struct; see docs/codegen.md).
+                return match super::kernel_param_layout(self.unit, &local.ty) {
+                    Ok(layout) => layout
+                        .into_iter()
+                        .enumerate()
+                        .map(|(c, (_, ty))| {
+                            self.f.add_param(Param {
+                                name: local.name.clone(),
+                                ty,
+                                source_index: index,
+                                component: Some(c as u32),
+                                span: local.name_span,
+                            })
+                        })
+                        .collect(),
+                    Err(msg) => {
+                        self.error(span, msg);
+                        self.undef_vals(&local.ty, span)
+                    }
+                };
             }
             Type::Pointer(p) if p.space == AddressSpace::Local => {
                 self.error(

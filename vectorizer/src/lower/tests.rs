@@ -1474,16 +1474,32 @@ fn bool_conversions_and_float_truth() {
 // ---- errors ---------------------------------------------------------------
 
 #[test]
-fn struct_kernel_arguments_are_a_clear_error() {
-    let src = "struct B { float lo; float hi; };
-        __kernel void k(__global float *out, struct B box) { out[0] = box.lo; }";
-    let errors = lower_errors(src);
-    assert_eq!(errors.len(), 1, "{errors:?}");
+fn struct_kernel_arguments_are_one_parameter_per_field() {
+    let src = "struct B { float lo; int n; char c; };
+        __kernel void k(__global float *out, struct B box) { out[box.n] = box.lo + box.c; }";
+    let f = lower(src);
+    let fields: Vec<(Ty, Option<u32>, u32)> = f
+        .params
+        .iter()
+        .filter(|p| p.name == "box")
+        .map(|p| (p.ty, p.component, p.source_index))
+        .collect();
     assert_eq!(
-        errors[0].message,
-        "struct kernel arguments are not supported by the vectorizer yet (`box` of type `struct B`)"
+        fields,
+        vec![
+            (Ty::F32, Some(0), 1),
+            (Ty::I32, Some(1), 1),
+            (Ty::I8, Some(2), 1)
+        ]
     );
-    assert_eq!(text(src, errors[0].span), "struct B box");
+    let unit = check(src);
+    let k = unit.hir.kernels()[0];
+    let p = unit.hir.function(k).params[1];
+    let ty = &unit.hir.function(k).local(p).ty;
+    assert_eq!(
+        crate::lower::kernel_param_layout(&unit.hir, ty).unwrap(),
+        vec![(0, Ty::F32), (4, Ty::I32), (8, Ty::I8)]
+    );
 }
 
 #[test]
