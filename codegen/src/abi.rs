@@ -7,10 +7,11 @@
 //! ```
 //!
 //! `k_groups` validates the range, then walks the work-groups
-//! `[first, last)` (clamped to the number of groups) in linear order, each
-//! group's rows (local ids 1 and 2), and each row in SIMD groups of W
-//! work-items along dimension 0: the body's full variant for whole groups,
-//! its partial variant (lane mask from the row remainder) for the last one.
+//! `[first, last)` (clamped to the number of groups) in linear order, and
+//! in each group its SIMD groups of W work-items along dimension 0, column
+//! block by column block, each through all rows (local ids 1 and 2): the
+//! body's full variant for whole groups, its partial variant (lane mask
+//! from the row remainder) for the last column block.
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::llvm_sys::{LLVMIntPredicate as IP, LLVMOpcode as Op};
@@ -276,32 +277,39 @@ pub fn emit_entry_points<'ctx>(
         }
         let nfull = cx.binop(Op::LLVMUDiv, size[0], wc)?;
         let rem = cx.binop(Op::LLVMURem, size[0], wc)?;
-        for_range(cx, groups, cx.i64c(0), size[2], |lz| {
-            put(geo::LZ, lz)?;
-            for_range(cx, groups, cx.i64c(0), size[1], |ly| {
-                put(geo::LY, ly)?;
-                put(geo::NLANES, wc)?;
-                for_range(cx, groups, cx.i64c(0), nfull, |c| {
-                    let x = cx.binop(Op::LLVMMul, c, wc)?;
-                    put(geo::XSTART, x)?;
-                    call(full)
-                })?;
-                let has_rem = cx.icmp(IP::LLVMIntNE, rem, cx.i64c(0))?;
-                let part_bb = cx.ctx.append_basic_block(groups, "part");
-                let after = cx.ctx.append_basic_block(groups, "after");
-                be(cx
-                    .b
-                    .build_conditional_branch(has_rem.into_int_value(), part_bb, after))?;
-                cx.b.position_at_end(part_bb);
-                let x = cx.binop(Op::LLVMMul, nfull, wc)?;
+        // SIMD groups column by column: the W columns of one SIMD group
+        // are visited for every row before the next W columns, so a column
+        // block of memory a kernel walks (gemm's B[k][j..j+W]) is reused
+        // from L1 across the rows of the work-group. Work-items of a group
+        // are unordered in OpenCL without barriers.
+        let rows =
+            |x: BasicValueEnum<'ctx>, lanes: BasicValueEnum<'ctx>, f: FunctionValue<'ctx>| {
                 put(geo::XSTART, x)?;
-                put(geo::NLANES, rem)?;
-                call(part)?;
-                be(cx.b.build_unconditional_branch(after))?;
-                cx.b.position_at_end(after);
-                Ok(())
-            })
-        })
+                put(geo::NLANES, lanes)?;
+                for_range(cx, groups, cx.i64c(0), size[2], |lz| {
+                    put(geo::LZ, lz)?;
+                    for_range(cx, groups, cx.i64c(0), size[1], |ly| {
+                        put(geo::LY, ly)?;
+                        call(f)
+                    })
+                })
+            };
+        for_range(cx, groups, cx.i64c(0), nfull, |c| {
+            let x = cx.binop(Op::LLVMMul, c, wc)?;
+            rows(x, wc, full)
+        })?;
+        let has_rem = cx.icmp(IP::LLVMIntNE, rem, cx.i64c(0))?;
+        let part_bb = cx.ctx.append_basic_block(groups, "part");
+        let after = cx.ctx.append_basic_block(groups, "after");
+        be(cx
+            .b
+            .build_conditional_branch(has_rem.into_int_value(), part_bb, after))?;
+        cx.b.position_at_end(part_bb);
+        let x = cx.binop(Op::LLVMMul, nfull, wc)?;
+        rows(x, rem, part)?;
+        be(cx.b.build_unconditional_branch(after))?;
+        cx.b.position_at_end(after);
+        Ok(())
     })?;
     be(cx.b.build_return(Some(&i32t.const_zero())))?;
 
