@@ -170,18 +170,7 @@ pub fn run(args: BuildArgs) -> ExitCode {
     // Objects are self-contained except where a CPU lacks an instruction
     // LLVM must then call the C library for (fused multiply-add on SSE4).
     if args.emit == Emit::Obj {
-        let mut needed = compiled.external_symbols();
-        let ir = compiled.llvm_ir();
-        if !spec.features.contains("fma")
-            && spec.cpu == "x86-64-v2"
-            && (ir.contains("@llvm.fma.f32") || ir.contains("@llvm.fma.v"))
-        {
-            needed.push("fmaf".into());
-        }
-        if ir.contains("@llvm.fma.f64") && spec.cpu == "x86-64-v2" {
-            needed.push("fma".into());
-        }
-        needed.retain(|s| !s.starts_with("mem"));
+        let needed = compiled.libm_symbols();
         if !needed.is_empty() {
             eprintln!(
                 "note: the object calls {} from the C math library (no such instruction on `{}`): link with `-lm`",

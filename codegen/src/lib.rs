@@ -564,6 +564,29 @@ impl Compiled {
     /// Functions the object calls but does not define (from the optimized
     /// IR; `llvm.mem*` intrinsics count as the C library's `mem*`). Empty
     /// for self-contained objects.
+    /// C library functions the object calls: LLVM lowers a few intrinsics
+    /// to calls where the CPU has no instruction (fused multiply-add
+    /// before AVX2). Empty on the targets with FMA.
+    pub fn libm_symbols(&self) -> Vec<String> {
+        let mut needed: Vec<String> = self
+            .external_symbols()
+            .into_iter()
+            .filter(|s| !s.starts_with("mem"))
+            .collect();
+        let no_fma = self.spec.cpu == "x86-64-v2" && !self.spec.features.contains("fma");
+        if no_fma && (self.ir.contains("@llvm.fma.f32") || self.ir.contains("x float> @llvm.fma.v"))
+        {
+            needed.push("fmaf".into());
+        }
+        if no_fma
+            && (self.ir.contains("@llvm.fma.f64") || self.ir.contains("x double> @llvm.fma.v"))
+        {
+            needed.push("fma".into());
+        }
+        needed.dedup();
+        needed
+    }
+
     pub fn external_symbols(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for line in self.ir.lines().filter(|l| l.starts_with("declare ")) {

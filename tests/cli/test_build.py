@@ -226,3 +226,17 @@ def test_run_out_of_bounds_is_reported_by_verify(lanes, root):
                 "--arg", "a=2", "--arg", "x=random:10", "--arg", "y=zeros:10", "--arg", "n=64", "--verify"])
     assert proc.returncode != 0
     assert "saxpy.cl:" in proc.stderr
+
+
+def test_libm_dependency_is_announced(lanes, tmp_path):
+    # SSE4 has no fused multiply-add: LLVM calls fmaf, and lanes says so.
+    src = tmp_path / "fma.cl"
+    src.write_text("__kernel void k(__global float *a) { int i = get_global_id(0); a[i] = fma(a[i], 2.0f, 1.0f); }\n")
+    proc = build(lanes, str(src), "-o", str(tmp_path / "fma.o"), "--header", str(tmp_path / "fma.h"),
+                 "--target", "sse4-i32x4")
+    assert proc.returncode == 0, proc.stderr
+    assert "`fmaf`" in proc.stderr and "-lm" in proc.stderr
+    assert "fmaf" in (tmp_path / "fma.h").read_text()
+    proc = build(lanes, str(src), "-o", str(tmp_path / "fma2.o"), "--target", "avx2-i32x8")
+    assert proc.returncode == 0, proc.stderr
+    assert "-lm" not in proc.stderr
