@@ -16,6 +16,7 @@
 //! remainder group of a row).
 
 mod linearize;
+mod serialize;
 mod ssa;
 #[cfg(test)]
 mod tests;
@@ -92,6 +93,16 @@ pub fn vectorize(
     cfg0: &Cfg,
     div: &Divergence,
 ) -> Result<VectorFunction, VectorizeError> {
+    // Loops that walk per-lane streams run better one lane at a time.
+    if let Some(mut g) = serialize::apply(func, cfg0, div) {
+        if crate::cfg::canonicalize(&mut g).is_ok() {
+            let cfg = Cfg::compute(&g);
+            let d = crate::divergence::analyze_pinned(&g, &cfg, div.width, &div.varying_allocas);
+            if let Ok(vf) = Vectorizer::new(&g, &cfg, &d).and_then(|v| v.run()) {
+                return Ok(vf);
+            }
+        }
+    }
     Vectorizer::new(func, cfg0, div)?.run()
 }
 

@@ -262,3 +262,52 @@ kernel void k(global float *a, global const int *idx) {
         "#]],
     );
 }
+
+/// CSR-style rows: each lane walks its own index range, so the loop runs
+/// once per lane with the lane's bounds broadcast; its loads are scalar
+/// (uniform) streams instead of gathers. Binary search has no per-lane
+/// stream and stays a divergent SIMD loop.
+#[test]
+fn per_lane_stream_loop_is_serialized() {
+    let spmv = vir(
+        r#"
+kernel void spmv(int n, global const int *ptr, global const int *col,
+                 global const float *val, global const float *x, global float *y) {
+    int r = get_global_id(0);
+    if (r >= n) return;
+    float dot = 0.0f;
+    for (int k = ptr[r]; k < ptr[r + 1]; k++)
+        dot += val[k] * x[col[k]];
+    y[r] = dot;
+}
+"#,
+        8,
+    );
+    assert!(spmv.contains("lanes.serial.cond"), "{spmv}");
+    assert!(spmv.contains("sub_group.broadcast"), "{spmv}");
+    let loads: Vec<&str> = spmv.lines().filter(|l| l.contains(" load ")).collect();
+    // ptr[r] before the loop (packed); ptr[r + 1] (re-read by the loop
+    // condition), col[k], x[col[k]] and val[k] inside (scalar).
+    assert_eq!(
+        loads.iter().filter(|l| l.ends_with(": uniform")).count(),
+        4,
+        "{spmv}"
+    );
+    assert_eq!(loads.len(), 5, "{spmv}");
+    let search = vir(
+        r#"
+kernel void search(global const uint *s, int n, global const uint *keys, global int *out) {
+    int q = get_global_id(0);
+    uint key = keys[q];
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (s[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    out[q] = lo;
+}
+"#,
+        8,
+    );
+    assert!(!search.contains("lanes.serial"), "{search}");
+}
