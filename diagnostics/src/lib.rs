@@ -1,10 +1,11 @@
 //! Protocol-independent presentation of what lanes finds: rendering of
-//! diagnostics for terminals (rustc/clang style), JSON and SARIF 2.1.0.
-//! The IDE features (hover, inlay hints, code actions) join this crate with
-//! the analysis.
+//! diagnostics for terminals (rustc/clang style), JSON and SARIF 2.1.0,
+//! and the IDE features ([`ide`]: diagnostics, hover, inlay hints, code
+//! actions, ...) computed from the incremental database.
 
 pub mod explain;
 pub mod human;
+pub mod ide;
 pub mod json;
 pub mod sarif;
 

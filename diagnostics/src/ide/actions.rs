@@ -1,0 +1,335 @@
+//! Code actions, as text edits of the file:
+//! - *Guard with any()* on a divergent `if` without `else`: wraps it in
+//!   `if (sub_group_any(c)) { ... }` (BOSCC: the SIMD group skips the
+//!   masked body when no lane takes it). Offered when evaluating `c` twice
+//!   is harmless (no assignment, increment, call of a user function or
+//!   comma in it);
+//! - *Suppress* a non-error diagnostic with `#pragma lanes ignore(CODE)` on
+//!   the line before it (with that line's indentation), or for the file at
+//!   its top;
+//! - *Add fast path* (issue 6): for a loop or branch with an inferred
+//!   precondition `P`, `if (sub_group_all(P)) { <copy> } else { <original> }`.
+//!   The hook is [`fast_path_edit`]; it is offered as soon as the report
+//!   carries a precondition (`LoopFact::precondition`).
+
+use lanes_db::{Db, File};
+use lanes_frontend::diag::{Code, Severity};
+use lanes_frontend::hir::{Expr, ExprKind, StmtKind};
+use lanes_frontend::types::{Scalar, Type};
+
+use super::context::{all_stmts, line_indent, Ctx};
+use super::diagnostics::diagnostics;
+use super::{TextEdit, TextRange};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionKind {
+    /// Fixes or silences a diagnostic (LSP `quickfix`).
+    QuickFix,
+    /// Restructures code (LSP `refactor.rewrite`).
+    Rewrite,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeAction {
+    pub title: String,
+    pub kind: ActionKind,
+    pub edits: Vec<TextEdit>,
+    /// The diagnostic the action addresses (code and range), if any.
+    pub diagnostic: Option<(Code, TextRange)>,
+    pub preferred: bool,
+}
+
+/// The actions available for a range (usually the cursor or a diagnostic).
+pub fn code_actions(db: &dyn Db, file: File, range: TextRange) -> Vec<CodeAction> {
+    let ctx = Ctx::new(db, file);
+    let mut out = Vec::new();
+    if !ctx.has_errors() {
+        out.extend(guard_actions(&ctx, range));
+        out.extend(fast_path_actions(&ctx, range));
+    }
+    out.extend(suppress_actions(&ctx, db, file, range));
+    out
+}
+
+fn guard_actions(ctx: &Ctx<'_>, range: TextRange) -> Vec<CodeAction> {
+    let text = ctx.text();
+    let stmts = all_stmts(ctx);
+    let mut out: Vec<CodeAction> = Vec::new();
+    for k in ctx.kernels() {
+        let Some(r) = k.report() else { continue };
+        for b in r.branches.iter().filter(|b| b.divergent && !b.loop_exit) {
+            let Some(at) = ctx.range(b.span) else {
+                continue;
+            };
+            // The `if` whose condition holds the branch.
+            let Some(s) = stmts.iter().find(|s| match &s.kind {
+                StmtKind::If { cond, .. } => ctx
+                    .range(cond.span)
+                    .is_some_and(|c| c.start <= at.start && at.end <= c.end),
+                _ => false,
+            }) else {
+                continue;
+            };
+            let StmtKind::If { cond, els, .. } = &s.kind else {
+                continue;
+            };
+            let Some(srange) = ctx.range(s.span) else {
+                continue;
+            };
+            // An `else` would be skipped too when no lane takes the `if`.
+            if els.is_some() || !srange.overlaps(range) || !pure(cond) {
+                continue;
+            }
+            let Some(edit) = guard_edit(text, srange, cond) else {
+                continue;
+            };
+            if out.iter().any(|a| a.edits == [edit.clone()]) {
+                continue;
+            }
+            out.push(CodeAction {
+                title: "Guard with any(): skip the branch when no lane takes it".to_string(),
+                kind: ActionKind::Rewrite,
+                edits: vec![edit],
+                diagnostic: Some((Code::DivergentBranch, at)),
+                preferred: false,
+            });
+        }
+    }
+    out
+}
+
+/// Whether evaluating the condition a second time changes nothing.
+fn pure(e: &Expr) -> bool {
+    let mut ok = true;
+    visit(e, &mut |e| {
+        if matches!(
+            e.kind,
+            ExprKind::Assign { .. }
+                | ExprKind::CompoundAssign { .. }
+                | ExprKind::IncDec { .. }
+                | ExprKind::Call { .. }
+                | ExprKind::Comma { .. }
+                | ExprKind::Error
+        ) {
+            ok = false;
+        }
+    });
+    ok
+}
+
+fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Unary { operand: x, .. }
+        | ExprKind::IncDec { operand: x, .. }
+        | ExprKind::Convert { expr: x, .. }
+        | ExprKind::Member { base: x, .. }
+        | ExprKind::Swizzle { base: x, .. }
+        | ExprKind::Deref(x)
+        | ExprKind::AddrOf(x) => visit(x, f),
+        ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::PtrDiff { lhs, rhs }
+        | ExprKind::Logical { lhs, rhs, .. }
+        | ExprKind::Assign { lhs, rhs }
+        | ExprKind::CompoundAssign { lhs, rhs, .. }
+        | ExprKind::Comma { lhs, rhs } => {
+            visit(lhs, f);
+            visit(rhs, f);
+        }
+        ExprKind::PtrAdd { ptr, offset, .. } => {
+            visit(ptr, f);
+            visit(offset, f);
+        }
+        ExprKind::Index { base, index } => {
+            visit(base, f);
+            visit(index, f);
+        }
+        ExprKind::Conditional { cond, then, els } | ExprKind::Select { cond, then, els } => {
+            visit(cond, f);
+            visit(then, f);
+            visit(els, f);
+        }
+        ExprKind::Call { args, .. } | ExprKind::Builtin { args, .. } => {
+            for a in args {
+                visit(a, f);
+            }
+        }
+        ExprKind::VectorConstruct { elems } => {
+            for a in elems {
+                visit(a, f);
+            }
+        }
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Local(_)
+        | ExprKind::Global(_)
+        | ExprKind::Error => {}
+    }
+}
+
+/// The edit that wraps the `if` statement at `stmt` (with condition
+/// `cond`) in `if (sub_group_any(c)) { ... }`, re-indented one level.
+fn guard_edit(text: &str, stmt: TextRange, cond: &Expr) -> Option<TextEdit> {
+    // The checker wraps a scalar condition in a conversion to bool; the
+    // source text is the operand's.
+    let inner = match &cond.kind {
+        ExprKind::Convert { expr, .. } => expr.as_ref(),
+        _ => cond,
+    };
+    let ctext = text.get(inner.span.start as usize..inner.span.end as usize)?;
+    if ctext.trim().is_empty() {
+        return None;
+    }
+    // `sub_group_any` takes an `int`: narrower integers convert, anything
+    // else is compared with zero as the `if` does.
+    let int_like = matches!(
+        inner.ty,
+        Type::Scalar(
+            Scalar::Bool
+                | Scalar::Char
+                | Scalar::UChar
+                | Scalar::Short
+                | Scalar::UShort
+                | Scalar::Int
+                | Scalar::UInt
+        )
+    );
+    let arg = if int_like {
+        ctext.to_string()
+    } else {
+        format!("({ctext}) != 0")
+    };
+    let body = text.get(stmt.start as usize..stmt.end as usize)?;
+    let (_, indent) = line_indent(text, stmt.start);
+    let unit = if indent.contains('\t') { "\t" } else { "    " };
+    let mut inner_text = String::new();
+    for (i, line) in body.split('\n').enumerate() {
+        if i > 0 {
+            inner_text.push('\n');
+            if !line.trim().is_empty() {
+                inner_text.push_str(unit);
+            }
+        }
+        inner_text.push_str(line);
+    }
+    Some(TextEdit {
+        range: stmt,
+        new_text: format!("if (sub_group_any({arg})) {{\n{indent}{unit}{inner_text}\n{indent}}}"),
+    })
+}
+
+/// *Add fast path*: `if (sub_group_all(P)) { <copy> } else { <original> }`
+/// around the statement at `stmt`. The copy is where the analysis may
+/// assume `P` (issue 6).
+pub fn fast_path_edit(text: &str, stmt: TextRange, precondition: &str) -> Option<TextEdit> {
+    let body = text.get(stmt.start as usize..stmt.end as usize)?;
+    let (_, indent) = line_indent(text, stmt.start);
+    let unit = if indent.contains('\t') { "\t" } else { "    " };
+    let indented: String = body
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| {
+            if i > 0 && !l.trim().is_empty() {
+                format!("{unit}{l}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    Some(TextEdit {
+        range: stmt,
+        new_text: format!(
+            "if (sub_group_all({precondition})) {{\n{indent}{unit}{indented}\n{indent}}} else {{\n{indent}{unit}{indented}\n{indent}}}"
+        ),
+    })
+}
+
+/// Loops and branches whose report carries a precondition (filled by the
+/// precondition inference of issue 6; none until then).
+fn fast_path_actions(ctx: &Ctx<'_>, range: TextRange) -> Vec<CodeAction> {
+    let text = ctx.text();
+    let mut out = Vec::new();
+    for k in ctx.kernels() {
+        let Some(r) = k.report() else { continue };
+        for l in &r.loops {
+            let (Some(p), Some(at)) = (&l.precondition, ctx.range(l.span)) else {
+                continue;
+            };
+            if !at.overlaps(range) {
+                continue;
+            }
+            if let Some(edit) = fast_path_edit(text, at, p) {
+                out.push(CodeAction {
+                    title: format!("Add fast path: sub_group_all({p})"),
+                    kind: ActionKind::Rewrite,
+                    edits: vec![edit],
+                    diagnostic: Some((Code::DivergentLoop, at)),
+                    preferred: true,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn suppress_actions(ctx: &Ctx<'_>, db: &dyn Db, file: File, range: TextRange) -> Vec<CodeAction> {
+    let text = ctx.text();
+    let mut out: Vec<CodeAction> = Vec::new();
+    for d in diagnostics(db, file) {
+        if d.severity == Severity::Error || !d.range.overlaps(range) {
+            continue;
+        }
+        // Only diagnostics of this file's own text (not of an included one).
+        if d.message.starts_with("in included file") {
+            continue;
+        }
+        let (line_start, indent) = line_indent(text, d.range.start);
+        let code = d.code.as_str();
+        let line_edit = TextEdit {
+            range: TextRange::empty(line_start),
+            new_text: format!("{indent}#pragma lanes ignore({code})\n"),
+        };
+        if !out.iter().any(|a| a.edits == [line_edit.clone()]) {
+            out.push(CodeAction {
+                title: format!("Suppress {code} on this line"),
+                kind: ActionKind::QuickFix,
+                edits: vec![line_edit],
+                diagnostic: Some((d.code, d.range)),
+                preferred: false,
+            });
+        }
+        let file_edit = TextEdit {
+            range: TextRange::empty(0),
+            new_text: format!("#pragma lanes ignore({code})\n"),
+        };
+        if !out.iter().any(|a| a.edits == [file_edit.clone()]) {
+            out.push(CodeAction {
+                title: format!("Suppress {code} in this file"),
+                kind: ActionKind::QuickFix,
+                edits: vec![file_edit],
+                diagnostic: Some((d.code, d.range)),
+                preferred: false,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_wraps_and_indents() {
+        let text = "void f() {\n    for (;;)\n        g();\n}\n";
+        let s = text.find("for").unwrap() as u32;
+        let e = text.find("g();").unwrap() as u32 + 4;
+        let edit = fast_path_edit(text, TextRange::new(s, e), "x < n").unwrap();
+        let out = super::super::apply_edits(text, &[edit]);
+        assert_eq!(
+            out,
+            "void f() {\n    if (sub_group_all(x < n)) {\n        for (;;)\n            g();\n    } else {\n        for (;;)\n            g();\n    }\n}\n"
+        );
+    }
+}

@@ -1,0 +1,574 @@
+//! Hover: on a variable its shape across the lanes, why, and how it is kept
+//! (scalar register, vector register, per-lane memory); on a memory access
+//! its pattern and the instruction it becomes; on any other expression its
+//! shape; on a kernel's name a summary of the kernel.
+
+use std::fmt::Write;
+
+use lanes_db::{Db, File};
+use lanes_frontend::source::Span;
+use lanes_vectorizer::divergence::MaskKind;
+use lanes_vectorizer::ir::{InstKind, WorkItem};
+use lanes_vectorizer::report::{AccessFact, AccessKind, KernelReport, Pattern, ShapeKind, Step};
+use lanes_vectorizer::shape::Shape;
+
+use super::context::{decl_text, plural, Ctx, KernelView};
+use super::index::{self, Sym, SymbolIndex};
+use super::TextRange;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hover {
+    /// What the hover is about (the word, access or expression).
+    pub range: TextRange,
+    pub markdown: String,
+}
+
+/// The hover at a byte offset of the file.
+pub fn hover(db: &dyn Db, file: File, offset: u32) -> Option<Hover> {
+    let ctx = Ctx::new(db, file);
+    let index = SymbolIndex::build(&ctx);
+    let kernels = ctx.kernels();
+    // What the cursor is inside; only when that is nothing, what ends
+    // right before it (`input|[i]` is on the access, `x|;` on `x`).
+    let mut occ = index.at_strict(offset).cloned();
+    let mut access = smallest_access(&ctx, &kernels, offset, true);
+    if occ.is_none() && access.is_none() {
+        occ = index.at(offset).cloned();
+        access = smallest_access(&ctx, &kernels, offset, false);
+    }
+
+    if let Some(o) = &occ {
+        if let Sym::Function(fi) = o.sym {
+            let f = ctx.parsed.unit.hir.functions.get(fi as usize)?;
+            if f.is_kernel && f.body.is_some() {
+                let k = kernels.iter().find(|k| k.name == f.name);
+                return Some(Hover {
+                    range: o.range,
+                    markdown: kernel_summary(&ctx, &f.name, k),
+                });
+            }
+        }
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut range = None;
+    if let Some(o) = &occ {
+        if let Some(s) = symbol_section(&ctx, &kernels, &o.sym) {
+            parts.push(s);
+            range = Some(o.range);
+        }
+    }
+    // The access itself, unless the cursor is on a name inside its index.
+    if let Some((r, text)) = &access {
+        let on_base = occ.as_ref().is_none_or(|o| o.range.start == r.start);
+        if on_base || parts.is_empty() {
+            parts.push(text.clone());
+            range = range.or(Some(*r));
+        }
+    }
+    if parts.is_empty() {
+        let (r, text) = expression_section(&ctx, &kernels, offset)?;
+        parts.push(text);
+        range = Some(r);
+    }
+    Some(Hover {
+        range: range?,
+        markdown: parts.join("\n\n---\n\n"),
+    })
+}
+
+/// What a shape means for one lane, in words.
+pub(crate) fn shape_words(shape: Shape, kind: ShapeKind) -> String {
+    let align = match shape {
+        Shape::Strided { align, .. } | Shape::Varying { align } if align > 1 => {
+            format!("; lane 0 holds a multiple of {align}")
+        }
+        _ => String::new(),
+    };
+    let what = match (kind, shape) {
+        (ShapeKind::Uniform, _) => "the same value in every lane".to_string(),
+        (ShapeKind::Contiguous, _) => "lane `l` holds `v0 + l`".to_string(),
+        (ShapeKind::Strided, Shape::Strided { stride, .. }) => {
+            format!("lane `l` holds `v0 + {stride}*l`")
+        }
+        _ => "lanes hold unrelated values".to_string(),
+    };
+    format!("{what}{align}")
+}
+
+/// The shape's name as users see it: `uniform`, `contiguous`, `strided(4)`.
+pub(crate) fn shape_name(shape: Shape, kind: ShapeKind) -> String {
+    match (kind, shape) {
+        (ShapeKind::Strided, Shape::Strided { stride, .. }) => format!("strided({stride})"),
+        _ => kind.as_str().to_string(),
+    }
+}
+
+/// A reason chain as a compact markdown list.
+fn chain(ctx: &Ctx<'_>, steps: &[Step]) -> String {
+    let mut s = String::new();
+    for st in steps {
+        let _ = writeln!(s, "- line {}: {}", ctx.line_number(st.span), st.text);
+    }
+    s
+}
+
+/// Short and long description of a memory access: the inlay hint's word
+/// and the hover's sentence.
+pub(crate) fn access_words(a: &AccessFact, width: u32) -> (String, String) {
+    let masked = a.mask == MaskKind::Varying;
+    let elems = |s: i64| if a.size > 0 { s / a.size as i64 } else { 0 };
+    let (short, long) = match (a.kind, a.pattern) {
+        (AccessKind::Load, Pattern::Uniform) => (
+            "broadcast".to_string(),
+            "one scalar load for the group, broadcast to every lane".to_string(),
+        ),
+        (AccessKind::Load, Pattern::Contiguous) => (
+            "packed".to_string(),
+            format!("one packed vector load of {width} consecutive elements"),
+        ),
+        (AccessKind::Load, Pattern::Strided) => {
+            let s = a.stride_bytes.unwrap_or(0);
+            (
+                format!("strided({})", elems(s)),
+                format!("a strided load: {s} bytes between lanes (shuffles or a gather)"),
+            )
+        }
+        (_, Pattern::Gather) => (
+            "gather".to_string(),
+            format!("a gather: {width} unrelated addresses, about one scalar load per lane"),
+        ),
+        (AccessKind::Store, Pattern::Uniform) => (
+            "uniform store".to_string(),
+            "one scalar store: every lane writes the same address".to_string(),
+        ),
+        (AccessKind::Store, Pattern::Contiguous) => (
+            "packed store".to_string(),
+            format!("one packed vector store of {width} consecutive elements"),
+        ),
+        (AccessKind::Store, Pattern::Strided) => {
+            let s = a.stride_bytes.unwrap_or(0);
+            (
+                format!("strided({}) store", elems(s)),
+                format!("a strided store: {s} bytes between lanes (a scatter)"),
+            )
+        }
+        (_, Pattern::Scatter) => (
+            "scatter".to_string(),
+            format!("a scatter: {width} unrelated addresses, about one scalar store per lane"),
+        ),
+    };
+    if masked {
+        (
+            format!("masked {short}"),
+            format!("{long}, masked (only the active lanes access memory)"),
+        )
+    } else {
+        (short, long)
+    }
+}
+
+/// The innermost access of this file touching the offset, described.
+fn smallest_access(
+    ctx: &Ctx<'_>,
+    kernels: &[KernelView<'_>],
+    offset: u32,
+    strict: bool,
+) -> Option<(TextRange, String)> {
+    let mut best: Option<(TextRange, &AccessFact, &KernelReport)> = None;
+    for k in kernels {
+        let Some(r) = k.report() else { continue };
+        for a in &r.accesses {
+            let Some(range) = ctx.range(a.span) else {
+                continue;
+            };
+            let inside = if strict {
+                range.start <= offset && offset < range.end
+            } else {
+                range.touches(offset)
+            };
+            if inside && best.is_none_or(|(b, _, _)| range.len() < b.len()) {
+                best = Some((range, a, r));
+            }
+        }
+    }
+    let (range, _, _) = best?;
+    // Every kernel that performs this access (a helper inlined in several).
+    let mut s = String::new();
+    for k in kernels {
+        let Some(r) = k.report() else { continue };
+        for a in r
+            .accesses
+            .iter()
+            .filter(|a| ctx.range(a.span) == Some(range))
+        {
+            let (short, long) = access_words(a, r.width);
+            let kind = match a.kind {
+                AccessKind::Load => "load",
+                AccessKind::Store => "store",
+            };
+            let _ = writeln!(
+                s,
+                "**{short}** {kind} `{}` in kernel `{}` ({} lanes)\n\nvectorized as {long}{}.",
+                ctx.span_text(a.span),
+                r.name,
+                r.width,
+                vector_ir_note(ctx, k, a.span),
+            );
+            if !a.reason.is_empty() {
+                let _ = write!(s, "\n**why**:\n{}", chain(ctx, &a.reason));
+            }
+        }
+    }
+    Some((range, s.trim_end().to_string()))
+}
+
+/// What the vector IR does at a source access: confirms the packed /
+/// scalar / per-lane form from the pointer's shape after vectorization and
+/// whether the block runs under the full entry mask.
+fn vector_ir_note(ctx: &Ctx<'_>, k: &KernelView<'_>, span: Span) -> String {
+    let Some(vir) = lanes_db::kernel_vector_ir(ctx.db, k.kernel) else {
+        return String::new();
+    };
+    let Ok(vf) = &vir.result else {
+        return String::new();
+    };
+    let map = lanes_db::span_map(ctx.db, k.kernel);
+    let f = &vf.func;
+    let mut unmasked = 0;
+    let mut masked = 0;
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for &i in &b.insts {
+            let inst = f.inst(i);
+            if !matches!(inst.kind, InstKind::Load { .. } | InstKind::Store { .. })
+                || map.map(inst.src.span) != span
+            {
+                continue;
+            }
+            // The entry mask (`lanes.active`) means all lanes of the group.
+            let entry = vf
+                .block_mask
+                .get(bi)
+                .and_then(|&m| f.def_inst(m))
+                .is_some_and(|d| {
+                    matches!(
+                        f.inst(d).kind,
+                        InstKind::WorkItem {
+                            query: WorkItem::LaneMask,
+                            ..
+                        }
+                    )
+                });
+            if entry {
+                unmasked += 1;
+            } else {
+                masked += 1;
+            }
+        }
+    }
+    match (unmasked, masked) {
+        (0, 0) => String::new(),
+        (_, 0) => " (vector IR: in a block that runs with the group's entry mask)".to_string(),
+        (0, n) => format!(
+            " (vector IR: {} under a block mask)",
+            plural(n, "memory operation", "memory operations")
+        ),
+        (_, n) => format!(
+            " (vector IR: {} under a block mask)",
+            plural(n, "component access", "component accesses")
+        ),
+    }
+}
+
+/// A variable, parameter, global, function, field or macro.
+fn symbol_section(ctx: &Ctx<'_>, kernels: &[KernelView<'_>], sym: &Sym) -> Option<String> {
+    let hir = &ctx.parsed.unit.hir;
+    match sym {
+        Sym::Local { func, local } => {
+            let f = hir.functions.get(*func as usize)?;
+            let l = f.locals.get(*local as usize)?;
+            let mut s = format!(
+                "```c\n{}\n```\n{} of `{}`\n",
+                decl_text(&hir.type_name(&l.ty), &l.name),
+                if l.is_param {
+                    "parameter"
+                } else {
+                    "local variable"
+                },
+                f.name
+            );
+            let facts: Vec<(
+                &KernelView<'_>,
+                &KernelReport,
+                &lanes_vectorizer::report::ValueFact,
+            )> = kernels
+                .iter()
+                .filter_map(|k| Some((k, k.report()?)))
+                .flat_map(|(k, r)| {
+                    r.values
+                        .iter()
+                        .filter(|v| v.span == l.name_span)
+                        .map(move |v| (k, r, v))
+                })
+                .collect();
+            if facts.is_empty() {
+                if ctx.has_errors() {
+                    s.push_str("\n*not analysed: the file has errors*");
+                } else {
+                    s.push_str("\n*not used by any analysed kernel*");
+                }
+                return Some(s);
+            }
+            for (k, r, v) in facts {
+                let _ = write!(
+                    s,
+                    "\n**{}** in kernel `{}` ({} lanes): {}\n",
+                    shape_name(v.shape, v.kind),
+                    r.name,
+                    r.width,
+                    shape_words(v.shape, v.kind)
+                );
+                let _ = writeln!(
+                    s,
+                    "\nvectorized as {}",
+                    variable_storage(ctx, k, v, hir.type_name(&l.ty))
+                );
+                if !v.reason.is_empty() {
+                    let _ = write!(s, "\n**why**:\n{}", chain(ctx, &v.reason));
+                }
+            }
+            Some(s.trim_end().to_string())
+        }
+        Sym::Global(g) => {
+            let g = hir.globals.get(*g as usize)?;
+            Some(format!(
+                "```c\n__constant {}\n```\nprogram-scope constant: **uniform** (one copy for all lanes)",
+                decl_text(&hir.type_name(&g.ty), &g.name)
+            ))
+        }
+        Sym::Function(fi) => {
+            let f = hir.functions.get(*fi as usize)?;
+            let params: Vec<String> = f
+                .params
+                .iter()
+                .map(|&p| {
+                    let l = f.local(p);
+                    decl_text(&hir.type_name(&l.ty), &l.name)
+                })
+                .collect();
+            let callers: Vec<&str> = kernels
+                .iter()
+                .filter(|k| {
+                    let g = lanes_db::call_graph(ctx.db, ctx.file);
+                    g.closure(&k.name).contains(&f.name)
+                })
+                .map(|k| k.name.as_str())
+                .collect();
+            let mut s = format!(
+                "```c\n{} {}({})\n```\nhelper function",
+                hir.type_name(&f.ret),
+                f.name,
+                params.join(", ")
+            );
+            if !callers.is_empty() {
+                let _ = write!(
+                    s,
+                    ", inlined into {}",
+                    callers
+                        .iter()
+                        .map(|c| format!("`{c}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+            Some(s)
+        }
+        Sym::Struct(si) => {
+            let st = hir.structs.get(*si as usize)?;
+            Some(format!(
+                "```c\nstruct {}\n```\n{} bytes, aligned to {}",
+                st.name, st.size, st.align
+            ))
+        }
+        Sym::Field { strukt, field } => {
+            let st = hir.structs.get(*strukt as usize)?;
+            let fd = st.fields.get(*field as usize)?;
+            Some(format!(
+                "```c\n{}\n```\nfield of `{}` at byte offset {}",
+                decl_text(&hir.type_name(&fd.ty), &fd.name),
+                st.name,
+                fd.offset
+            ))
+        }
+        Sym::Macro(name) => {
+            let def = index::definition(ctx, sym)
+                .map(|d| format!(", defined at line {}", ctx.line_number(d)))
+                .unwrap_or_default();
+            Some(format!("```c\n#define {name}\n```\nmacro{def}"))
+        }
+        Sym::Builtin(name) => {
+            let lane = match name.as_str() {
+                "get_global_id" | "get_local_id" => {
+                    "dimension 0 is **contiguous** across the lanes of a SIMD group; dimensions 1 and 2 are uniform"
+                }
+                "get_sub_group_local_id" => "**contiguous**: the lane's index",
+                n if n.starts_with("sub_group_") => {
+                    "a horizontal operation over the active lanes of the SIMD group"
+                }
+                n if n.starts_with("get_") => "**uniform** in a SIMD group",
+                _ => "applied to each lane",
+            };
+            Some(format!("```c\n{name}\n```\nOpenCL built-in: {lane}"))
+        }
+    }
+}
+
+/// How a variable is held after vectorization: from the vector IR's
+/// shapes of the variable's values when available, else from its shape.
+fn variable_storage(
+    ctx: &Ctx<'_>,
+    k: &KernelView<'_>,
+    v: &lanes_vectorizer::report::ValueFact,
+    ty: String,
+) -> String {
+    let width = k.report().map_or(0, |r| r.width);
+    let from_vir = (|| {
+        let vir = lanes_db::kernel_vector_ir(ctx.db, k.kernel).as_ref()?;
+        let vf = vir.result.as_ref().ok()?;
+        let map = lanes_db::span_map(ctx.db, k.kernel);
+        let vars: Vec<_> = vf
+            .func
+            .vars
+            .iter()
+            .filter(|var| var.name == v.name && map.map(var.span) == v.span)
+            .collect();
+        if vars.is_empty() {
+            return None;
+        }
+        let in_memory = vars.iter().any(|var| var.in_memory);
+        let vector = vars
+            .iter()
+            .flat_map(|var| var.values.iter())
+            .any(|&val| !vf.is_uniform(val));
+        Some((in_memory, vector))
+    })();
+    let (in_memory, vector) = from_vir.unwrap_or((false, v.kind != ShapeKind::Uniform));
+    match (in_memory, vector) {
+        (false, false) => "a scalar: one register for the whole SIMD group".to_string(),
+        (false, true) => format!("a vector register of {width} × `{ty}` (one per lane)"),
+        (true, false) => "private memory, one copy for the whole SIMD group".to_string(),
+        (true, true) => format!("private memory, {width} copies (one per lane)"),
+    }
+}
+
+/// The shape of the innermost expression at the offset, from the scalar
+/// IR of the kernels that contain it.
+fn expression_section(
+    ctx: &Ctx<'_>,
+    kernels: &[KernelView<'_>],
+    offset: u32,
+) -> Option<(TextRange, String)> {
+    let mut best: Option<(TextRange, Shape, String)> = None;
+    for k in kernels {
+        let Some(r) = k.report() else { continue };
+        let a = lanes_db::kernel_analysis(ctx.db, k.kernel);
+        let Some(ka) = &a.analysis else { continue };
+        let map = lanes_db::span_map(ctx.db, k.kernel);
+        for b in &ka.func.blocks {
+            for &i in &b.insts {
+                let inst = ka.func.inst(i);
+                let Some(res) = inst.result else { continue };
+                let Some(range) = ctx.range(map.map(inst.src.span)) else {
+                    continue;
+                };
+                if !range.touches(offset) || range.is_empty() {
+                    continue;
+                }
+                if best.as_ref().is_none_or(|(b, _, _)| range.len() < b.len()) {
+                    best = Some((range, ka.div.shown_shape(res), r.name.to_string()));
+                }
+            }
+        }
+    }
+    let (range, shape, kernel) = best?;
+    let text = ctx.text().get(range.start as usize..range.end as usize)?;
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let kind = ShapeKind::of(shape, 1);
+    Some((
+        range,
+        format!(
+            "`{}` is **{}** in kernel `{kernel}`: {}",
+            one_line,
+            shape_name(shape, kind),
+            shape_words(shape, kind)
+        ),
+    ))
+}
+
+/// The summary of a kernel: target, width, and what diverges.
+fn kernel_summary(ctx: &Ctx<'_>, name: &str, k: Option<&KernelView<'_>>) -> String {
+    let (target, width) = ctx.target();
+    let mut s = format!("```c\n__kernel void {name}\n```\nSIMD x{width} on `{target}`: {width} work-items per SIMD group\n");
+    let Some(k) = k else {
+        return s;
+    };
+    match k.result.as_deref() {
+        None => s.push_str("\n*not analysed: the file has errors*"),
+        Some(Err(ds)) => {
+            s.push_str("\n**not vectorizable**:\n");
+            for d in ds {
+                let _ = writeln!(s, "- {}", d.message);
+            }
+        }
+        Some(Ok(r)) => {
+            let c = Counts::of(r);
+            let _ = write!(
+                s,
+                "\n| | |\n|---|---|\n| loops | {} ({} divergent) |\n| branches | {} ({} divergent) |\n| memory accesses | {}: {} packed, {} broadcast/uniform, {} strided, {} gather, {} scatter |\n| diagnostics | {} |\n",
+                r.loops.len(),
+                c.divergent_loops,
+                c.branches,
+                c.divergent_branches,
+                r.accesses.len(),
+                c.packed,
+                c.uniform,
+                c.strided,
+                c.gathers,
+                c.scatters,
+                r.diagnostics.len()
+            );
+        }
+    }
+    s.trim_end().to_string()
+}
+
+/// Counts of what a kernel report says (summaries and code lenses).
+pub(crate) struct Counts {
+    pub divergent_loops: usize,
+    pub branches: usize,
+    pub divergent_branches: usize,
+    pub packed: usize,
+    pub uniform: usize,
+    pub strided: usize,
+    pub gathers: usize,
+    pub scatters: usize,
+}
+
+impl Counts {
+    pub fn of(r: &KernelReport) -> Counts {
+        let p = |pat: Pattern| r.accesses.iter().filter(|a| a.pattern == pat).count();
+        Counts {
+            divergent_loops: r.loops.iter().filter(|l| l.divergent).count(),
+            branches: r.branches.iter().filter(|b| !b.loop_exit).count(),
+            divergent_branches: r
+                .branches
+                .iter()
+                .filter(|b| b.divergent && !b.loop_exit)
+                .count(),
+            packed: p(Pattern::Contiguous),
+            uniform: p(Pattern::Uniform),
+            strided: p(Pattern::Strided),
+            gathers: p(Pattern::Gather),
+            scatters: p(Pattern::Scatter),
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! Inputs and the database type.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use lanes_frontend::diag::{Code, Severity};
+use lanes_frontend::preprocess::{FileLoader, PreprocessOptions};
+use salsa::Setter;
+
+/// One source file: an editor buffer, a file on disk, or a header found by
+/// `#include`. `contents` is `None` for a file that does not exist (an
+/// `#include` of it fails until it is created).
+#[salsa::input(debug)]
+pub struct File {
+    #[returns(ref)]
+    pub path: PathBuf,
+    #[returns(ref)]
+    pub contents: Option<Arc<str>>,
+    /// The editor's document version (0 for files read from disk).
+    #[returns(copy)]
+    pub version: i32,
+}
+
+/// The configuration: one per database. Each setting is its own field so
+/// that changing severities re-runs no analysis, and changing the width
+/// re-runs everything.
+#[salsa::input(singleton, debug)]
+pub struct Config {
+    /// The target name as the user gave it (`avx512skx-x16`, `host`).
+    #[returns(ref)]
+    pub target: String,
+    /// SIMD width W of the target.
+    #[returns(copy)]
+    pub width: u32,
+    /// `-D NAME[=VALUE]`, in order.
+    #[returns(ref)]
+    pub defines: Vec<(String, Option<String>)>,
+    #[returns(ref)]
+    pub undefines: Vec<String>,
+    #[returns(ref)]
+    pub include_dirs: Vec<PathBuf>,
+    /// Severity per code; `None` turns the code off.
+    #[returns(ref)]
+    pub severities: BTreeMap<Code, Option<Severity>>,
+}
+
+/// The configuration as plain data (what the server reads from
+/// initializationOptions, `didChangeConfiguration` and `lanes.toml`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub target: String,
+    pub width: u32,
+    pub defines: Vec<(String, Option<String>)>,
+    pub undefines: Vec<String>,
+    pub include_dirs: Vec<PathBuf>,
+    pub severities: BTreeMap<Code, Option<Severity>>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let host = lanes_vectorizer::target::Target::host();
+        Settings {
+            target: "host".to_string(),
+            width: host.width,
+            defines: Vec::new(),
+            undefines: Vec::new(),
+            include_dirs: Vec::new(),
+            severities: BTreeMap::new(),
+        }
+    }
+}
+
+impl Settings {
+    /// Settings for a named target (`None` for an unknown name).
+    pub fn for_target(name: &str) -> Option<Settings> {
+        let t = lanes_vectorizer::target::Target::from_name(name)?;
+        Some(Settings {
+            target: name.to_string(),
+            width: t.width,
+            ..Settings::default()
+        })
+    }
+}
+
+/// The database interface the queries and the IDE features use.
+#[salsa::db]
+pub trait Db: salsa::Database {
+    /// The configuration input.
+    fn config(&self) -> Config;
+    /// The input for `path`, read from disk the first time (for headers).
+    fn load(&self, path: &Path) -> File;
+    /// The input for `path` if the database has one.
+    fn file(&self, path: &Path) -> Option<File>;
+}
+
+/// The database. Cloning gives a snapshot for another thread: it shares the
+/// storage, and an edit (a setter on the original) cancels the snapshots'
+/// queries.
+#[salsa::db]
+#[derive(Clone)]
+pub struct LanesDatabase {
+    storage: salsa::Storage<Self>,
+    files: Arc<Mutex<HashMap<PathBuf, File>>>,
+}
+
+#[salsa::db]
+impl salsa::Database for LanesDatabase {}
+
+impl Default for LanesDatabase {
+    fn default() -> Self {
+        LanesDatabase::new(Settings::default())
+    }
+}
+
+impl LanesDatabase {
+    pub fn new(settings: Settings) -> Self {
+        Self::with_events(settings, None)
+    }
+
+    /// A database that calls `events` for every salsa event (tests use the
+    /// `WillExecute` events to see which queries ran).
+    pub fn with_events(
+        settings: Settings,
+        events: Option<Box<dyn Fn(salsa::Event) + Send + Sync + 'static>>,
+    ) -> Self {
+        let db = LanesDatabase {
+            storage: salsa::Storage::new(events),
+            files: Arc::default(),
+        };
+        Config::new(
+            &db,
+            settings.target,
+            settings.width,
+            settings.defines,
+            settings.undefines,
+            settings.include_dirs,
+            settings.severities,
+        );
+        db
+    }
+
+    /// The current settings.
+    pub fn settings(&self) -> Settings {
+        let c = Config::get(self);
+        Settings {
+            target: c.target(self).clone(),
+            width: c.width(self),
+            defines: c.defines(self).clone(),
+            undefines: c.undefines(self).clone(),
+            include_dirs: c.include_dirs(self).clone(),
+            severities: c.severities(self).clone(),
+        }
+    }
+
+    /// Changes the settings; only the fields that differ are set, so that
+    /// e.g. a severity change keeps every analysis.
+    pub fn set_settings(&mut self, s: Settings) {
+        let c = Config::get(self);
+        if *c.target(self) != s.target {
+            c.set_target(self).to(s.target);
+        }
+        if c.width(self) != s.width {
+            c.set_width(self).to(s.width);
+        }
+        if *c.defines(self) != s.defines {
+            c.set_defines(self).to(s.defines);
+        }
+        if *c.undefines(self) != s.undefines {
+            c.set_undefines(self).to(s.undefines);
+        }
+        if *c.include_dirs(self) != s.include_dirs {
+            c.set_include_dirs(self).to(s.include_dirs);
+        }
+        if *c.severities(self) != s.severities {
+            c.set_severities(self).to(s.severities);
+        }
+    }
+
+    /// Sets (or creates) the text of a file: an opened or edited document.
+    pub fn set_file(&mut self, path: impl Into<PathBuf>, text: &str, version: i32) -> File {
+        let path = path.into();
+        let existing = self.file(&path);
+        match existing {
+            Some(f) => {
+                let same = f.contents(self).as_deref() == Some(text);
+                if !same {
+                    f.set_contents(self).to(Some(Arc::from(text)));
+                }
+                if f.version(self) != version {
+                    f.set_version(self).to(version);
+                }
+                f
+            }
+            None => {
+                let f = File::new(self, path.clone(), Some(Arc::from(text)), version);
+                self.files_map().insert(path, f);
+                f
+            }
+        }
+    }
+
+    /// Re-reads a file from disk (a closed document, or a header changed on
+    /// disk); a missing file becomes `None` contents.
+    pub fn reload_from_disk(&mut self, path: &Path) -> File {
+        let text: Option<Arc<str>> = std::fs::read_to_string(path).ok().map(Arc::from);
+        match self.file(path) {
+            Some(f) => {
+                if *f.contents(self) != text {
+                    f.set_contents(self).to(text);
+                }
+                f
+            }
+            None => {
+                let f = File::new(self, path.to_path_buf(), text, 0);
+                self.files_map().insert(path.to_path_buf(), f);
+                f
+            }
+        }
+    }
+
+    fn files_map(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, File>> {
+        // A poisoned lock only means another thread panicked while holding
+        // it; the map itself is always consistent.
+        self.files.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[salsa::db]
+impl Db for LanesDatabase {
+    fn config(&self) -> Config {
+        Config::get(self)
+    }
+
+    fn load(&self, path: &Path) -> File {
+        if let Some(f) = self.file(path) {
+            return f;
+        }
+        let text: Option<Arc<str>> = std::fs::read_to_string(path).ok().map(Arc::from);
+        let mut map = self.files_map();
+        // Another thread may have loaded it meanwhile.
+        if let Some(&f) = map.get(path) {
+            return f;
+        }
+        let f = File::new(self, path.to_path_buf(), text, 0);
+        map.insert(path.to_path_buf(), f);
+        f
+    }
+
+    fn file(&self, path: &Path) -> Option<File> {
+        self.files_map().get(path).copied()
+    }
+}
+
+/// The preprocessor's view of the database: `#include` reads a [`File`]
+/// input, which makes the including query depend on the header's text.
+pub(crate) struct DbLoader<'a> {
+    pub db: &'a dyn Db,
+}
+
+impl FileLoader for DbLoader<'_> {
+    fn read(&self, path: &Path) -> std::io::Result<String> {
+        let f = self.db.load(path);
+        match f.contents(self.db) {
+            Some(t) => Ok(t.to_string()),
+            None => Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such file",
+            )),
+        }
+    }
+}
+
+/// The preprocessor options of the configuration.
+pub(crate) fn preprocess_options(db: &dyn Db) -> PreprocessOptions {
+    let c = db.config();
+    PreprocessOptions {
+        defines: c.defines(db).clone(),
+        undefines: c.undefines(db).clone(),
+        include_dirs: c.include_dirs(db).clone(),
+        width: c.width(db),
+    }
+}

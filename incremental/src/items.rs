@@ -1,0 +1,351 @@
+//! The file-level queries: the front end on the whole file, and the file cut
+//! into items with position-independent bodies.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use lanes_frontend::ast::ItemKind;
+use lanes_frontend::lexer::{ExpnId, Token};
+use lanes_frontend::source::{FileId, SourceMap, Span};
+use lanes_frontend::unit::{check_text, CheckedUnit};
+use smol_str::SmolStr;
+
+use crate::db::{preprocess_options, Db, DbLoader, File};
+
+/// How an item is known across edits: a function definition by its name,
+/// any other top-level declaration by its rank among those.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ItemKey {
+    Function(SmolStr),
+    Decl(u32),
+}
+
+/// An item's tokens with spans relative to the item. In the spans, file 0
+/// is the item's own text (`text`, starting at the item's first token),
+/// file `k >= 1` is `foreign[k - 1]` with absolute offsets (text included
+/// from another file in the middle of the item).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ItemBody {
+    pub tokens: Vec<Token>,
+    pub text: Arc<str>,
+    /// Name of the file the item is written in (for messages of the small
+    /// unit; never shown).
+    pub file_name: String,
+    pub foreign: Vec<ForeignFile>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForeignFile {
+    pub name: String,
+    pub path: Option<PathBuf>,
+    pub text: Arc<str>,
+}
+
+/// Where an item is in the current text: its own file and the offset of
+/// its first token, and the files of its foreign slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ItemPos {
+    pub file: FileId,
+    pub start: u32,
+}
+
+#[derive(Debug)]
+pub struct ItemEntry {
+    pub key: ItemKey,
+    pub body: Arc<ItemBody>,
+    pub pos: ItemPos,
+    /// Files of the foreign slots, in slot order.
+    pub foreign: Vec<FileId>,
+    /// True when the item shares its tokens' span with a neighbour (both
+    /// made by one macro invocation): its body is not reliable, and kernels
+    /// that need it are analysed in the whole unit.
+    pub shared: bool,
+}
+
+/// The front end's result for a file, and its items.
+pub struct Parsed {
+    pub unit: CheckedUnit,
+    /// Every item in source order.
+    pub items: Vec<ItemEntry>,
+    pub by_key: HashMap<ItemKey, usize>,
+    /// True when item boundaries could not be told apart (two items made by
+    /// one macro invocation, or two definitions with one name): kernels are
+    /// then analysed in the whole unit.
+    pub opaque: bool,
+}
+
+impl Parsed {
+    pub fn item(&self, key: &ItemKey) -> Option<&ItemEntry> {
+        self.by_key.get(key).map(|&i| &self.items[i])
+    }
+}
+
+/// Preprocesses, parses and checks a file (re-runs on every edit of it or of
+/// a header it includes), then cuts the token stream into items.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn parse(db: &dyn Db, file: File) -> Arc<Parsed> {
+    let path = file.path(db).clone();
+    let text = file.contents(db).clone().unwrap_or_else(|| Arc::from(""));
+    let options = preprocess_options(db);
+    let loader = DbLoader { db };
+    let unit = check_text(
+        &path.display().to_string(),
+        Some(path),
+        &text,
+        &options,
+        &loader,
+    );
+    Arc::new(cut_items(unit))
+}
+
+/// The shape of a file that decides which items a kernel needs, with no
+/// positions in it: it changes only when items are added, removed,
+/// renamed, reordered or change whom they call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallGraph {
+    /// Every item in source order.
+    pub items: Vec<ItemKey>,
+    /// Kernels (functions with `__kernel` and a body), in the order the
+    /// checker numbers them (`lanes check` analyses them in this order).
+    pub kernels: Vec<SmolStr>,
+    /// For each function definition, the functions it calls.
+    pub callees: BTreeMap<SmolStr, Vec<SmolStr>>,
+    pub has_errors: bool,
+    /// No kernel can be analysed from item bodies (see [`Parsed::opaque`]).
+    pub opaque: bool,
+    /// Items whose bodies are not reliable (see [`ItemEntry::shared`]).
+    pub shared: Vec<ItemKey>,
+}
+
+impl CallGraph {
+    /// The function definitions a kernel needs: itself and every function it
+    /// calls, transitively.
+    pub fn closure(&self, kernel: &str) -> Vec<SmolStr> {
+        let mut out: Vec<SmolStr> = vec![SmolStr::from(kernel)];
+        let mut i = 0;
+        while i < out.len() {
+            if let Some(cs) = self.callees.get(&out[i]) {
+                for c in cs {
+                    if !out.contains(c) {
+                        out.push(c.clone());
+                    }
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn call_graph(db: &dyn Db, file: File) -> CallGraph {
+    let p = parse(db, file);
+    let hir = &p.unit.hir;
+    let mut callees = BTreeMap::new();
+    for f in &hir.functions {
+        if f.body.is_some() {
+            let names = f
+                .callees
+                .iter()
+                .filter_map(|c| hir.functions.get(c.0 as usize))
+                .map(|c| c.name.clone())
+                .collect();
+            callees.insert(f.name.clone(), names);
+        }
+    }
+    CallGraph {
+        items: p.items.iter().map(|i| i.key.clone()).collect(),
+        kernels: hir
+            .kernels()
+            .into_iter()
+            .map(|k| hir.function(k).name.clone())
+            .collect(),
+        callees,
+        has_errors: p.unit.has_errors(),
+        opaque: p.opaque,
+        shared: p
+            .items
+            .iter()
+            .filter(|i| i.shared)
+            .map(|i| i.key.clone())
+            .collect(),
+    }
+}
+
+/// One item's position-independent body (equal across edits elsewhere, so
+/// salsa backdates it and its dependents stay valid).
+#[salsa::tracked(returns(ref))]
+pub fn item_body(db: &dyn Db, file: File, key: ItemKey) -> Option<Arc<ItemBody>> {
+    parse(db, file).item(&key).map(|e| e.body.clone())
+}
+
+/// Cuts the unit's tokens into items: item `j` owns the tokens from its
+/// first one up to the first token of item `j + 1` (stray tokens between
+/// items, which the parser skipped, stay with the item before them and are
+/// skipped again when the item is parsed alone).
+fn cut_items(unit: CheckedUnit) -> Parsed {
+    let tokens = &unit.preprocessed.tokens;
+    // Without the final Eof token.
+    let n = tokens.len().saturating_sub(1);
+    let mut opaque = false;
+    let mut starts: Vec<Option<usize>> = Vec::with_capacity(unit.ast.items.len());
+    // Items whose tokens cannot be told from their neighbours'.
+    let mut shared = vec![false; unit.ast.items.len()];
+    let mut cursor = 0;
+    let mut prev_start: Option<Span> = None;
+    for (j, item) in unit.ast.items.iter().enumerate() {
+        let s = item.span;
+        if prev_start.is_some_and(|p| p.file == s.file && p.start == s.start) {
+            // Two items start at one place: both came from one macro
+            // invocation, whose tokens all carry its span.
+            shared[j] = true;
+            shared[j - 1] = true;
+        }
+        prev_start = Some(s);
+        let found = (cursor..n).find(|&i| {
+            let t = &tokens[i].span;
+            t.file == s.file && t.start == s.start
+        });
+        match found {
+            Some(i) => {
+                starts.push(Some(i));
+                cursor = i + 1;
+            }
+            None => {
+                // An item without tokens of its own: nothing can be cut
+                // reliably (and leaving it out would change the unit).
+                opaque = true;
+                starts.push(None);
+            }
+        }
+    }
+    let mut items = Vec::with_capacity(starts.len());
+    let mut by_key = HashMap::new();
+    let mut decls = 0u32;
+    for (j, item) in unit.ast.items.iter().enumerate() {
+        let key = match &item.kind {
+            ItemKind::Function(f) if f.body.is_some() => ItemKey::Function(f.name.name.clone()),
+            _ => {
+                decls += 1;
+                ItemKey::Decl(decls - 1)
+            }
+        };
+        let Some(a) = starts[j] else { continue };
+        let b = starts[j + 1..]
+            .iter()
+            .flatten()
+            .next()
+            .copied()
+            .unwrap_or(n);
+        let (body, pos, foreign) = rebase(&unit.sources, &tokens[a..b.max(a)]);
+        if by_key.insert(key.clone(), items.len()).is_some() {
+            // Two definitions of one name (an error the checker reports).
+            opaque = true;
+        }
+        items.push(ItemEntry {
+            key,
+            body: Arc::new(body),
+            pos,
+            foreign,
+            shared: shared[j],
+        });
+    }
+    Parsed {
+        unit,
+        items,
+        by_key,
+        opaque,
+    }
+}
+
+/// The tokens of one item with spans relative to its first token.
+fn rebase(sources: &SourceMap, toks: &[Token]) -> (ItemBody, ItemPos, Vec<FileId>) {
+    let Some(first) = toks.first() else {
+        let body = ItemBody {
+            tokens: Vec::new(),
+            text: Arc::from(""),
+            file_name: String::new(),
+            foreign: Vec::new(),
+        };
+        return (
+            body,
+            ItemPos {
+                file: FileId(0),
+                start: 0,
+            },
+            Vec::new(),
+        );
+    };
+    let own = first.span.file;
+    let start = first.span.start;
+    let end = toks
+        .iter()
+        .filter(|t| t.span.file == own && t.span.start >= start)
+        .map(|t| t.span.end)
+        .max()
+        .unwrap_or(start);
+    let mut foreign_ids: Vec<FileId> = Vec::new();
+    let mut tokens = Vec::with_capacity(toks.len());
+    for t in toks {
+        let span = if t.span.file == own && t.span.start >= start {
+            Span::new(FileId(0), t.span.start - start, t.span.end - start)
+        } else {
+            let k = match foreign_ids.iter().position(|&f| f == t.span.file) {
+                Some(k) => k,
+                None => {
+                    foreign_ids.push(t.span.file);
+                    foreign_ids.len() - 1
+                }
+            };
+            Span::new(FileId(k as u32 + 1), t.span.start, t.span.end)
+        };
+        tokens.push(Token {
+            kind: t.kind,
+            text: t.text.clone(),
+            span,
+            // The parser reads neither where a token was spelled nor which
+            // expansion made it (only whether one did): both hold absolute
+            // positions that move with unrelated edits.
+            spelling: span,
+            expansion: t.expansion.map(|_| ExpnId(0)),
+            line_start: t.line_start,
+            leading_space: t.leading_space,
+        });
+    }
+    let file = file_of(sources, own);
+    let text = file
+        .map(|f| {
+            f.text
+                .get(start as usize..end as usize)
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default();
+    let foreign = foreign_ids
+        .iter()
+        .map(|&id| match file_of(sources, id) {
+            Some(f) => ForeignFile {
+                name: f.name.clone(),
+                path: f.path.clone(),
+                text: f.text.clone(),
+            },
+            None => ForeignFile {
+                name: String::new(),
+                path: None,
+                text: Arc::from(""),
+            },
+        })
+        .collect();
+    let body = ItemBody {
+        tokens,
+        text: Arc::from(text),
+        file_name: file.map(|f| f.name.clone()).unwrap_or_default(),
+        foreign,
+    };
+    (body, ItemPos { file: own, start }, foreign_ids)
+}
+
+fn file_of(sources: &SourceMap, id: FileId) -> Option<&lanes_frontend::source::SourceFile> {
+    ((id.0 as usize) < sources.len()).then(|| sources.get(id))
+}

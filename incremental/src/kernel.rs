@@ -1,0 +1,458 @@
+//! Per-kernel queries: inputs, analysis in item-relative coordinates, vector
+//! IR, and the report mapped back to the current text.
+
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use lanes_frontend::diag::{Code, Diagnostic};
+use lanes_frontend::hir;
+use lanes_frontend::lexer::{Token, TokenKind};
+use lanes_frontend::source::{FileId, SourceFile, SourceMap, Span};
+use lanes_vectorizer::report::{analyze_kernel, report, KernelAnalysis, KernelReport, Step};
+use lanes_vectorizer::vectorize::{vectorize, VectorFunction, VectorizeError};
+use smol_str::SmolStr;
+
+use crate::db::{Db, File};
+use crate::items::{call_graph, item_body, parse, ItemBody, ItemKey, ItemPos};
+
+/// A kernel of a file, by name: the key of the per-kernel queries.
+#[salsa::interned(debug)]
+pub struct Kernel<'db> {
+    #[returns(copy)]
+    pub file: File,
+    #[returns(ref)]
+    pub name: SmolStr,
+}
+
+/// What a kernel's analysis depends on, without positions: the bodies of
+/// the kernel, of the functions it calls transitively, and of every
+/// declaration, in source order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelInputs {
+    pub keys: Vec<ItemKey>,
+    pub bodies: Vec<Arc<ItemBody>>,
+}
+
+/// `None` when the kernel does not exist or the file's items cannot be cut
+/// apart reliably (the analysis then uses the whole unit).
+#[salsa::tracked(returns(ref))]
+pub fn kernel_inputs<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<KernelInputs> {
+    let file = kernel.file(db);
+    let name = kernel.name(db);
+    let g = call_graph(db, file);
+    if g.opaque || !g.kernels.contains(name) {
+        return None;
+    }
+    let needed: BTreeSet<SmolStr> = g.closure(name).into_iter().collect();
+    let mut keys = Vec::new();
+    let mut bodies = Vec::new();
+    for key in &g.items {
+        let take = match key {
+            ItemKey::Function(n) => needed.contains(n),
+            ItemKey::Decl(_) => true,
+        };
+        if take {
+            if g.shared.contains(key) {
+                return None;
+            }
+            let body = item_body(db, file, key.clone()).clone()?;
+            keys.push(key.clone());
+            bodies.push(body);
+        }
+    }
+    Some(KernelInputs { keys, bodies })
+}
+
+/// Which body a file of the small unit holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// The own text of dependency `d`.
+    Own(usize),
+    /// Foreign file `k` of dependency `d`.
+    Foreign(usize, usize),
+}
+
+/// A kernel lowered and analysed, in the coordinates of the unit it was
+/// analysed in (see [`SpanMap`]).
+pub struct Analysis {
+    pub name: SmolStr,
+    /// `None`: the whole unit's coordinates (no mapping needed).
+    slots: Option<Vec<Slot>>,
+    /// The analysis, when lowering succeeded.
+    pub analysis: Option<KernelAnalysis>,
+    /// The report, or why the vectorizer refused the kernel.
+    pub result: KernelResult,
+    /// True when the kernel was analysed in a unit of its own bodies (the
+    /// incremental path), false for the whole-unit fallback.
+    pub incremental: bool,
+}
+
+/// A kernel's report, or the errors of a kernel the vectorizer refuses
+/// (`L0920`), exactly as `lanes check` gets them from
+/// [`lanes_vectorizer::report::analyze_kernel`].
+pub type KernelResult = Result<KernelReport, Vec<Diagnostic>>;
+
+/// Lowering, canonicalization, divergence analysis and report of one kernel.
+/// Re-runs only when [`kernel_inputs`] (or the width) changes.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn kernel_analysis<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Arc<Analysis> {
+    let width = db.config().width(db);
+    let name = kernel.name(db).clone();
+    if let Some(inputs) = kernel_inputs(db, kernel) {
+        db.unwind_if_revision_cancelled();
+        if let Some(a) = analyse_small(db, &name, inputs, width) {
+            return Arc::new(a);
+        }
+    }
+    // The whole unit: correct, but depends on every edit of the file.
+    let p = parse(db, kernel.file(db));
+    db.unwind_if_revision_cancelled();
+    Arc::new(analyse_in(
+        db,
+        &p.unit.hir,
+        &p.unit.sources,
+        &name,
+        width,
+        None,
+    ))
+}
+
+/// Builds the small unit of the kernel's bodies, checks it and analyses the
+/// kernel there. `None` if the small unit does not check cleanly.
+fn analyse_small(
+    db: &dyn Db,
+    name: &SmolStr,
+    inputs: &KernelInputs,
+    width: u32,
+) -> Option<Analysis> {
+    let mut sources = SourceMap::new();
+    let mut tokens: Vec<Token> = Vec::new();
+    let mut slots = Vec::new();
+    let mut last_own: Option<(FileId, u32)> = None;
+    for (d, body) in inputs.bodies.iter().enumerate() {
+        let base = sources.len() as u32;
+        let own = sources.add(SourceFile::new(
+            body.file_name.clone(),
+            None,
+            body.text.clone(),
+        ));
+        last_own = Some((own, body.text.len() as u32));
+        slots.push(Slot::Own(d));
+        for (k, f) in body.foreign.iter().enumerate() {
+            sources.add(SourceFile::new(
+                f.name.clone(),
+                f.path.clone(),
+                f.text.clone(),
+            ));
+            slots.push(Slot::Foreign(d, k));
+        }
+        tokens.extend(body.tokens.iter().map(|t| {
+            let mut t = t.clone();
+            t.span.file = FileId(t.span.file.0 + base);
+            t.spelling = t.span;
+            t
+        }));
+    }
+    let (eof_file, eof_at) = last_own?;
+    let eof = Span::new(eof_file, eof_at, eof_at);
+    tokens.push(Token {
+        kind: TokenKind::Eof,
+        text: SmolStr::default(),
+        span: eof,
+        spelling: eof,
+        expansion: None,
+        line_start: true,
+        leading_space: false,
+    });
+    let mut diags = Vec::new();
+    let ast = lanes_frontend::parser::parse(&tokens, &mut diags);
+    let unit = lanes_frontend::sema::check_with_sources(&ast, Some(&sources), &mut diags);
+    if diags.iter().any(Diagnostic::is_error) {
+        return None;
+    }
+    db.unwind_if_revision_cancelled();
+    let mut a = analyse_in(db, &unit, &sources, name, width, Some(slots));
+    a.incremental = true;
+    Some(a)
+}
+
+fn analyse_in(
+    db: &dyn Db,
+    unit: &hir::Unit,
+    sources: &SourceMap,
+    name: &SmolStr,
+    width: u32,
+    slots: Option<Vec<Slot>>,
+) -> Analysis {
+    let k = unit
+        .kernels()
+        .into_iter()
+        .find(|&k| unit.function(k).name == *name);
+    let Some(k) = k else {
+        return Analysis {
+            name: name.clone(),
+            slots,
+            analysis: None,
+            result: Err(Vec::new()),
+            incremental: false,
+        };
+    };
+    let span = unit.function(k).name_span;
+    let analysed = guarded(span, || analyze_kernel(unit, k, width)).and_then(|r| r);
+    db.unwind_if_revision_cancelled();
+    let (analysis, result) = match analysed {
+        Ok(ka) => match guarded(span, || report(&ka, unit, k, sources)) {
+            Ok(r) => (Some(ka), Ok(r)),
+            Err(e) => (Some(ka), Err(e)),
+        },
+        Err(e) => (None, Err(e)),
+    };
+    Analysis {
+        name: name.clone(),
+        slots,
+        analysis,
+        result,
+        incremental: false,
+    }
+}
+
+/// Runs a pure analysis step; a panic (a bug) becomes an `L0920` error on
+/// the kernel instead of taking the editor's diagnostics down with it.
+/// Nothing inside calls salsa, so no cancellation can be swallowed here.
+fn guarded<T>(span: Span, f: impl FnOnce() -> T) -> Result<T, Vec<Diagnostic>> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        let what = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        vec![Diagnostic::new(
+            Code::UnsupportedByVectorizer,
+            span,
+            format!("internal error in the vectorizer: {what}"),
+        )]
+    })
+}
+
+/// A kernel in vector IR, in the coordinates of its [`Analysis`].
+pub struct VectorIr {
+    pub result: Result<VectorFunction, VectorizeError>,
+}
+
+/// The vector IR of a kernel (`None` when the file has errors or the
+/// kernel was not lowered).
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn kernel_vector_ir<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Arc<VectorIr>> {
+    let g = call_graph(db, kernel.file(db));
+    if g.has_errors || !g.kernels.contains(kernel.name(db)) {
+        return None;
+    }
+    let a = kernel_analysis(db, kernel);
+    let ka = a.analysis.as_ref()?;
+    db.unwind_if_revision_cancelled();
+    let span = ka.func.span;
+    let result = match catch_unwind(AssertUnwindSafe(|| vectorize(&ka.func, &ka.cfg, &ka.div))) {
+        Ok(r) => r,
+        Err(_) => Err(VectorizeError {
+            span,
+            message: "internal error in the vectorizer".to_string(),
+        }),
+    };
+    Some(Arc::new(VectorIr { result }))
+}
+
+/// Where each dependency of a kernel is in the current text (own file and
+/// start, and the files of its foreign slots), in [`KernelInputs`] order.
+#[salsa::tracked(returns(ref))]
+pub fn kernel_positions<'db>(
+    db: &'db dyn Db,
+    kernel: Kernel<'db>,
+) -> Option<Vec<(ItemPos, Vec<FileId>)>> {
+    let inputs = kernel_inputs(db, kernel).as_ref()?;
+    let p = parse(db, kernel.file(db));
+    inputs
+        .keys
+        .iter()
+        .map(|k| p.item(k).map(|e| (e.pos, e.foreign.clone())))
+        .collect()
+}
+
+/// Maps spans of a kernel's [`Analysis`] (and vector IR) to the current text.
+#[derive(Clone, Debug)]
+pub struct SpanMap {
+    slots: Option<Vec<Slot>>,
+    positions: Vec<(ItemPos, Vec<FileId>)>,
+}
+
+impl SpanMap {
+    /// The span in the current text.
+    pub fn map(&self, s: Span) -> Span {
+        let Some(slots) = &self.slots else {
+            return s;
+        };
+        match slots.get(s.file.0 as usize) {
+            Some(&Slot::Own(d)) => match self.positions.get(d) {
+                Some((pos, _)) => Span::new(pos.file, s.start + pos.start, s.end + pos.start),
+                None => s,
+            },
+            Some(&Slot::Foreign(d, k)) => match self.positions.get(d).and_then(|p| p.1.get(k)) {
+                Some(&f) => Span::new(f, s.start, s.end),
+                None => s,
+            },
+            None => s,
+        }
+    }
+
+    /// True when the analysis ran on the whole unit (spans are already
+    /// those of the current text).
+    pub fn is_identity(&self) -> bool {
+        self.slots.is_none()
+    }
+}
+
+/// The span map of a kernel's current analysis.
+pub fn span_map(db: &dyn Db, kernel: Kernel<'_>) -> SpanMap {
+    let a = kernel_analysis(db, kernel);
+    let positions = match &a.slots {
+        Some(_) => kernel_positions(db, kernel).clone().unwrap_or_default(),
+        None => Vec::new(),
+    };
+    SpanMap {
+        slots: a.slots.clone(),
+        positions,
+    }
+}
+
+/// The kernel's report with the spans of the current text; `None` when the
+/// file has errors (like `lanes check`, kernels of a file with errors are
+/// not analysed) or has no such kernel.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn kernel_report<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Arc<KernelResult>> {
+    let g = call_graph(db, kernel.file(db));
+    if g.has_errors || !g.kernels.contains(kernel.name(db)) {
+        return None;
+    }
+    let a = kernel_analysis(db, kernel);
+    let map = span_map(db, kernel);
+    let result = match &a.result {
+        Ok(r) => Ok(map_report(r, &map)),
+        Err(ds) => Err(ds.iter().map(|d| map_diag(d, &map)).collect()),
+    };
+    Some(Arc::new(result))
+}
+
+/// The kernels of a file, in the order `lanes check` analyses them.
+pub fn kernels(db: &dyn Db, file: File) -> Vec<Kernel<'_>> {
+    call_graph(db, file)
+        .kernels
+        .iter()
+        .map(|n| Kernel::new(db, file, n.clone()))
+        .collect()
+}
+
+/// Every kernel's result, in order (empty when the file has errors).
+pub fn file_reports(db: &dyn Db, file: File) -> Vec<(SmolStr, Arc<KernelResult>)> {
+    kernels(db, file)
+        .into_iter()
+        .filter_map(|k| {
+            let r = kernel_report(db, k).clone()?;
+            Some((k.name(db).clone(), r))
+        })
+        .collect()
+}
+
+/// All diagnostics of a file, as `lanes check` reports them: the front
+/// end's, then (when there is no error) each kernel's, in kernel order.
+pub fn file_diagnostics(db: &dyn Db, file: File) -> Vec<Diagnostic> {
+    let p = parse(db, file);
+    let mut out = p.unit.diagnostics.clone();
+    if p.unit.has_errors() {
+        return out;
+    }
+    for (_, r) in file_reports(db, file) {
+        match &*r {
+            Ok(r) => out.extend(r.diagnostics.iter().cloned()),
+            Err(ds) => out.extend(ds.iter().cloned()),
+        }
+    }
+    out
+}
+
+fn map_steps(steps: &[Step], m: &SpanMap) -> Vec<Step> {
+    steps
+        .iter()
+        .map(|s| Step {
+            span: m.map(s.span),
+            text: s.text.clone(),
+        })
+        .collect()
+}
+
+fn map_diag(d: &Diagnostic, m: &SpanMap) -> Diagnostic {
+    let mut d = d.clone();
+    d.span = m.map(d.span);
+    for r in &mut d.related {
+        r.span = m.map(r.span);
+    }
+    d
+}
+
+/// The report in current coordinates, sorted as [`report`] sorts (by file,
+/// then offset): the small unit numbers files differently.
+fn map_report(r: &KernelReport, m: &SpanMap) -> KernelReport {
+    if m.is_identity() {
+        return r.clone();
+    }
+    let mut r = r.clone();
+    r.span = m.map(r.span);
+    for v in &mut r.values {
+        v.span = m.map(v.span);
+        v.reason = map_steps(&v.reason, m);
+    }
+    r.values.sort_by(|a, b| {
+        (a.span.file, a.span.start, &a.name).cmp(&(b.span.file, b.span.start, &b.name))
+    });
+    for b in &mut r.branches {
+        b.span = m.map(b.span);
+        b.reason = map_steps(&b.reason, m);
+    }
+    r.branches.sort_by_key(|b| (b.span.file, b.span.start));
+    for l in &mut r.loops {
+        l.span = m.map(l.span);
+        l.reason = map_steps(&l.reason, m);
+        for e in &mut l.divergent_exits {
+            *e = m.map(*e);
+        }
+    }
+    r.loops.sort_by_key(|l| (l.span.file, l.span.start));
+    for a in &mut r.accesses {
+        a.span = m.map(a.span);
+        a.reason = map_steps(&a.reason, m);
+    }
+    r.accesses
+        .sort_by_key(|a| (a.span.file, a.span.start, a.kind));
+    r.diagnostics = r.diagnostics.iter().map(|d| map_diag(d, m)).collect();
+    // Stable, like the report's own sort, so that ties keep their order.
+    r.diagnostics
+        .sort_by_key(|d| (d.span.file, d.span.start, d.code));
+    r
+}
+
+/// The names of the queries keyed by a [`Kernel`].
+pub(crate) fn is_kernel_query(name: &str) -> bool {
+    matches!(
+        name,
+        "kernel_inputs"
+            | "kernel_analysis"
+            | "kernel_vector_ir"
+            | "kernel_positions"
+            | "kernel_report"
+    )
+}
+
+pub(crate) fn kernel_name_of(db: &dyn Db, id: salsa::Id) -> Option<String> {
+    use salsa::plumbing::FromId;
+    let k = Kernel::from_id(id);
+    Some(k.name(db).to_string())
+}

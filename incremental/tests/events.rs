@@ -1,0 +1,217 @@
+//! The incrementality claims, proved with salsa's event log (`WillExecute`
+//! events) on a generated file with 20 kernels and three helpers.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+
+const PATH: &str = "/virtual/generated.cl";
+
+/// Everything the editor asks for one file: diagnostics, reports and the
+/// vector IR of every kernel.
+fn query_all(db: &lanes_db::LanesDatabase, file: lanes_db::File) {
+    let _ = lanes_db::file_diagnostics(db, file);
+    for k in lanes_db::kernels(db, file) {
+        let _ = lanes_db::kernel_vector_ir(db, k);
+    }
+}
+
+fn setup() -> (
+    lanes_db::LanesDatabase,
+    std::sync::Arc<std::sync::Mutex<Vec<lanes_db::salsa::DatabaseKeyIndex>>>,
+    lanes_db::File,
+    String,
+) {
+    let text = generated(20);
+    let (mut db, log) = logging_db(settings(8));
+    let file = db.set_file(PATH, &text, 1);
+    query_all(&db, file);
+    let first = executed(&db, &log);
+    // The first run analyses every kernel once.
+    assert_eq!(ran(&first, "kernel_analysis").len(), 20);
+    assert_eq!(ran(&first, "kernel_vector_ir").len(), 20);
+    (db, log, file, text)
+}
+
+fn check_equal(db: &lanes_db::LanesDatabase, file: lanes_db::File, text: &str) {
+    let fs = MemFs(Default::default());
+    let (d1, r1) = from_db(db, file);
+    let (d2, r2) = oracle(&PathBuf::from(PATH), text, 8, &fs);
+    assert_eq!(d1, d2);
+    assert_eq!(r1, r2);
+    // Every kernel took the incremental path (no whole-unit fallback).
+    if d1.iter().any(|d| d.is_error()) {
+        return;
+    }
+    for k in lanes_db::kernels(db, file) {
+        assert!(
+            lanes_db::kernel_analysis(db, k).incremental,
+            "{} fell back",
+            k.name(db)
+        );
+    }
+}
+
+/// Replaces the first occurrence of `from` after `anchor`.
+fn edit_after(text: &str, anchor: &str, from: &str, to: &str) -> String {
+    let a = text.find(anchor).expect("anchor");
+    let i = a + text[a..].find(from).expect("from");
+    format!("{}{}{}", &text[..i], to, &text[i + from.len()..])
+}
+
+#[test]
+fn edit_inside_one_kernel_reanalyses_that_kernel_only() {
+    let (mut db, log, file, text) = setup();
+    // Same length: nothing after kernel 7 moves.
+    let edited = edit_after(&text, "void k7(", "v * 0.5f + 7.0f", "v * 0.5f - 7.0f");
+    db.set_file(PATH, &edited, 2);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert_eq!(ran(&ev, "kernel_analysis"), vec!["k7"]);
+    assert_eq!(ran(&ev, "kernel_vector_ir"), vec!["k7"]);
+    // The positions of kernels after k7 did not move (same length), so no
+    // other report was even re-mapped.
+    assert_eq!(ran(&ev, "kernel_report"), vec!["k7"]);
+    check_equal(&db, file, &edited);
+
+    // An edit that changes the length of kernel 7 moves kernels 8..19: their
+    // reports are re-mapped to the new positions, not re-analysed.
+    let longer = edit_after(
+        &edited,
+        "void k7(",
+        "int i = get_global_id(0);",
+        "int i = get_global_id(0);   // the lane's pixel",
+    );
+    db.set_file(PATH, &longer, 3);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert_eq!(ran(&ev, "kernel_analysis"), vec!["k7"]);
+    let remapped = ran(&ev, "kernel_report");
+    assert!(remapped.contains(&"k19".to_string()), "{remapped:?}");
+    assert!(!remapped.contains(&"k6".to_string()), "{remapped:?}");
+    check_equal(&db, file, &longer);
+}
+
+#[test]
+fn edit_in_a_comment_reanalyses_nothing() {
+    let (mut db, log, file, text) = setup();
+    // A longer comment at the top moves every item.
+    let edited = text.replacen(
+        "// generated.cl - many kernels",
+        "// generated.cl - a file with very many kernels",
+        1,
+    );
+    db.set_file(PATH, &edited, 2);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert!(ev.iter().any(|(q, _)| q == "parse"), "{ev:?}");
+    assert_eq!(ran(&ev, "kernel_analysis"), Vec::<String>::new());
+    assert_eq!(ran(&ev, "kernel_vector_ir"), Vec::<String>::new());
+    assert_eq!(ran(&ev, "kernel_report").len(), 20);
+    check_equal(&db, file, &edited);
+
+    // A comment between kernels 10 and 11, and blank lines.
+    let edited2 = edited.replacen(
+        "// kernel number 11\n",
+        "// kernel number 11\n\n// eleven\n\n",
+        1,
+    );
+    db.set_file(PATH, &edited2, 3);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert_eq!(ran(&ev, "kernel_analysis"), Vec::<String>::new());
+    check_equal(&db, file, &edited2);
+}
+
+#[test]
+fn edit_inside_a_helper_reanalyses_its_callers_only() {
+    let (mut db, log, file, text) = setup();
+    let edited = edit_after(&text, "float helper_shared(", "v * 2.0f", "v * 3.0f + v");
+    db.set_file(PATH, &edited, 2);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert_eq!(ran(&ev, "kernel_analysis"), vec!["k12", "k3"]);
+    assert_eq!(ran(&ev, "kernel_vector_ir"), vec!["k12", "k3"]);
+    check_equal(&db, file, &edited);
+
+    // A helper called through another helper: kernel 5 only.
+    let edited2 = edit_after(&edited, "float helper_leaf(", "v * v", "v * v * v");
+    db.set_file(PATH, &edited2, 3);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert_eq!(ran(&ev, "kernel_analysis"), vec!["k5"]);
+    check_equal(&db, file, &edited2);
+}
+
+#[test]
+fn edit_to_a_declaration_or_the_width_reanalyses_everything() {
+    let (mut db, log, file, text) = setup();
+    let edited = text.replacen("4.0f};", "5.0f};", 1);
+    db.set_file(PATH, &edited, 2);
+    query_all(&db, file);
+    assert_eq!(ran(&executed(&db, &log), "kernel_analysis").len(), 20);
+    check_equal(&db, file, &edited);
+
+    let mut s = db.settings();
+    s.width = 16;
+    db.set_settings(s);
+    query_all(&db, file);
+    assert_eq!(ran(&executed(&db, &log), "kernel_analysis").len(), 20);
+
+    // Severities are applied by the IDE layer: nothing re-runs.
+    let mut s = db.settings();
+    s.severities
+        .insert(lanes_frontend::diag::Code::Gather, None);
+    db.set_settings(s);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert!(ev.is_empty(), "{ev:?}");
+}
+
+#[test]
+fn same_text_again_runs_nothing() {
+    let (mut db, log, file, text) = setup();
+    db.set_file(PATH, &text, 2);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert!(
+        ev.iter()
+            .all(|(q, _)| q != "parse" && q != "kernel_analysis"),
+        "{ev:?}"
+    );
+}
+
+#[test]
+fn a_new_call_edge_reanalyses_the_caller() {
+    let (mut db, log, file, text) = setup();
+    let edited = edit_after(&text, "void k9(", "v = v * 0.5f;", "v = helper_other(v);");
+    db.set_file(PATH, &edited, 2);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert_eq!(ran(&ev, "kernel_analysis"), vec!["k9"]);
+    check_equal(&db, file, &edited);
+}
+
+#[test]
+fn broken_then_fixed_kernel() {
+    let (mut db, log, file, text) = setup();
+    // A syntax error: nothing is analysed while the file has errors.
+    let broken = edit_after(&text, "void k7(", "float v = in[i];", "float v = in[i;");
+    db.set_file(PATH, &broken, 2);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert!(ran(&ev, "kernel_report").is_empty(), "{ev:?}");
+    check_equal(&db, file, &broken);
+    assert!(lanes_db::file_diagnostics(&db, file)
+        .iter()
+        .any(|d| d.is_error()));
+    // Fixed again: kernel 7's body equals the original, so even kernel 7's
+    // analysis is still valid (only the reports are rebuilt).
+    db.set_file(PATH, &text, 3);
+    query_all(&db, file);
+    let ev = executed(&db, &log);
+    assert_eq!(ran(&ev, "kernel_analysis"), Vec::<String>::new());
+    check_equal(&db, file, &text);
+}
