@@ -68,9 +68,13 @@ fn vector_parameters_are_grouped() {
 
 #[test]
 fn unvectorizable_kernels_are_l0920_diagnostics() {
+    // Duff's device: a `case` inside a loop of its `switch` (irreducible).
     let u = unit(
-        "struct B { float lo; float hi; };\n\
-         __kernel void k(__global float *o, struct B b) { o[get_global_id(0)] = b.lo; }",
+        "__kernel void k(__global int *o, int c) {\n\
+             int i = 0; int n = c / 2;\n\
+             switch (c % 2) { case 0: do { o[i++] = 0;\n\
+             case 1: o[i++] = 1; } while (--n > 0); }\n\
+         }",
     );
     let spec = target_spec("avx2-i32x8").unwrap();
     let d = compile_unit(&u.hir, &spec, &Options::default()).unwrap_err();
@@ -79,7 +83,21 @@ fn unvectorizable_kernels_are_l0920_diagnostics() {
         d.iter().all(|d| d.code == Code::UnsupportedByVectorizer),
         "{d:?}"
     );
-    assert!(d[0].message.contains("struct"), "{d:?}");
+    assert!(d[0].message.contains("irreducible"), "{d:?}");
+}
+
+#[test]
+fn struct_arguments_are_passed_by_pointer() {
+    let u = unit(
+        "struct B { float lo; int n; };\n\
+         __kernel void k(__global float *o, struct B b) { o[get_global_id(0)] = b.lo + b.n; }",
+    );
+    let spec = target_spec("avx2-i32x8").unwrap();
+    let c = compile_unit(&u.hir, &spec, &Options::default()).unwrap();
+    assert_eq!(
+        c.kernels()[0].params[1].kind,
+        ParamKind::Struct(vec![(0, Ty::F32), (4, Ty::I32)])
+    );
 }
 
 #[test]
