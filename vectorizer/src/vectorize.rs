@@ -116,6 +116,10 @@ enum MaskSrc {
     Live(LoopId),
     /// A variable OR-ed from the incoming edges.
     Var(VarId),
+    /// The mask of a BOSCC-guarded block that dominates this one, whose
+    /// predicate is uniform relative to it (thesis Def. 23): the block runs
+    /// with all of that block's lanes, and never with none.
+    Anchor(BlockId),
 }
 
 /// Per transformed loop.
@@ -161,6 +165,12 @@ struct Vectorizer<'a> {
     divergent: BTreeSet<BlockId>,
     /// BOSCC gadgets inserted (divergent branch block, guarded successor).
     boscc: Vec<(BlockId, BlockId)>,
+    /// BOSCC gadgets chosen before the transforms: (branch block, guarded
+    /// successor).
+    boscc_plan: Vec<(BlockId, BlockId)>,
+    /// By block: the guarded block whose mask it shares (see
+    /// [`MaskSrc::Anchor`]).
+    anchor: Vec<Option<BlockId>>,
 }
 
 fn error(span: lanes_frontend::source::Span, message: impl Into<String>) -> VectorizeError {
@@ -220,6 +230,8 @@ impl<'a> Vectorizer<'a> {
             edge_mask: BTreeMap::new(),
             divergent: BTreeSet::new(),
             boscc: Vec::new(),
+            boscc_plan: Vec::new(),
+            anchor: Vec::new(),
         })
     }
 
@@ -347,13 +359,15 @@ impl<'a> Vectorizer<'a> {
     }
 
     fn run(mut self) -> Result<VectorFunction, VectorizeError> {
+        self.plan_boscc();
+        self.plan_anchors();
         self.plan_loops()?;
         self.plan_masks();
         self.create_dispatch_blocks();
         self.lower_phis_and_edges()?;
         self.restructure()?;
         self.divergent_set();
-        self.insert_boscc();
+        self.insert_boscc()?;
         self.linearize()?;
         self.finish()
     }
@@ -374,7 +388,7 @@ impl<'a> Vectorizer<'a> {
             };
             let parent_chosen = lp.parent.is_some_and(|p| chosen.contains(&p));
             if divergent_headers.contains(&lp.header)
-                || self.mask_kind(pre) == MaskKind::Varying
+                || (self.mask_kind(pre) == MaskKind::Varying && self.anchor_of(pre).is_none())
                 || parent_chosen
             {
                 chosen.insert(l);
@@ -426,13 +440,19 @@ impl<'a> Vectorizer<'a> {
         let n = self.f.blocks.len();
         self.mask_src = vec![MaskSrc::Lane; n];
         self.mask = vec![self.lane_mask; n];
-        for b in 0..n {
-            let b = BlockId(b as u32);
+        // Reverse post-order: an anchor's mask exists before the blocks
+        // that share it.
+        let order: Vec<BlockId> = self.cfg.rpo().to_vec();
+        for b in order {
             if !self.cfg.is_reachable(b) {
                 continue;
             }
-            let src = if let Some(l) = self.cfg.header_of(b).filter(|l| self.plans.contains_key(l))
-            {
+            let anchored = self
+                .anchor_of(b)
+                .filter(|&r| r != b && !self.in_transformed_loop(b));
+            let src = if let Some(r) = anchored {
+                MaskSrc::Anchor(r)
+            } else if let Some(l) = self.cfg.header_of(b).filter(|l| self.plans.contains_key(l)) {
                 MaskSrc::Live(l)
             } else if self.in_transformed_loop(b) || self.mask_kind(b) == MaskKind::Varying {
                 let s = self.src();
@@ -448,6 +468,7 @@ impl<'a> Vectorizer<'a> {
                     self.vars.read_start(&mut self.f, v, b)
                 }
                 MaskSrc::Var(v) => self.vars.read_start(&mut self.f, v, b),
+                MaskSrc::Anchor(r) => self.mask[r.index()],
             };
         }
         // Per-iteration masks start empty in every iteration of their loop.
@@ -712,8 +733,7 @@ impl<'a> Vectorizer<'a> {
                     .collect();
                 for (var, phi_value, x, ty) in phis {
                     let uniform = self.div.is_uniform(phi_value);
-                    let nonempty =
-                        matches!(self.mask_src[p.index()], MaskSrc::Lane | MaskSrc::Live(_));
+                    let nonempty = self.is_nonempty(p);
                     if is_header_edge || (uniform && nonempty) {
                         self.vars.write(var, p, None, x);
                     } else if uniform {
@@ -864,45 +884,23 @@ impl<'a> Vectorizer<'a> {
     /// dominance region are skipped (Theorem 5). The guarded successor
     /// must be the one linearization visits first, have the branch as its
     /// only predecessor, and be neither a loop header nor a latch.
-    fn insert_boscc(&mut self) {
-        const BOSCC_LIMIT: u32 = 17;
-        let cfg = Cfg::compute(&self.f);
-        let candidates: Vec<BlockId> = self.divergent.iter().copied().collect();
-        for a in candidates {
-            if a.index() >= self.original_blocks {
-                continue;
-            }
-            let Some(t) = self.f.terminator(a) else {
-                continue;
+    fn insert_boscc(&mut self) -> Result<(), VectorizeError> {
+        for (a, first) in self.boscc_plan.clone() {
+            let t = self.f.terminator(a);
+            let other = t.and_then(|t| match self.f.inst(t).kind {
+                InstKind::CondBr { then, els, .. } if then == first && els != first => Some(els),
+                InstKind::CondBr { then, els, .. } if els == first && then != first => Some(then),
+                _ => None,
+            });
+            let (Some(t), Some(other), Some(&e)) = (t, other, self.edge_mask.get(&(a, first)))
+            else {
+                // The anchored masks rely on the gadget: refuse rather than
+                // produce code that assumes it.
+                return Err(error(
+                    self.f.span,
+                    format!("internal: BOSCC gadget at bb{} could not be placed", a.0),
+                ));
             };
-            let InstKind::CondBr { then, els, .. } = self.f.inst(t).kind.clone() else {
-                continue;
-            };
-            if then == els {
-                continue;
-            }
-            let idx = |b: BlockId| cfg.block_index().index(b).unwrap_or(u32::MAX);
-            let (first, other) = if idx(then) <= idx(els) {
-                (then, els)
-            } else {
-                (els, then)
-            };
-            let Some(&e) = self.edge_mask.get(&(a, first)) else {
-                continue;
-            };
-            let legal = first.index() < self.original_blocks
-                && self.cfg.preds(first) == [a]
-                && self.cfg.loop_of(first) == self.cfg.loop_of(a)
-                && self.cfg.header_of(first).is_none()
-                && self
-                    .cfg
-                    .loops()
-                    .loops
-                    .iter()
-                    .all(|l| !l.latches.contains(&first));
-            if !legal || self.region_score(first) < BOSCC_LIMIT {
-                continue;
-            }
             let src = self.f.inst(t).src;
             let g = self.any(a, e, src);
             let a2 = self.f.add_block("boscc.branch");
@@ -917,9 +915,122 @@ impl<'a> Vectorizer<'a> {
             self.f.append(a2, kind, Ty::Void, src);
             self.mask_src.push(self.mask_src[a.index()]);
             self.mask.push(self.mask[a.index()]);
+            self.anchor.push(self.anchor_of(a).filter(|&r| r != a));
             self.divergent.remove(&a);
             self.divergent.insert(a2);
             self.boscc.push((a, first));
+        }
+        Ok(())
+    }
+
+    /// BOSCC (thesis §9.2, RV's heuristic without profiles): before a
+    /// divergent branch whose first successor heads enough work (score
+    /// ≥ 17: a varying memory access counts 8, a strided one 2, a math
+    /// function 4, anything else 1), test `any(edge mask)` and jump
+    /// straight to the other successor when no lane goes there. Partial
+    /// linearization keeps that uniform branch, so the successor and its
+    /// dominance region are skipped (Theorem 5). The guarded successor
+    /// must be the one linearization visits first, have the branch as its
+    /// only predecessor, and be neither a loop header nor a latch.
+    fn plan_boscc(&mut self) {
+        const BOSCC_LIMIT: u32 = 17;
+        let mut plan = Vec::new();
+        for &a in &self.div.divergent_branches {
+            if a.index() >= self.original_blocks || !self.cfg.is_reachable(a) {
+                continue;
+            }
+            let Some(t) = self.f.terminator(a) else {
+                continue;
+            };
+            let InstKind::CondBr { then, els, .. } = self.f.inst(t).kind.clone() else {
+                continue;
+            };
+            if then == els {
+                continue;
+            }
+            let idx = |b: BlockId| self.cfg.block_index().index(b).unwrap_or(u32::MAX);
+            let first = if idx(then) <= idx(els) { then } else { els };
+            let legal = first.index() < self.original_blocks
+                && self.cfg.preds(first) == [a]
+                && self.cfg.loop_of(first) == self.cfg.loop_of(a)
+                && self.cfg.header_of(first).is_none()
+                && self
+                    .cfg
+                    .loops()
+                    .loops
+                    .iter()
+                    .all(|l| !l.latches.contains(&first));
+            if legal && self.region_score(first) >= BOSCC_LIMIT {
+                plan.push((a, first));
+            }
+        }
+        self.boscc_plan = plan;
+    }
+
+    /// The blocks that share a BOSCC-guarded block's mask: those it
+    /// dominates whose control dependences inside its region are all
+    /// uniform branches of such blocks, and whose dependences outside it
+    /// are its own (relative uniformity, thesis Def. 23). Inner guarded
+    /// blocks take over their regions.
+    fn plan_anchors(&mut self) {
+        let n = self.f.blocks.len();
+        self.anchor = vec![None; n];
+        let mut roots: Vec<BlockId> = self.boscc_plan.iter().map(|&(_, r)| r).collect();
+        let rpo: Vec<BlockId> = self.cfg.rpo().to_vec();
+        let pos = |b: BlockId| rpo.iter().position(|&x| x == b).unwrap_or(usize::MAX);
+        roots.sort_by_key(|&r| pos(r));
+        for r in roots {
+            let rdeps: BTreeSet<BlockId> = self.cfg.control_deps(r).iter().copied().collect();
+            let mut varying: BTreeSet<BlockId> = BTreeSet::new();
+            // A fixpoint: control dependences may come from later blocks
+            // (loop exits).
+            loop {
+                let mut changed = false;
+                for &x in &rpo {
+                    if x == r || !self.cfg.dominates(r, x) || varying.contains(&x) {
+                        continue;
+                    }
+                    let bad = self.cfg.control_deps(x).iter().any(|&d| {
+                        if self.cfg.dominates(r, d) {
+                            self.div.divergent_branches.contains(&d) || varying.contains(&d)
+                        } else {
+                            !rdeps.contains(&d)
+                        }
+                    });
+                    if bad {
+                        varying.insert(x);
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            self.anchor[r.index()] = Some(r);
+            // Only inside r's loop: a block after the loop is reached
+            // through the loop's exits, with their masks.
+            let home = self.cfg.loop_of(r);
+            let inside = |x: BlockId| match home {
+                None => true,
+                Some(l) => self.cfg.loops().contains(l, x),
+            };
+            for &x in &rpo {
+                if x != r && self.cfg.dominates(r, x) && inside(x) && !varying.contains(&x) {
+                    self.anchor[x.index()] = Some(r);
+                }
+            }
+        }
+    }
+
+    fn anchor_of(&self, b: BlockId) -> Option<BlockId> {
+        self.anchor.get(b.index()).copied().flatten()
+    }
+
+    /// The block never runs with no active lane.
+    fn is_nonempty(&self, b: BlockId) -> bool {
+        match self.mask_src.get(b.index()) {
+            Some(MaskSrc::Lane | MaskSrc::Live(_) | MaskSrc::Anchor(_)) => true,
+            _ => self.anchor_of(b) == Some(b),
         }
     }
 
@@ -977,16 +1088,15 @@ impl<'a> Vectorizer<'a> {
         let mut block_mask: Vec<ValueId> =
             self.mask.iter().map(|&m| self.vars.resolve(m)).collect();
         ssa::repair(&mut self.f, &cfg);
+        let nonempty: Vec<bool> = (0..self.mask_src.len())
+            .map(|b| self.is_nonempty(BlockId(b as u32)))
+            .collect();
         let mut f = self.f;
         cleanup(&mut f, &mut block_mask);
         let cfg = Cfg::compute(&f);
         let div =
             crate::divergence::analyze_pinned(&f, &cfg, self.div.width, &pinned_allocas(self.div));
-        let mut mask_nonempty: Vec<bool> = self
-            .mask_src
-            .iter()
-            .map(|s| matches!(s, MaskSrc::Lane | MaskSrc::Live(_)))
-            .collect();
+        let mut mask_nonempty = nonempty;
         mask_nonempty.resize(f.blocks.len(), false);
         block_mask.resize(f.blocks.len(), self.lane_mask);
         for b in f.block_ids() {

@@ -224,7 +224,7 @@ kernel void k(global float *a, global const int *idx) {
               %57 = select f32 %53, %9, f32 undef : varying
               %60 = sub_group.any i1(%51) : uniform
               br %60, bb4.boscc.branch, bb2.if.end
-            bb1.if.then: ; mask %51, may be empty
+            bb1.if.then: ; mask %51
               %12 = sext i32 %4 to i64 : strided(1)
               %14 = mul i64 %12, i64 4 : strided(4, align 4)
               %15 = ptradd %1, %14 : strided(4)
