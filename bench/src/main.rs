@@ -6,6 +6,8 @@
 //! `codegen`: generated code against PoCL and gcc (see codegen/mod.rs).
 
 mod codegen;
+mod lsp;
+mod results;
 
 use std::time::{Duration, Instant};
 
@@ -303,6 +305,9 @@ fn main() {
     }
     if all || which.iter().any(|w| w == "codegen") {
         codegen::main(options);
+    }
+    if all || which.iter().any(|w| w == "lsp") {
+        lsp::main();
     }
 }
 

@@ -194,13 +194,13 @@ pub fn run(args: BuildArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     } else if let Some(path) = &args.output {
-        if let Err(e) = write_atomically(path, &output) {
+        if let Err(e) = lanes_codegen::write_atomically(path, &output) {
             eprintln!("error: cannot write `{}`: {e}", path.display());
             return ExitCode::from(1);
         }
     }
     if let (Some(path), Some(text)) = (&args.header, header) {
-        if let Err(e) = write_atomically(path, text.as_bytes()) {
+        if let Err(e) = lanes_codegen::write_atomically(path, text.as_bytes()) {
             eprintln!("error: cannot write `{}`: {e}", path.display());
             if let Some(o) = args.output.as_ref().filter(|_| !to_stdout) {
                 let _ = std::fs::remove_file(o);
@@ -209,23 +209,4 @@ pub fn run(args: BuildArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
-}
-
-/// Writes `bytes` to a temporary file next to `path` and renames it, so
-/// readers never see a partial file.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }

@@ -32,6 +32,8 @@ enum Command {
     Run(run::RunArgs),
     /// List the SIMD targets and their widths.
     Targets,
+    /// Run the language server on standard input and output.
+    Lsp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
             Command::Build(args) => build::run(args),
             Command::Run(args) => run::run(args),
             Command::Targets => targets(),
+            Command::Lsp => lsp(),
         });
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
@@ -66,6 +69,16 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: cannot start worker thread: {e}");
             ExitCode::from(101)
+        }
+    }
+}
+
+fn lsp() -> ExitCode {
+    match lanes_lsp::run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot start the language server: {e}");
+            ExitCode::from(1)
         }
     }
 }

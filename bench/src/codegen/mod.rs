@@ -510,33 +510,10 @@ fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// `text` with its `## Generated code` section replaced by `section` (or
-/// `section` appended); the other sections stay as they are.
-fn splice(text: &str, section: &str) -> String {
-    let head = "## Generated code";
-    let found = if text.starts_with(&format!("{head}\n")) {
-        Some(0)
-    } else {
-        text.find(&format!("\n{head}\n")).map(|i| i + 1)
-    };
-    match found {
-        Some(start) => {
-            let after = &text[start + head.len()..];
-            let end = after
-                .find("\n## ")
-                .map(|e| start + head.len() + e + 1)
-                .unwrap_or(text.len());
-            let gap = if end < text.len() { "\n" } else { "" };
-            format!("{}{section}{gap}{}", &text[..start], &text[end..])
-        }
-        None => format!("{}\n\n{section}", text.trim_end_matches('\n')),
-    }
-}
-
 fn write_results(section: &str) -> Result<PathBuf, String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("RESULTS.md");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Benchmark results\n".into());
-    std::fs::write(&path, splice(&text, section))
+    std::fs::write(&path, crate::results::splice(&text, section))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
 }
@@ -701,6 +678,7 @@ pub fn main(args: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::splice;
 
     #[test]
     fn splice_appends_then_replaces_in_place() {

@@ -1,0 +1,348 @@
+//! `workspace/executeCommand`: `lanes.build`, `lanes.showVectorIR`,
+//! `lanes.showAsm`, `lanes.explain`. Arguments: `[uri-or-path, kernel?]`.
+//! Results: `{"object","header"}` for a build, `{"text","language"}` for
+//! the others (the contract of editors/test/mock-lanes-lsp.js).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use lanes_db::{File, LanesDatabase};
+use serde_json::{json, Value};
+use tower_lsp_server::gen_lsp_types::{ExecuteCommandParams, ProgressToken};
+use tower_lsp_server::jsonrpc::{Error, Result};
+
+use crate::config;
+use crate::convert::uri_to_path;
+use crate::server::{content_modified, run_blocking, Backend};
+
+/// LLVM code generation runs one at a time: it is the slow part, and the
+/// cores are better spent on the analyses of other requests.
+static CODEGEN: Mutex<()> = Mutex::new(());
+
+pub async fn execute(b: &Backend, params: ExecuteCommandParams) -> Result<Value> {
+    let args = params.arguments.clone().unwrap_or_default();
+    let Some(first) = args.first().and_then(Value::as_str) else {
+        return Err(Error::invalid_params(
+            "arguments: [uri or path of the file, kernel name (optional)]",
+        ));
+    };
+    let path = if first.contains("://") || first.starts_with("untitled:") {
+        uri_to_path(first)
+    } else {
+        PathBuf::from(first)
+    };
+    let kernel = args
+        .get(1)
+        .and_then(Value::as_str)
+        .filter(|k| !k.is_empty())
+        .map(String::from);
+
+    // The open document's text if it is open, else the file on disk.
+    let (snap, file, version, out_dir, progress) = {
+        let mut st = b.state();
+        let open = st.open_file(&path);
+        let (file, version) = match open {
+            Some((_, f, v)) => (f, Some(v)),
+            None => {
+                if !path.is_file() {
+                    return Err(Error::invalid_params(format!(
+                        "no such file: {}",
+                        path.display()
+                    )));
+                }
+                (st.db.reload_from_disk(&path), None)
+            }
+        };
+        let out = config::out_dir(&st.options, st.root.as_deref());
+        (st.db.clone(), file, version, out, st.progress())
+    };
+
+    let command = params.command.clone();
+    let run = move || -> std::result::Result<Value, String> {
+        match command.as_str() {
+            "lanes.build" => build(snap, file, out_dir.as_deref()),
+            "lanes.showVectorIR" => Ok(json!({
+                "text": vector_ir(&snap, file, kernel.as_deref())?,
+                "language": "llvm",
+            })),
+            "lanes.showAsm" => Ok(json!({
+                "text": assembly(snap, file, kernel.as_deref())?,
+                "language": "asm",
+            })),
+            "lanes.explain" => Ok(json!({
+                "text": explain(&snap, file, kernel.as_deref())?,
+                "language": "plaintext",
+            })),
+            other => Err(format!("unknown command `{other}`")),
+        }
+    };
+
+    // A test hook: with LANES_LSP_TEST_PANIC set, `lanes.test.panic` panics
+    // inside a request, to prove that the panic is answered with an
+    // internal error and the server keeps serving (tests/lsp).
+    if params.command == "lanes.test.panic" && std::env::var_os("LANES_LSP_TEST_PANIC").is_some() {
+        return run_blocking(|| -> Value { std::panic::panic_any("lanes.test.panic") }).await;
+    }
+    if !crate::server::COMMANDS.contains(&params.command.as_str()) {
+        return Err(Error::invalid_params(format!(
+            "unknown command `{}`",
+            params.command
+        )));
+    }
+
+    // `$/progress` for builds: the client's token, or one we create.
+    let mut ongoing = None;
+    if params.command == "lanes.build" {
+        let token = match params.work_done_progress_params.work_done_token.clone() {
+            Some(t) => Some(t),
+            None if progress => {
+                let t = ProgressToken::String(format!("lanes-build-{}", next_token()));
+                b.0.client
+                    .create_work_done_progress(t.clone())
+                    .await
+                    .ok()
+                    .map(|_| t)
+            }
+            None => None,
+        };
+        if let Some(t) = token {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            ongoing = Some(
+                b.0.client
+                    .progress(t, "lanes: build")
+                    .with_message(format!("compiling {name}"))
+                    .begin()
+                    .await,
+            );
+        }
+    }
+
+    let result = run_blocking(run).await;
+    let result = match result {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(msg)) => Err(crate::server::internal_message(msg)),
+        Err(e) => Err(e),
+    };
+    if let Some(p) = ongoing {
+        let msg = match &result {
+            Ok(_) => "done".to_string(),
+            Err(e) => format!("failed: {}", e.message),
+        };
+        p.finish_with_message(msg).await;
+    }
+    // Text results of an open document must be of its current text.
+    if let (Ok(_), Some(v)) = (&result, version) {
+        let now = b.state().open_file(&path).map(|(_, _, v)| v);
+        if now != Some(v) && params.command != "lanes.build" {
+            return Err(content_modified());
+        }
+    }
+    result
+}
+
+fn next_token() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(1);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+fn checked(
+    db: &LanesDatabase,
+    file: File,
+) -> std::result::Result<std::sync::Arc<lanes_db::Parsed>, String> {
+    let parsed = lanes_db::parse(db, file);
+    if parsed.unit.has_errors() {
+        return Err(format!(
+            "`{}` has errors; fix them first (see the diagnostics)",
+            file.path(db).display()
+        ));
+    }
+    Ok(parsed.clone())
+}
+
+/// What codegen needs, taken from the snapshot, which is then dropped: an
+/// edit waits for every snapshot to go, and LLVM does not check for
+/// cancellation, so codegen must not hold one.
+struct Unit {
+    parsed: std::sync::Arc<lanes_db::Parsed>,
+    path: PathBuf,
+    target: String,
+}
+
+fn compile(
+    db: LanesDatabase,
+    file: File,
+) -> std::result::Result<(Unit, lanes_codegen::Compiled), String> {
+    let parsed = checked(&db, file)?;
+    if parsed.unit.hir.kernels().is_empty() {
+        return Err("the file has no kernels (functions declared `__kernel`)".into());
+    }
+    let unit = Unit {
+        parsed,
+        path: file.path(&db).clone(),
+        target: db.settings().target,
+    };
+    drop(db);
+    let parsed = &unit.parsed;
+    let spec = lanes_codegen::target_spec(&unit.target)?;
+    let _one = CODEGEN.lock().unwrap_or_else(|e| e.into_inner());
+    let options = lanes_codegen::Options { opt_level: 2 };
+    match lanes_codegen::compile_unit(&parsed.unit.hir, &spec, &options) {
+        Ok(c) => Ok((unit, c)),
+        Err(diags) => Err(diags
+            .iter()
+            .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+            .collect::<Vec<_>>()
+            .join("; ")),
+    }
+}
+
+fn build(
+    db: LanesDatabase,
+    file: File,
+    out_dir: Option<&Path>,
+) -> std::result::Result<Value, String> {
+    let (unit, compiled) = compile(db, file)?;
+    let parsed = &unit.parsed;
+    let src = unit.path.clone();
+    let dir = match out_dir {
+        Some(d) => d.to_path_buf(),
+        None => src.parent().map(Path::to_path_buf).unwrap_or_default(),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let stem = src
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "kernels".into());
+    let object = dir.join(format!("{stem}.o"));
+    let header = dir.join(format!("{stem}.h"));
+    let bytes = compiled.object()?;
+    let text = lanes_codegen::header(&parsed.unit.hir, &compiled, &format!("{stem}.h"));
+    lanes_codegen::write_atomically(&object, &bytes)
+        .map_err(|e| format!("cannot write {}: {e}", object.display()))?;
+    lanes_codegen::write_atomically(&header, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", header.display()))?;
+    Ok(json!({
+        "object": object.display().to_string(),
+        "header": header.display().to_string(),
+    }))
+}
+
+fn assembly(
+    db: LanesDatabase,
+    file: File,
+    kernel: Option<&str>,
+) -> std::result::Result<String, String> {
+    let (unit, compiled) = compile(db, file)?;
+    let asm = compiled.assembly()?;
+    let mut head = format!(
+        "# lanes: assembly of {} for {}",
+        unit.path.display(),
+        unit.target
+    );
+    if let Some(k) = kernel {
+        // The whole file is compiled; the kernel's symbol is in there.
+        head.push_str(&format!(" (kernel `{k}` among the others)"));
+    }
+    Ok(format!("{head}\n{asm}"))
+}
+
+fn vector_ir(
+    db: &LanesDatabase,
+    file: File,
+    kernel: Option<&str>,
+) -> std::result::Result<String, String> {
+    checked(db, file)?;
+    let mut out = String::new();
+    let s = db.settings();
+    out.push_str(&format!(
+        "; lanes: vector IR of {} for {} ({} lanes)\n",
+        file.path(db).display(),
+        s.target,
+        s.width
+    ));
+    let mut found = false;
+    for k in lanes_db::kernels(db, file) {
+        let name = k.name(db).clone();
+        if kernel.is_some_and(|want| want != name.as_str()) {
+            continue;
+        }
+        found = true;
+        match lanes_db::kernel_vector_ir(db, k) {
+            Some(vir) => match &vir.result {
+                Ok(vf) => out.push_str(&lanes_vectorizer::vectorize::print(vf)),
+                Err(e) => {
+                    out.push_str(&format!("; kernel {name}: not vectorized: {}\n", e.message))
+                }
+            },
+            None => out.push_str(&format!("; kernel {name}: not analysed\n")),
+        }
+        out.push('\n');
+    }
+    if !found {
+        return Err(match kernel {
+            Some(k) => format!("no kernel named `{k}`"),
+            None => "the file has no kernels".into(),
+        });
+    }
+    Ok(out)
+}
+
+fn explain(
+    db: &LanesDatabase,
+    file: File,
+    kernel: Option<&str>,
+) -> std::result::Result<String, String> {
+    let parsed = checked(db, file)?;
+    let s = db.settings();
+    let hir = &parsed.unit.hir;
+    let mut reports = Vec::new();
+    let mut spans = Vec::new();
+    let mut problems = String::new();
+    for (name, result) in lanes_db::file_reports(db, file) {
+        if kernel.is_some_and(|want| want != name.as_str()) {
+            continue;
+        }
+        let Some(f) = hir
+            .kernels()
+            .into_iter()
+            .map(|k| hir.function(k))
+            .find(|f| f.name == name)
+        else {
+            continue;
+        };
+        match &*result {
+            Ok(r) => {
+                reports.push(r.clone());
+                spans.push(f.span);
+            }
+            Err(diags) => {
+                for d in diags {
+                    problems.push_str(&format!(
+                        "kernel {name}: {}: {}\n",
+                        d.code.as_str(),
+                        d.message
+                    ));
+                }
+            }
+        }
+    }
+    if reports.is_empty() && problems.is_empty() {
+        return Err(match kernel {
+            Some(k) => format!("no kernel named `{k}`"),
+            None => "the file has no kernels".into(),
+        });
+    }
+    let mut text = lanes_diagnostics::explain::text(
+        &s.target,
+        s.width,
+        &parsed.unit.sources,
+        &reports,
+        &spans,
+    );
+    text.push_str(&problems);
+    Ok(text)
+}

@@ -1,0 +1,174 @@
+//! Settings from `lanes.toml`, initializationOptions and
+//! `workspace/didChangeConfiguration`, all with the same keys (the contract
+//! of editors/vscode/src/config.ts): `target`, `width`, `defines`,
+//! `includePaths`, `diagnostics` (code → warning|information|hint|error|off),
+//! `launch` (accepted, not used yet) and `outDir` (where `lanes.build`
+//! writes; default: next to the source file).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use lanes_db::Settings;
+use lanes_frontend::diag::{Code, Severity};
+use serde_json::{Map, Value};
+
+/// The settings of the client (sent as `{"lanes": {...}}` or bare).
+pub fn client_options(v: &Value) -> Value {
+    match v.get("lanes") {
+        Some(inner) if inner.is_object() => inner.clone(),
+        _ if v.is_object() => v.clone(),
+        _ => Value::Object(Map::new()),
+    }
+}
+
+/// `lanes.toml` of the root as JSON (an empty object when there is none or
+/// it does not parse; the error is returned for the log).
+pub fn toml_options(root: Option<&Path>) -> (Value, Option<String>) {
+    let Some(root) = root else {
+        return (Value::Object(Map::new()), None);
+    };
+    let path = root.join("lanes.toml");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return (Value::Object(Map::new()), None);
+    };
+    match toml::from_str::<Value>(&text) {
+        Ok(v) if v.is_object() => (v, None),
+        Ok(_) => (Value::Object(Map::new()), None),
+        Err(e) => (
+            Value::Object(Map::new()),
+            Some(format!("{}: {e}", path.display())),
+        ),
+    }
+}
+
+/// Client keys override `lanes.toml` keys; the `diagnostics` tables merge.
+pub fn merge(toml: &Value, client: &Value) -> Value {
+    let mut out = toml.as_object().cloned().unwrap_or_default();
+    if let Some(c) = client.as_object() {
+        for (k, v) in c {
+            match (k.as_str(), out.get_mut(k)) {
+                ("diagnostics", Some(Value::Object(base))) if v.is_object() => {
+                    if let Some(m) = v.as_object() {
+                        for (code, sev) in m {
+                            base.insert(code.clone(), sev.clone());
+                        }
+                    }
+                }
+                _ => {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// The database settings of merged options; problems (unknown target,
+/// code or severity) are returned as warnings for the log and skipped.
+pub fn settings(options: &Value, root: Option<&Path>) -> (Settings, Vec<String>) {
+    let mut warnings = Vec::new();
+    let mut s = Settings::default();
+    if let Some(t) = options.get("target").and_then(Value::as_str) {
+        match Settings::for_target(t) {
+            Some(ts) => s = ts,
+            None => warnings.push(format!("unknown target `{t}`; using host")),
+        }
+    }
+    if let Some(w) = options.get("width").and_then(Value::as_u64) {
+        if matches!(w, 1 | 2 | 4 | 8 | 16 | 32 | 64) {
+            s.width = w as u32;
+        } else {
+            warnings.push(format!("width {w} is not a power of two up to 64"));
+        }
+    }
+    for d in strings(options.get("defines")) {
+        match d.split_once('=') {
+            Some((n, v)) => s.defines.push((n.trim().to_string(), Some(v.to_string()))),
+            None => s.defines.push((d.trim().to_string(), None)),
+        }
+    }
+    for p in strings(options.get("includePaths")) {
+        let p = PathBuf::from(p);
+        s.include_dirs.push(match root {
+            Some(r) if p.is_relative() => r.join(p),
+            _ => p,
+        });
+    }
+    if let Some(m) = options.get("diagnostics").and_then(Value::as_object) {
+        let mut sev = BTreeMap::new();
+        for (code, v) in m {
+            let Some(c) = Code::from_str(&code.to_ascii_uppercase()) else {
+                warnings.push(format!("unknown diagnostic code `{code}`"));
+                continue;
+            };
+            let level = match v.as_str().unwrap_or("") {
+                "error" => Some(Severity::Error),
+                "warning" => Some(Severity::Warning),
+                "information" | "info" => Some(Severity::Info),
+                "hint" => Some(Severity::Hint),
+                "off" | "none" => None,
+                other => {
+                    warnings.push(format!("unknown severity `{other}` for {code}"));
+                    continue;
+                }
+            };
+            sev.insert(c, level);
+        }
+        s.severities = sev;
+    }
+    (s, warnings)
+}
+
+/// Where `lanes.build` writes: `outDir` (relative to the root) if set.
+pub fn out_dir(options: &Value, root: Option<&Path>) -> Option<PathBuf> {
+    let d = PathBuf::from(options.get("outDir")?.as_str()?);
+    Some(match root {
+        Some(r) if d.is_relative() => r.join(d),
+        _ => d,
+    })
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn client_overrides_toml_and_merges_severities() {
+        let toml = json!({"target": "sse4-i32x4", "diagnostics": {"L0202": "hint"}});
+        let client = json!({"target": "avx2-i32x8", "diagnostics": {"L0201": "off"}});
+        let m = merge(&toml, &client_options(&json!({ "lanes": client })));
+        let (s, w) = settings(&m, None);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(s.target, "avx2-i32x8");
+        assert_eq!(s.width, 8);
+        assert_eq!(s.severities.len(), 2);
+    }
+
+    #[test]
+    fn bad_values_are_warnings() {
+        let (s, w) = settings(
+            &json!({"target": "pdp11", "defines": ["N=4", "DEBUG"], "diagnostics": {"X1": "warning"}}),
+            Some(Path::new("/r")),
+        );
+        assert_eq!(s.target, "host");
+        assert_eq!(
+            s.defines,
+            vec![("N".into(), Some("4".into())), ("DEBUG".into(), None)]
+        );
+        assert_eq!(w.len(), 2);
+    }
+}

@@ -1,0 +1,292 @@
+//! Protocol conversion: byte ranges of the IDE layer to LSP positions
+//! (UTF-16) and its plain structs to LSP JSON. Results are built as JSON and
+//! then read into the typed protocol structs, which keeps this file close to
+//! the protocol's text.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use lanes_db::{line_index, File, LanesDatabase, LineIndex};
+use lanes_diagnostics::ide::{self, Location, TextRange};
+use lanes_frontend::diag::Severity;
+use serde_json::{json, Value};
+use tower_lsp_server::gen_lsp_types as lsp;
+
+/// A `file://` URI of a path, percent-encoding what is not safe in a path.
+pub fn path_to_uri(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    let mut out = String::from("file://");
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The path of a URI: the file of a `file://` URI; other schemes
+/// (`untitled:`) get a made-up absolute path that is unique per URI.
+pub fn uri_to_path(uri: &str) -> PathBuf {
+    if let Some(rest) = uri.strip_prefix("file://") {
+        // `file://host/path` is rare; drop a host if there is one.
+        let rest = match rest.find('/') {
+            Some(i) => &rest[i..],
+            None => rest,
+        };
+        return PathBuf::from(percent_decode(rest));
+    }
+    PathBuf::from(format!(
+        "/lanes-virtual/{}",
+        percent_decode(uri).replace(':', "_")
+    ))
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(v) = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .map_err(|_| ())
+                .and_then(|h| u8::from_str_radix(h, 16).map_err(|_| ()))
+            {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Positions of one file of a snapshot, and the places of other files.
+pub struct Conv<'a> {
+    pub db: &'a LanesDatabase,
+    pub file: File,
+    /// The file's path (read once: compared for every related location).
+    path: PathBuf,
+    pub uri: String,
+    pub li: Arc<LineIndex>,
+    /// Where the diagnostics catalogue is (for codeDescription links).
+    pub docs: &'a str,
+}
+
+impl<'a> Conv<'a> {
+    pub fn new(db: &'a LanesDatabase, file: File, uri: String, docs: &'a str) -> Conv<'a> {
+        let li = line_index(db, file).clone();
+        Conv {
+            db,
+            file,
+            path: file.path(db).clone(),
+            uri,
+            li,
+            docs,
+        }
+    }
+
+    pub fn offset(&self, p: &Value) -> u32 {
+        let line = p.get("line").and_then(Value::as_u64).unwrap_or(0) as u32;
+        let col = p.get("character").and_then(Value::as_u64).unwrap_or(0) as u32;
+        self.li.offset(line, col)
+    }
+
+    pub fn text_range(&self, r: &Value) -> TextRange {
+        TextRange::new(
+            self.offset(r.get("start").unwrap_or(&Value::Null)),
+            self.offset(r.get("end").unwrap_or(&Value::Null)),
+        )
+    }
+
+    pub fn pos(&self, offset: u32) -> Value {
+        pos(&self.li, offset)
+    }
+
+    pub fn range(&self, r: TextRange) -> Value {
+        range(&self.li, r)
+    }
+
+    /// A location in this file or another one (a header).
+    pub fn location(&self, loc: &Location) -> Value {
+        use lanes_db::Db;
+        if loc.path == self.path {
+            return json!({"uri": self.uri, "range": self.range(loc.range)});
+        }
+        let r = match self.db.file(&loc.path) {
+            Some(f) => range(line_index(self.db, f), loc.range),
+            None => {
+                json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}})
+            }
+        };
+        json!({"uri": path_to_uri(&loc.path), "range": r})
+    }
+
+    pub fn diagnostic(&self, d: &ide::diagnostics::Diag) -> Value {
+        let severity = match d.severity {
+            Severity::Error => 1,
+            Severity::Warning => 2,
+            Severity::Info => 3,
+            Severity::Hint => 4,
+        };
+        let related: Vec<Value> = d
+            .related
+            .iter()
+            .map(|r| json!({"location": self.location(&r.location), "message": r.message}))
+            .collect();
+        let anchor = d.code.as_str().to_ascii_lowercase();
+        let mut v = json!({
+            "range": self.range(d.range),
+            "severity": severity,
+            "code": d.code.as_str(),
+            "codeDescription": {"href": format!("{}#{anchor}", self.docs)},
+            "source": "lanes",
+            "message": d.full_message(),
+        });
+        if !related.is_empty() {
+            v["relatedInformation"] = Value::Array(related);
+        }
+        v
+    }
+
+    /// The typed protocol diagnostic (built directly, not through JSON:
+    /// a file can have hundreds, each with its reason chain, and this is on
+    /// the path from a keystroke to the new diagnostics).
+    pub fn lsp_diagnostic(&self, d: &ide::diagnostics::Diag) -> lsp::Diagnostic {
+        let severity = match d.severity {
+            Severity::Error => lsp::DiagnosticSeverity::Error,
+            Severity::Warning => lsp::DiagnosticSeverity::Warning,
+            Severity::Info => lsp::DiagnosticSeverity::Information,
+            Severity::Hint => lsp::DiagnosticSeverity::Hint,
+        };
+        let related: Vec<lsp::DiagnosticRelatedInformation> = d
+            .related
+            .iter()
+            .map(|r| lsp::DiagnosticRelatedInformation {
+                location: self.lsp_location(&r.location),
+                message: r.message.clone(),
+            })
+            .collect();
+        let anchor = d.code.as_str().to_ascii_lowercase();
+        lsp::Diagnostic {
+            range: lsp_range(&self.li, d.range),
+            severity: Some(severity),
+            code: Some(lsp::Code::String(d.code.as_str().to_string())),
+            code_description: Some(lsp::CodeDescription {
+                href: lsp::Uri::from(format!("{}#{anchor}", self.docs)),
+            }),
+            source: Some("lanes".to_string()),
+            message: lsp::Message::String(d.full_message()),
+            tags: None,
+            related_information: (!related.is_empty()).then_some(related),
+            data: None,
+        }
+    }
+
+    fn lsp_location(&self, loc: &Location) -> lsp::Location {
+        use lanes_db::Db;
+        if loc.path == self.path {
+            return lsp::Location {
+                uri: lsp::Uri::from(self.uri.as_str()),
+                range: lsp_range(&self.li, loc.range),
+            };
+        }
+        let range = match self.db.file(&loc.path) {
+            Some(f) => lsp_range(line_index(self.db, f), loc.range),
+            None => lsp_range(&LineIndex::new(Arc::from("")), TextRange::empty(0)),
+        };
+        lsp::Location {
+            uri: lsp::Uri::from(path_to_uri(&loc.path)),
+            range,
+        }
+    }
+
+    pub fn edits(&self, edits: &[ide::TextEdit]) -> Value {
+        Value::Array(
+            edits
+                .iter()
+                .map(|e| json!({"range": self.range(e.range), "newText": e.new_text}))
+                .collect(),
+        )
+    }
+}
+
+fn lsp_range(li: &LineIndex, r: TextRange) -> lsp::Range {
+    let p = |o| {
+        let (line, character) = li.position(o);
+        lsp::Position { line, character }
+    };
+    lsp::Range {
+        start: p(r.start),
+        end: p(r.end),
+    }
+}
+
+pub fn pos(li: &LineIndex, offset: u32) -> Value {
+    let (line, character) = li.position(offset);
+    json!({"line": line, "character": character})
+}
+
+pub fn range(li: &LineIndex, r: TextRange) -> Value {
+    json!({"start": pos(li, r.start), "end": pos(li, r.end)})
+}
+
+/// Semantic tokens, relative-encoded (line delta, start delta, length in
+/// UTF-16 units, type, modifiers).
+pub fn semantic_tokens(c: &Conv<'_>, tokens: &[ide::semantic::SemanticToken]) -> Value {
+    let mut data = Vec::with_capacity(tokens.len() * 5);
+    let (mut last_line, mut last_col) = (0u32, 0u32);
+    for t in tokens {
+        let (line, col) = c.li.position(t.range.start);
+        let (eline, ecol) = c.li.position(t.range.end);
+        // Tokens never span lines; a defensive skip if one did.
+        if eline != line || ecol <= col {
+            continue;
+        }
+        let dl = line - last_line;
+        let dc = if dl == 0 { col - last_col } else { col };
+        data.extend([dl, dc, ecol - col, t.token_type as u32, t.modifiers]);
+        last_line = line;
+        last_col = col;
+    }
+    json!({ "data": data })
+}
+
+pub fn symbol(c: &Conv<'_>, s: &ide::symbols::DocumentSymbol) -> Value {
+    use ide::symbols::SymbolKind as K;
+    let kind = match s.kind {
+        K::Kernel | K::Function => 12,
+        K::Struct => 23,
+        K::Field => 8,
+        K::Constant => 14,
+    };
+    let mut v = json!({
+        "name": s.name,
+        "detail": s.detail,
+        "kind": kind,
+        "range": c.range(s.range),
+        "selectionRange": c.range(s.selection_range),
+    });
+    if !s.children.is_empty() {
+        v["children"] = Value::Array(s.children.iter().map(|ch| symbol(c, ch)).collect());
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uri_round_trip() {
+        let p = Path::new("/tmp/a b/c%d.cl");
+        let u = path_to_uri(p);
+        assert_eq!(u, "file:///tmp/a%20b/c%25d.cl");
+        assert_eq!(uri_to_path(&u), p);
+        assert_eq!(uri_to_path("file:///x/y.cl"), Path::new("/x/y.cl"));
+        assert!(uri_to_path("untitled:Untitled-1").is_absolute());
+    }
+}

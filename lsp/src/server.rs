@@ -1,0 +1,814 @@
+//! The `LanguageServer` implementation: document store, snapshots,
+//! cancellation, debounced diagnostics.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use lanes_db::{salsa, File, LanesDatabase};
+use lanes_diagnostics::ide;
+use ropey::Rope;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use tower_lsp_server::gen_lsp_types::*;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::commands;
+use crate::config;
+use crate::convert::{self, uri_to_path, Conv};
+
+/// How long diagnostics wait for the next keystroke before being computed.
+/// Short: an edit cancels the work of the previous one anyway (salsa), so
+/// the debounce only coalesces bursts (a paste, a multi-cursor edit), and
+/// every millisecond of it is latency (issue 5: edit → diagnostics p95
+/// under 50 ms).
+const DEBOUNCE: Duration = Duration::from_millis(20);
+
+pub const COMMANDS: &[&str] = &[
+    "lanes.build",
+    "lanes.showVectorIR",
+    "lanes.showAsm",
+    "lanes.explain",
+];
+
+struct Doc {
+    rope: Rope,
+    version: i32,
+    file: File,
+    /// Bumped by every change; a debounced diagnostics run only publishes
+    /// if it is still the latest.
+    generation: u64,
+}
+
+pub(crate) struct State {
+    pub db: LanesDatabase,
+    docs: HashMap<String, Doc>,
+    pub root: Option<PathBuf>,
+    toml: Value,
+    client: Value,
+    /// The merged options (for `outDir`).
+    pub options: Value,
+    progress: bool,
+    refresh: Refresh,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Refresh {
+    inlay: bool,
+    lens: bool,
+    tokens: bool,
+}
+
+pub(crate) struct Inner {
+    pub client: Client,
+    state: Mutex<State>,
+    /// `file://` URL of docs/diagnostics.md (codeDescription links).
+    pub docs: String,
+}
+
+/// The server. Cheap to clone (tasks hold a clone).
+#[derive(Clone)]
+pub struct Backend(pub(crate) Arc<Inner>);
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        Backend(Arc::new(Inner {
+            client,
+            state: Mutex::new(State {
+                db: LanesDatabase::new(lanes_db::Settings::default()),
+                docs: HashMap::new(),
+                root: None,
+                toml: json!({}),
+                client: json!({}),
+                options: json!({}),
+                progress: false,
+                refresh: Refresh::default(),
+            }),
+            docs: docs_url(),
+        }))
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        // A panic while the lock was held cannot leave the state half
+        // updated in a way that matters more than stopping the server.
+        self.0.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on a snapshot of the database for the open document `uri`,
+    /// off the async threads. Cancellation by an edit, or an edit of the
+    /// document while `f` ran, answers `ContentModified`; a panic answers an
+    /// internal error.
+    pub(crate) async fn with_snapshot<T, F>(&self, uri: &Uri, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Conv<'_>) -> T + Send + 'static,
+    {
+        let key = uri.to_string();
+        let (snap, file, version) = {
+            let st = self.state();
+            let Some(doc) = st.docs.get(&key) else {
+                return Err(Error::invalid_params(format!("{key} is not open")));
+            };
+            (st.db.clone(), doc.file, doc.version)
+        };
+        let docs = self.0.docs.clone();
+        let out = run_blocking(move || {
+            let c = Conv::new(&snap, file, key, &docs);
+            f(&c)
+        })
+        .await?;
+        let current = self.state().docs.get(&uri.to_string()).map(|d| d.version);
+        if current != Some(version) {
+            return Err(content_modified());
+        }
+        Ok(out)
+    }
+
+    /// Applies the merged settings to the database.
+    async fn apply_settings(&self) {
+        let warnings = {
+            let mut st = self.state();
+            let merged = config::merge(&st.toml, &st.client);
+            let (s, w) = config::settings(&merged, st.root.as_deref());
+            st.options = merged;
+            st.db.set_settings(s);
+            w
+        };
+        for w in warnings {
+            self.0
+                .client
+                .log_message(MessageType::Warning, format!("lanes: {w}"))
+                .await;
+        }
+    }
+
+    /// After a settings change: new diagnostics for every document, and the
+    /// client asked to re-request what it caches.
+    async fn settings_changed(&self) {
+        self.apply_settings().await;
+        let (uris, refresh) = {
+            let st = self.state();
+            (st.docs.keys().cloned().collect::<Vec<_>>(), st.refresh)
+        };
+        for u in uris {
+            self.schedule_diagnostics(u);
+        }
+        let client = self.0.client.clone();
+        tokio::spawn(async move {
+            // Failures only mean the client does not cache these.
+            if refresh.inlay {
+                let _ = client.inlay_hint_refresh().await;
+            }
+            if refresh.lens {
+                let _ = client.code_lens_refresh().await;
+            }
+            if refresh.tokens {
+                let _ = client.semantic_tokens_refresh().await;
+            }
+        });
+    }
+
+    fn schedule_diagnostics(&self, key: String) {
+        let generation = {
+            let mut st = self.state();
+            let Some(doc) = st.docs.get_mut(&key) else {
+                return;
+            };
+            doc.generation += 1;
+            doc.generation
+        };
+        let this = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(DEBOUNCE).await;
+            let still = |this: &Backend| {
+                this.state()
+                    .docs
+                    .get(&key)
+                    .filter(|d| d.generation == generation)
+                    .map(|d| d.version)
+            };
+            let Some(version) = still(&this) else {
+                return;
+            };
+            let uri = uri_owned(&key);
+            let started = std::time::Instant::now();
+            let diags = this
+                .with_snapshot(&uri, |c| {
+                    let t = std::time::Instant::now();
+                    let ds = ide::diagnostics::diagnostics(c.db, c.file);
+                    let computed = t.elapsed();
+                    let out = ds.iter().map(|d| c.lsp_diagnostic(d)).collect::<Vec<_>>();
+                    (out, computed, t.elapsed())
+                })
+                .await;
+            // Cancelled or outdated: the newer change has its own run.
+            let Ok((diags, computed, converted)) = diags else {
+                return;
+            };
+            if still(&this) != Some(version) {
+                return;
+            }
+            let n = diags.len();
+            this.0
+                .client
+                .publish_diagnostics(uri, diags, Some(version))
+                .await;
+            if timing() {
+                eprintln!(
+                    "lanes lsp: diagnostics v{version}: {n} in {:?} (analysis {computed:?}, conversion {:?}) after the debounce",
+                    started.elapsed(),
+                    converted - computed
+                );
+            }
+        });
+    }
+}
+
+fn uri_owned(s: &str) -> Uri {
+    Uri::from(s)
+}
+
+/// `LANES_LSP_TIMING=1` logs how long diagnostics took (to stderr, the
+/// client's log).
+fn timing() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("LANES_LSP_TIMING").is_some())
+}
+
+pub(crate) fn content_modified() -> Error {
+    Error {
+        code: ErrorCode::ContentModified,
+        message: "the document changed; ask again".into(),
+        data: None,
+    }
+}
+
+pub(crate) fn internal(msg: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: msg.into().into(),
+        data: None,
+    }
+}
+
+/// A command that could not be done, with why (LSP RequestFailed).
+pub(crate) fn internal_message(msg: String) -> Error {
+    request_failed(msg)
+}
+
+/// `f` on a blocking thread under `Cancelled::catch` and `catch_unwind`.
+pub(crate) async fn run_blocking<T, F>(f: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let joined = tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            salsa::Cancelled::catch(AssertUnwindSafe(f))
+        }))
+    })
+    .await;
+    match joined {
+        Ok(Ok(Ok(v))) => Ok(v),
+        Ok(Ok(Err(_cancelled))) => Err(content_modified()),
+        Ok(Err(panic)) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            eprintln!("lanes lsp: internal error (panic) in a request: {what}");
+            Err(internal(format!("internal error in lanes: {what}")))
+        }
+        Err(e) => Err(internal(format!("internal error in lanes: {e}"))),
+    }
+}
+
+/// A protocol struct from JSON built by `convert`.
+fn typed<T: DeserializeOwned>(v: Value) -> Result<T> {
+    serde_json::from_value(v).map_err(|e| internal(format!("bad result: {e}")))
+}
+
+/// `file://` URL of docs/diagnostics.md: next to the binary's checkout
+/// (`target/*/lanes` → `../../docs`), else the source tree it was built
+/// from, else that path anyway (the link still names the right anchor).
+fn docs_url() -> String {
+    let rel = Path::new("docs").join("diagnostics.md");
+    let mut candidates = Vec::new();
+    if let Ok(exe) = std::env::current_exe() {
+        for anc in exe.ancestors().skip(1).take(4) {
+            candidates.push(anc.join(&rel));
+        }
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(&rel);
+    candidates.push(built.clone());
+    let found = candidates
+        .into_iter()
+        .find(|p| p.is_file())
+        .unwrap_or(built);
+    let found = found.canonicalize().unwrap_or(found);
+    convert::path_to_uri(&found)
+}
+
+/// Applies one LSP change to a rope (UTF-16 positions, clamped).
+fn apply_change(rope: &mut Rope, change: &TextDocumentContentChangeEvent) {
+    match change {
+        TextDocumentContentChangeEvent::TextDocumentContentChangeWholeDocument(w) => {
+            *rope = Rope::from_str(&w.text);
+        }
+        TextDocumentContentChangeEvent::TextDocumentContentChangePartial(p) => {
+            let a = char_index(rope, &p.range.start);
+            let b = char_index(rope, &p.range.end).max(a);
+            rope.remove(a..b);
+            rope.insert(a, &p.text);
+        }
+    }
+}
+
+fn char_index(rope: &Rope, p: &Position) -> usize {
+    let line = p.line as usize;
+    if line >= rope.len_lines() {
+        return rope.len_chars();
+    }
+    let start = rope.line_to_char(line);
+    let line_slice = rope.line(line);
+    // The line's length without its terminator, in UTF-16 units.
+    let mut len = line_slice.len_chars();
+    while len > 0 && matches!(line_slice.char(len - 1), '\n' | '\r') {
+        len -= 1;
+    }
+    let units = line_slice.char_to_utf16_cu(len);
+    let col = (p.character as usize).min(units);
+    start + line_slice.utf16_cu_to_char(col)
+}
+
+fn pos_json(p: &Position) -> Value {
+    json!({"line": p.line, "character": p.character})
+}
+
+fn range_json(r: &Range) -> Value {
+    json!({"start": pos_json(&r.start), "end": pos_json(&r.end)})
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        #[allow(deprecated)]
+        let root = params
+            .workspace_folders_initialize_params
+            .workspace_folders
+            .as_ref()
+            .and_then(|f| serde_json::to_value(f).ok())
+            .and_then(|v| {
+                v.as_array()
+                    .and_then(|a| a.first())
+                    .and_then(|f| f.get("uri"))
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            })
+            .or_else(|| params.root_uri.as_ref().map(|u| u.to_string()))
+            .map(|u| uri_to_path(&u));
+        let caps = serde_json::to_value(&params.capabilities).unwrap_or_default();
+        {
+            let mut st = self.state();
+            st.progress = caps
+                .pointer("/window/workDoneProgress")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let flag = |p: &str| caps.pointer(p).and_then(Value::as_bool).unwrap_or(false);
+            st.refresh = Refresh {
+                inlay: flag("/workspace/inlayHint/refreshSupport"),
+                lens: flag("/workspace/codeLens/refreshSupport"),
+                tokens: flag("/workspace/semanticTokens/refreshSupport"),
+            };
+            let (toml, err) = config::toml_options(root.as_deref());
+            if let Some(e) = err {
+                eprintln!("lanes lsp: cannot read lanes.toml: {e}");
+            }
+            st.toml = toml;
+            st.client = config::client_options(
+                params
+                    .initialization_options
+                    .as_ref()
+                    .unwrap_or(&Value::Null),
+            );
+            st.root = root;
+        }
+        self.apply_settings().await;
+        let caps = json!({
+            "positionEncoding": "utf-16",
+            "textDocumentSync": {"openClose": true, "change": 2},
+            "hoverProvider": true,
+            "inlayHintProvider": true,
+            "semanticTokensProvider": {
+                "legend": {
+                    "tokenTypes": ide::semantic::TOKEN_TYPES,
+                    "tokenModifiers": ide::semantic::TOKEN_MODIFIERS,
+                },
+                "full": true,
+            },
+            "codeActionProvider": {"codeActionKinds": ["quickfix", "refactor.rewrite"]},
+            "codeLensProvider": {"resolveProvider": false},
+            "documentSymbolProvider": true,
+            "definitionProvider": true,
+            "referencesProvider": true,
+            "renameProvider": {"prepareProvider": true},
+            "documentHighlightProvider": true,
+            "executeCommandProvider": {"commands": COMMANDS},
+        });
+        Ok(InitializeResult {
+            capabilities: typed(caps)?,
+            server_info: Some(typed(
+                json!({"name": "lanes", "version": env!("CARGO_PKG_VERSION")}),
+            )?),
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        // Nothing to register: the clients that watch files (the VS Code
+        // extension watches `**/lanes.toml`) send didChangeWatchedFiles, the
+        // others didChangeConfiguration.
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let td = params.text_document;
+        let key = td.uri.to_string();
+        {
+            let mut st = self.state();
+            let path = uri_to_path(&key);
+            let file = st.db.set_file(path, &td.text, td.version);
+            st.docs.insert(
+                key.clone(),
+                Doc {
+                    rope: Rope::from_str(&td.text),
+                    version: td.version,
+                    file,
+                    generation: 0,
+                },
+            );
+        }
+        self.schedule_diagnostics(key);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let key = params
+            .text_document
+            .text_document_identifier
+            .uri
+            .to_string();
+        let version = params.text_document.version;
+        let applied = {
+            let mut st = self.state();
+            let st = &mut *st;
+            match st.docs.get_mut(&key) {
+                None => false,
+                Some(doc) => {
+                    if version <= doc.version {
+                        eprintln!(
+                            "lanes lsp: {key}: version {version} after {}; applied anyway",
+                            doc.version
+                        );
+                    }
+                    for ch in &params.content_changes {
+                        apply_change(&mut doc.rope, ch);
+                    }
+                    doc.version = version;
+                    let path = uri_to_path(&key);
+                    let text = doc.rope.to_string();
+                    // Cancels every running snapshot query.
+                    doc.file = st.db.set_file(path, &text, version);
+                    true
+                }
+            }
+        };
+        if applied {
+            self.schedule_diagnostics(key);
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let key = params.text_document.uri.to_string();
+        {
+            let mut st = self.state();
+            if st.docs.remove(&key).is_some() {
+                // The file may still be included by others: its disk text.
+                st.db.reload_from_disk(&uri_to_path(&key));
+            }
+        }
+        self.0
+            .client
+            .publish_diagnostics(params.text_document.uri, Vec::new(), None)
+            .await;
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        // `null` settings (clients that expect a pull) keep what we have.
+        if params.settings.is_null() {
+            return;
+        }
+        {
+            let mut st = self.state();
+            st.client = config::client_options(&params.settings);
+        }
+        self.settings_changed().await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let mut toml = false;
+        {
+            let mut st = self.state();
+            for ch in &params.changes {
+                let key = ch.uri.to_string();
+                let path = uri_to_path(&key);
+                if path.file_name().is_some_and(|n| n == "lanes.toml") {
+                    toml = true;
+                } else if !st.docs.contains_key(&key) && st.db_has(&path) {
+                    // A header changed on disk: its includers re-run.
+                    st.db.reload_from_disk(&path);
+                }
+            }
+            if toml {
+                let (t, err) = config::toml_options(st.root.as_deref());
+                if let Some(e) = err {
+                    eprintln!("lanes lsp: cannot read lanes.toml: {e}");
+                }
+                st.toml = t;
+            }
+        }
+        self.settings_changed().await;
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let tp = params.text_document_position_params;
+        let p = pos_json(&tp.position);
+        let v = self
+            .with_snapshot(&tp.text_document.uri, move |c| {
+                ide::hover::hover(c.db, c.file, c.offset(&p)).map(|h| {
+                    json!({
+                        "contents": {"kind": "markdown", "value": h.markdown},
+                        "range": c.range(h.range),
+                    })
+                })
+            })
+            .await?;
+        v.map(typed).transpose()
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        let r = range_json(&params.range);
+        let v = self
+            .with_snapshot(&params.text_document.uri, move |c| {
+                let range = c.text_range(&r);
+                let hints = ide::inlay::inlay_hints(c.db, c.file, range);
+                Value::Array(
+                    hints
+                        .iter()
+                        .map(|h| {
+                            let mut v = json!({
+                                "position": c.pos(h.offset),
+                                "label": h.label,
+                                "paddingLeft": h.padding_left,
+                                "paddingRight": h.padding_right,
+                            });
+                            if h.kind == ide::inlay::InlayKind::Shape {
+                                v["kind"] = json!(1);
+                            }
+                            if let Some(t) = &h.tooltip {
+                                v["tooltip"] = json!(t);
+                            }
+                            v
+                        })
+                        .collect(),
+                )
+            })
+            .await?;
+        Ok(Some(typed(v)?))
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokens>> {
+        let v = self
+            .with_snapshot(&params.text_document.uri, |c| {
+                convert::semantic_tokens(c, &ide::semantic::semantic_tokens(c.db, c.file))
+            })
+            .await?;
+        Ok(Some(typed(v)?))
+    }
+
+    async fn code_action(
+        &self,
+        params: CodeActionParams,
+    ) -> Result<Option<Vec<CodeActionResponse>>> {
+        let r = range_json(&params.range);
+        let uri = params.text_document.uri.to_string();
+        let v = self
+            .with_snapshot(&params.text_document.uri, move |c| {
+                let range = c.text_range(&r);
+                let actions = ide::actions::code_actions(c.db, c.file, range);
+                let diags = ide::diagnostics::diagnostics(c.db, c.file);
+                Value::Array(
+                    actions
+                        .iter()
+                        .map(|a| {
+                            let mut v = json!({
+                                "title": a.title,
+                                "kind": match a.kind {
+                                    ide::actions::ActionKind::QuickFix => "quickfix",
+                                    ide::actions::ActionKind::Rewrite => "refactor.rewrite",
+                                },
+                                "edit": {"changes": {uri.clone(): c.edits(&a.edits)}},
+                                "isPreferred": a.preferred,
+                            });
+                            if let Some((code, range)) = a.diagnostic {
+                                let d: Vec<Value> = diags
+                                    .iter()
+                                    .filter(|d| d.code == code && d.range == range)
+                                    .map(|d| c.diagnostic(d))
+                                    .collect();
+                                if !d.is_empty() {
+                                    v["diagnostics"] = Value::Array(d);
+                                }
+                            }
+                            v
+                        })
+                        .collect(),
+                )
+            })
+            .await?;
+        Ok(Some(typed(v)?))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let uri = params.text_document.uri.to_string();
+        let v = self
+            .with_snapshot(&params.text_document.uri, move |c| {
+                let lenses = ide::lens::code_lens(c.db, c.file);
+                Value::Array(
+                    lenses
+                        .iter()
+                        .map(|l| {
+                            // The clients pass `[uri, kernel]` (not the path).
+                            let kernel = l.arguments.get(1).cloned().unwrap_or_default();
+                            json!({
+                                "range": c.range(l.range),
+                                "command": {
+                                    "title": l.title,
+                                    "command": l.command,
+                                    "arguments": [uri, kernel],
+                                },
+                            })
+                        })
+                        .collect(),
+                )
+            })
+            .await?;
+        Ok(Some(typed(v)?))
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        let v = self
+            .with_snapshot(&params.text_document.uri, |c| {
+                let syms = ide::symbols::document_symbols(c.db, c.file);
+                Value::Array(syms.iter().map(|s| convert::symbol(c, s)).collect())
+            })
+            .await?;
+        Ok(Some(typed(v)?))
+    }
+
+    async fn goto_definition(
+        &self,
+        params: DefinitionParams,
+    ) -> Result<Option<DefinitionResponse>> {
+        let tp = params.text_document_position_params;
+        let p = pos_json(&tp.position);
+        let v = self
+            .with_snapshot(&tp.text_document.uri, move |c| {
+                ide::symbols::goto_definition(c.db, c.file, c.offset(&p)).map(|l| c.location(&l))
+            })
+            .await?;
+        v.map(typed).transpose()
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let tp = params.text_document_position_params;
+        let p = pos_json(&tp.position);
+        let decl = params.context.include_declaration;
+        let uri = tp.text_document.uri.to_string();
+        let v = self
+            .with_snapshot(&tp.text_document.uri, move |c| {
+                let refs = ide::symbols::references(c.db, c.file, c.offset(&p), decl);
+                Value::Array(
+                    refs.iter()
+                        .map(|r| json!({"uri": uri, "range": c.range(*r)}))
+                        .collect(),
+                )
+            })
+            .await?;
+        Ok(Some(typed(v)?))
+    }
+
+    async fn document_highlight(
+        &self,
+        params: DocumentHighlightParams,
+    ) -> Result<Option<Vec<DocumentHighlight>>> {
+        let tp = params.text_document_position_params;
+        let p = pos_json(&tp.position);
+        let v = self
+            .with_snapshot(&tp.text_document.uri, move |c| {
+                use ide::symbols::HighlightKind as H;
+                let hs = ide::symbols::document_highlight(c.db, c.file, c.offset(&p));
+                Value::Array(
+                    hs.iter()
+                        .map(|h| {
+                            let kind = match h.kind {
+                                H::Text => 1,
+                                H::Read => 2,
+                                H::Write => 3,
+                            };
+                            json!({"range": c.range(h.range), "kind": kind})
+                        })
+                        .collect(),
+                )
+            })
+            .await?;
+        Ok(Some(typed(v)?))
+    }
+
+    async fn prepare_rename(
+        &self,
+        tp: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResult>> {
+        let p = pos_json(&tp.position);
+        let v = self
+            .with_snapshot(&tp.text_document.uri, move |c| {
+                ide::symbols::prepare_rename(c.db, c.file, c.offset(&p))
+                    .map(|(r, name)| json!({"range": c.range(r), "placeholder": name}))
+            })
+            .await?;
+        match v {
+            Ok(v) => Ok(Some(typed(v)?)),
+            Err(msg) => Err(request_failed(msg)),
+        }
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let tp = params.text_document_position_params;
+        let p = pos_json(&tp.position);
+        let new_name = params.new_name;
+        let uri = tp.text_document.uri.to_string();
+        let v = self
+            .with_snapshot(&tp.text_document.uri, move |c| {
+                ide::symbols::rename(c.db, c.file, c.offset(&p), &new_name)
+                    .map(|edits| json!({"changes": {uri: c.edits(&edits)}}))
+            })
+            .await?;
+        match v {
+            Ok(v) => Ok(Some(typed(v)?)),
+            Err(msg) => Err(request_failed(msg)),
+        }
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LspAny>> {
+        commands::execute(self, params).await.map(Some)
+    }
+}
+
+/// LSP's RequestFailed (-32803): the request was valid but cannot be done
+/// (the client shows the message).
+fn request_failed(msg: String) -> Error {
+    Error {
+        code: ErrorCode::ServerError(-32803),
+        message: msg.into(),
+        data: None,
+    }
+}
+
+impl State {
+    fn db_has(&self, path: &Path) -> bool {
+        use lanes_db::Db;
+        self.db.file(path).is_some()
+    }
+
+    /// The open document with this path, if any: its URI and file.
+    pub(crate) fn open_file(&self, path: &Path) -> Option<(String, File, i32)> {
+        self.docs
+            .iter()
+            .find(|(k, _)| uri_to_path(k) == path)
+            .map(|(k, d)| (k.clone(), d.file, d.version))
+    }
+
+    pub(crate) fn progress(&self) -> bool {
+        self.progress
+    }
+}

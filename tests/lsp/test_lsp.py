@@ -1,0 +1,597 @@
+"""End-to-end tests of `lanes lsp` with pytest-lsp: a real server process per
+test, driven over stdio like an editor. Run with
+
+    LANES=target/debug/lanes .venv/bin/python -m pytest tests/lsp
+"""
+
+import asyncio
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+LANES = os.environ.get("LANES") or str(ROOT / "target" / "debug" / "lanes")
+CONVOLUTION = (ROOT / "examples" / "convolution.cl").read_text()
+
+pytestmark = pytest.mark.asyncio(loop_scope="function")
+
+# A divergent `if` without else: *Guard with any()* is offered on it.
+BRANCHY = """__kernel void scale(__global float *a, int n)
+{
+    int i = get_global_id(0);
+    if (a[i] > 0.0f) {
+        a[i] = a[i] * 2.0f;
+    }
+}
+"""
+
+
+# LANES_LSP_TEST_PANIC enables the `lanes.test.panic` command (a panic inside a
+# request, see test_panic_is_an_internal_error).
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[LANES, "lsp"],
+        server_env=dict(os.environ, LANES_LSP_TEST_PANIC="1"),
+    )
+)
+async def client(lsp_client: LanguageClient, tmp_path: pathlib.Path):
+    caps = client_capabilities("visual-studio-code")
+    lsp_client.init_result = await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps,
+            workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
+            initialization_options={"target": "avx512skx-x16"},
+        )
+    )
+    lsp_client.tmp = tmp_path
+
+    # pytest-lsp's client does not implement the refresh requests the VS Code
+    # capabilities announce; answer them as VS Code would.
+    for method in (
+        types.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
+        types.WORKSPACE_INLAY_HINT_REFRESH,
+        types.WORKSPACE_CODE_LENS_REFRESH,
+    ):
+        lsp_client.feature(method)(lambda *args: None)
+    yield
+    await lsp_client.shutdown_session()
+
+
+# ---------------------------------------------------------------------------
+# helpers
+
+
+async def published(client: LanguageClient, uri: str, version: int, timeout=60.0):
+    """The diagnostics the server pushes for `uri` at `version`."""
+
+    async def wait():
+        while True:
+            params = await client.wait_for_notification(
+                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+            )
+            if params.uri == uri and params.version == version:
+                return params.diagnostics
+
+    return await asyncio.wait_for(wait(), timeout)
+
+
+def write(client, name: str, text: str) -> str:
+    path = client.tmp / name
+    path.write_text(text)
+    return path.as_uri()
+
+
+async def open_doc(client, name: str, text: str, version: int = 1):
+    uri = write(client, name, text)
+    waiter = asyncio.ensure_future(published(client, uri, version))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="opencl", version=version, text=text
+            )
+        )
+    )
+    return uri, await waiter
+
+
+def offset_of(text: str, line: int, col: int) -> int:
+    lines = text.split("\n")
+    return sum(len(l) + 1 for l in lines[:line]) + col
+
+
+def position_of(text: str, needle: str, nth: int = 0, delta: int = 0) -> types.Position:
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(needle, at + 1)
+    at += delta
+    line = text.count("\n", 0, at)
+    col = at - (text.rfind("\n", 0, at) + 1)
+    return types.Position(line=line, character=col)
+
+
+def apply_edits(text: str, edits) -> str:
+    spans = sorted(
+        (
+            offset_of(text, e.range.start.line, e.range.start.character),
+            offset_of(text, e.range.end.line, e.range.end.character),
+            e.new_text,
+        )
+        for e in edits
+    )
+    out, at = [], 0
+    for s, t, new in spans:
+        out.append(text[at:s])
+        out.append(new)
+        at = t
+    out.append(text[at:])
+    return "".join(out)
+
+
+def key(d: types.Diagnostic):
+    related = [
+        (r.location.uri, r.location.range.start.line, r.location.range.start.character, r.message)
+        for r in d.related_information or []
+    ]
+    return (
+        d.range.start.line,
+        d.range.start.character,
+        d.range.end.line,
+        d.range.end.character,
+        d.severity,
+        d.code,
+        d.message,
+        tuple(related),
+    )
+
+
+async def change(client, uri, version, changes):
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=changes,
+        )
+    )
+
+
+def whole(text):
+    return types.TextDocumentContentChangeWholeDocument(text=text)
+
+
+def partial(text, start, end, new):
+    (sl, sc), (el, ec) = start, end
+    return types.TextDocumentContentChangePartial(
+        range=types.Range(
+            start=types.Position(line=sl, character=sc),
+            end=types.Position(line=el, character=ec),
+        ),
+        text=new,
+    )
+
+
+# ---------------------------------------------------------------------------
+# capabilities
+
+
+async def test_initialize_advertises_capabilities(client: LanguageClient):
+    caps = client.init_result.capabilities
+    assert caps.text_document_sync.change == types.TextDocumentSyncKind.Incremental
+    assert list(caps.semantic_tokens_provider.legend.token_modifiers) == ["uniform", "varying"]
+    assert set(caps.execute_command_provider.commands) == {
+        "lanes.build",
+        "lanes.showVectorIR",
+        "lanes.showAsm",
+        "lanes.explain",
+    }
+    assert caps.rename_provider.prepare_provider is True
+
+
+async def test_diagnostics_of_divergent_loop(client: LanguageClient):
+    _, diags = await open_doc(client, "convolution.cl", CONVOLUTION)
+    loop = [d for d in diags if d.code == "L0201"]
+    assert len(loop) == 1, diags
+    d = loop[0]
+    # `for (int i = left; ...` is line 55 (1-based).
+    assert d.range.start.line == 54
+    assert d.severity == types.DiagnosticSeverity.Warning
+    assert d.code_description.href.endswith("diagnostics.md#l0201")
+    assert pathlib.Path(d.code_description.href.removeprefix("file://").split("#")[0]).is_file()
+    assert d.related_information, "the reason chain is related information"
+    assert any("get_global_id" in CONVOLUTION.split("\n")[r.location.range.start.line] for r in d.related_information)
+    assert sum(1 for d in diags if d.code == "L0202") == 2
+
+
+async def test_incremental_edits_equal_reopening(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    text = CONVOLUTION
+    steps = [
+        # break the syntax, then fix it again; rename a variable; add a line
+        ((42, 0), (42, 0), "    int broken = ;\n"),
+        ((42, 0), (43, 0), ""),
+        ((38, 8), (38, 9), "xx"),
+        ((38, 8), (38, 10), "x"),
+        ((46, 0), (46, 0), "    int extra = x * 2;\n"),
+        ((0, 0), (0, 2), "/*"),
+        ((0, 0), (0, 2), "//"),
+    ]
+    version = 1
+    for start, end, new in steps:
+        version += 1
+        await change(client, uri, version, [partial(text, start, end, new)])
+        text = apply_edits(
+            text,
+            [types.TextEdit(range=partial(text, start, end, new).range, new_text=new)],
+        )
+    # several changes in one notification, applied in order
+    version += 1
+    two = [partial(text, (46, 0), (47, 0), ""), partial(text, (0, 0), (0, 0), "// top\n")]
+    await change(client, uri, version, two)
+    text = apply_edits(text, [types.TextEdit(range=two[0].range, new_text="")])
+    text = "// top\n" + text
+    after_edits = await published(client, uri, version)
+
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    waiter = asyncio.ensure_future(published(client, uri, 100))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="opencl", version=100, text=text)
+        )
+    )
+    fresh = await waiter
+    assert sorted(map(key, after_edits)) == sorted(map(key, fresh))
+    assert any(d.code == "L0201" for d in fresh)
+    # the inserted `extra` line was removed again: the loop is back on its line + 1
+    assert [d.range.start.line for d in fresh if d.code == "L0201"] == [55]
+
+
+async def test_hover_on_x_is_contiguous(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    pos = position_of(CONVOLUTION, "int x = get_global_id", delta=4)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
+    )
+    assert hover is not None
+    assert "contiguous" in hover.contents.value
+    assert hover.range.start.line == 38
+
+
+async def test_inlay_hints(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=70, character=0)),
+        )
+    )
+    labels = {(h.position.line, h.label) for h in hints}
+    assert (38, ": contiguous") in labels, labels
+    assert any(line == 54 and "divergent loop" in l for line, l in labels), labels
+    assert sum(1 for line, l in labels if line == 55 and "gather" in l) >= 1, labels
+    # a range excludes the hints outside it
+    some = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=38, character=0), end=types.Position(line=39, character=0)),
+        )
+    )
+    assert some and all(h.position.line == 38 for h in some)
+
+
+async def test_semantic_tokens_uniform_varying(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    legend = client.init_result.capabilities.semantic_tokens_provider.legend
+    tokens = await client.text_document_semantic_tokens_full_async(
+        types.SemanticTokensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    data = tokens.data
+    assert len(data) % 5 == 0 and data
+    decoded, line, col = {}, 0, 0
+    for i in range(0, len(data), 5):
+        dl, dc, length, ty, mods = data[i : i + 5]
+        line += dl
+        col = dc if dl else col + dc
+        word = CONVOLUTION.split("\n")[line][col : col + length]
+        decoded[(line, col)] = (word, legend.token_types[ty], mods)
+    uniform = 1 << legend.token_modifiers.index("uniform")
+    varying = 1 << legend.token_modifiers.index("varying")
+    x = position_of(CONVOLUTION, "int x = get_global_id", delta=4)
+    vstep = position_of(CONVOLUTION, "int vstep", delta=4)
+    assert decoded[(x.line, x.character)][0] == "x"
+    assert decoded[(x.line, x.character)][2] & varying
+    assert decoded[(vstep.line, vstep.character)][2] & uniform
+    assert not decoded[(vstep.line, vstep.character)][2] & varying
+
+
+async def test_guard_with_any(client: LanguageClient):
+    # The analysis keeps the guarded `if` divergent (its L0300 stays, one line
+    # down: see the report); what the action promises is a uniform guard that
+    # skips the masked body when no lane takes it, with the results unchanged.
+    uri, diags = await open_doc(client, "scale.cl", BRANCHY)
+    branch = [d for d in diags if d.code == "L0300"]
+    assert len(branch) == 1, diags
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=branch[0].range,
+            context=types.CodeActionContext(diagnostics=branch),
+        )
+    )
+    guard = [a for a in actions if a.title.startswith("Guard with any()")]
+    assert len(guard) == 1, [a.title for a in actions]
+    assert guard[0].kind == types.CodeActionKind.RefactorRewrite
+    new_text = apply_edits(BRANCHY, guard[0].edit.changes[uri])
+    assert "if (sub_group_any(a[i] > 0.0f)) {" in new_text
+    await change(client, uri, 2, [whole(new_text)])
+    after = await published(client, uri, 2)
+    assert not [d for d in after if d.severity == types.DiagnosticSeverity.Error], after
+    assert [d.range.start.line for d in after if d.code == "L0300"] == [4]
+    explained = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="lanes.explain", arguments=[uri])
+    )
+    guard_line = [l for l in explained["text"].split("\n") if "sub_group_any" in l]
+    assert len(guard_line) == 1 and "uniform branch" in guard_line[0], explained["text"]
+
+
+async def test_suppress_action(client: LanguageClient):
+    uri, diags = await open_doc(client, "convolution.cl", CONVOLUTION)
+    loop = [d for d in diags if d.code == "L0201"][0]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=loop.range,
+            context=types.CodeActionContext(diagnostics=[loop]),
+        )
+    )
+    suppress = [a for a in actions if "Suppress" in a.title and "L0201" in a.title]
+    assert suppress, [a.title for a in actions]
+    new_text = apply_edits(CONVOLUTION, suppress[0].edit.changes[uri])
+    assert "#pragma lanes ignore(L0201)" in new_text
+    await change(client, uri, 2, [whole(new_text)])
+    after = await published(client, uri, 2)
+    assert not [d for d in after if d.code == "L0201"]
+    assert [d for d in after if d.code == "L0202"], "other codes stay"
+
+
+async def test_code_lens(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert len(lenses) == 1
+    lens = lenses[0]
+    assert lens.range.start.line == 31
+    assert lens.command.title.startswith("SIMD x16 ")
+    assert "divergent loop" in lens.command.title and lens.command.title.endswith("Build")
+    assert lens.command.command == "lanes.build"
+    assert list(lens.command.arguments) == [uri, "convolution"]
+
+
+async def test_configuration_change_changes_lens_width(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+
+    async def title():
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        return lenses[0].command.title
+
+    assert (await title()).startswith("SIMD x16 ")
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"lanes": {"target": "sse4-i32x4"}})
+    )
+    assert (await title()).startswith("SIMD x4 ")
+    # the bare object is accepted too
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"target": "avx2-i32x8"})
+    )
+    assert (await title()).startswith("SIMD x8 ")
+
+
+async def test_lanes_toml_sets_the_target(client: LanguageClient):
+    (client.tmp / "lanes.toml").write_text('target = "neon-i32x4"\n[diagnostics]\nL0202 = "off"\n')
+    # The client's initializationOptions (avx512skx-x16) win over lanes.toml;
+    # clearing them leaves the file's settings.
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=(client.tmp / "lanes.toml").as_uri(), type=types.FileChangeType.Created)]
+        )
+    )
+    uri, diags = await open_doc(client, "convolution.cl", CONVOLUTION)
+    assert not [d for d in diags if d.code == "L0202"], "L0202 = off in lanes.toml"
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert lenses[0].command.title.startswith("SIMD x4 ")
+
+
+async def test_symbols(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    names = [s.name for s in symbols]
+    assert names == ["convolution"]
+    assert symbols[0].selection_range.start.line == 31
+
+
+async def test_definition(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    use = position_of(CONVOLUTION, "output[x]", delta=7)
+    loc = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=use)
+    )
+    loc = loc[0] if isinstance(loc, list) else loc
+    assert loc.uri == uri
+    assert (loc.range.start.line, loc.range.start.character) == (38, 8)
+
+
+async def test_references_and_highlight(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    decl = position_of(CONVOLUTION, "int vstep", delta=4)
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=decl,
+            context=types.ReferenceContext(include_declaration=True),
+        )
+    )
+    lines = [r.range.start.line for r in refs]
+    code = [l.split("//")[0] for l in CONVOLUTION.split("\n")]
+    expected = [i for i, l in enumerate(code) for _ in range(l.count("vstep"))]
+    assert sorted(lines) == sorted(expected)
+    highlights = await client.text_document_document_highlight_async(
+        types.DocumentHighlightParams(text_document=types.TextDocumentIdentifier(uri=uri), position=decl)
+    )
+    assert len(highlights) == len(refs)
+    kinds = {h.range.start.line: h.kind for h in highlights}
+    assert kinds[decl.line] == types.DocumentHighlightKind.Write
+    assert types.DocumentHighlightKind.Read in kinds.values()
+
+
+async def test_rename(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    decl = position_of(CONVOLUTION, "int vstep", delta=4)
+    prep = await client.text_document_prepare_rename_async(
+        types.PrepareRenameParams(text_document=types.TextDocumentIdentifier(uri=uri), position=decl)
+    )
+    assert prep.placeholder == "vstep"
+    edit = await client.text_document_rename_async(
+        types.RenameParams(text_document=types.TextDocumentIdentifier(uri=uri), position=decl, new_name="reach")
+    )
+    renamed = apply_edits(CONVOLUTION, edit.changes[uri])
+    code = [l.split("//")[0] for l in renamed.split("\n")]
+    assert not any("vstep" in l for l in code)
+    assert "int reach = (stencilWidth - 1) / 2;" in renamed
+    # a clash is refused with a message
+    with pytest.raises(Exception, match="already"):
+        await client.text_document_rename_async(
+            types.RenameParams(text_document=types.TextDocumentIdentifier(uri=uri), position=decl, new_name="left")
+        )
+
+
+async def test_build_writes_linkable_object_and_header(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="lanes.build", arguments=[uri])
+    )
+    obj, header = pathlib.Path(result["object"]), pathlib.Path(result["header"])
+    assert obj == client.tmp / "convolution.o" and obj.stat().st_size > 0
+    assert header == client.tmp / "convolution.h" and "convolution" in header.read_text()
+    # work-done progress: begin and end
+    # (the end notification may arrive just after the answer)
+    for _ in range(100):
+        reports = [r for rs in client.progress_reports.values() for r in rs]
+        if any(isinstance(r, types.WorkDoneProgressEnd) for r in reports):
+            break
+        await asyncio.sleep(0.02)
+    assert any(isinstance(r, types.WorkDoneProgressBegin) for r in reports)
+    assert any(isinstance(r, types.WorkDoneProgressEnd) for r in reports)
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc:
+        main = client.tmp / "main.c"
+        main.write_text('#include "convolution.h"\nint main(void) { return 0; }\n')
+        subprocess.run(
+            [gcc, "-o", str(client.tmp / "main"), str(main), str(obj), "-lm"],
+            check=True,
+            cwd=client.tmp,
+        )
+
+
+@pytest.mark.parametrize(
+    "command,language,needle",
+    [
+        ("lanes.showVectorIR", "llvm", "convolution"),
+        ("lanes.showAsm", "asm", "convolution"),
+        ("lanes.explain", "plaintext", "kernel convolution"),
+    ],
+)
+async def test_text_commands(client: LanguageClient, command, language, needle):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=[uri, "convolution"])
+    )
+    assert result["language"] == language
+    assert needle in result["text"] and len(result["text"].split("\n")) > 5
+
+
+async def test_stale_request_is_cancelled_or_fresh(client: LanguageClient):
+    # 100 kernels, opened cold: the semantic tokens request analyses every
+    # kernel (100+ ms), and the edit sent right behind it arrives while it
+    # runs. The request must not answer with tokens of the old text.
+    body = CONVOLUTION.split("__kernel void convolution")[1]
+    text = "".join(f"__kernel void conv{i}{body}\n" for i in range(100))
+    uri = write(client, "big.cl", text)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="opencl", version=1, text=text)
+        )
+    )
+    request = asyncio.ensure_future(
+        client.text_document_semantic_tokens_full_async(
+            types.SemanticTokensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+    )
+    await asyncio.sleep(0)  # the request goes out first
+    new_text = text.replace("get_global_id", "get_group_id")
+    await change(client, uri, 2, [whole(new_text)])
+    fresh = await client.text_document_semantic_tokens_full_async(
+        types.SemanticTokensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    try:
+        answer = await request
+    except Exception as e:  # noqa: BLE001 - the error's code is checked
+        assert getattr(e, "code", None) == JsonRpcContentModified.CODE, repr(e)
+    else:
+        assert answer.data == fresh.data, "a stale answer for the old text"
+    assert fresh.data, "the fresh request is answered"
+
+
+async def test_unknown_document_and_command_are_errors(client: LanguageClient):
+    with pytest.raises(Exception):
+        await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri="file:///nowhere.cl"),
+                position=types.Position(line=0, character=0),
+            )
+        )
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    with pytest.raises(Exception):
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="lanes.nothing", arguments=[uri])
+        )
+    # the server still answers
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position_of(CONVOLUTION, "int x = get_global_id", delta=4),
+        )
+    )
+    assert hover is not None
+
+
+async def test_panic_is_an_internal_error(client: LanguageClient):
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    with pytest.raises(Exception) as info:
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="lanes.test.panic", arguments=[uri])
+        )
+    assert getattr(info.value, "code", None) == -32603, repr(info.value)
+    # the server keeps serving, and the document keeps working
+    await change(client, uri, 2, [whole(CONVOLUTION + "\n")])
+    assert any(d.code == "L0201" for d in await published(client, uri, 2))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position_of(CONVOLUTION, "int x = get_global_id", delta=4),
+        )
+    )
+    assert "contiguous" in hover.contents.value
