@@ -12,7 +12,7 @@
 //!   answered with `ContentModified` (-32801), a panic with an internal error.
 //!   A request whose document changed while it ran is answered with
 //!   `ContentModified` too, so no answer describes an older text.
-//! - Diagnostics are pushed 20 ms after the last edit of a document.
+//! - Diagnostics are pushed 5 ms after the last edit of a document.
 //! - Commands: `lanes.build` (object + header, `$/progress`),
 //!   `lanes.showVectorIR`, `lanes.showAsm`, `lanes.explain`, each with the
 //!   arguments `[uri-or-path, kernel?]`, answering `{"object","header"}` or

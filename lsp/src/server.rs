@@ -25,7 +25,7 @@ use crate::convert::{self, uri_to_path, Conv};
 /// the debounce only coalesces bursts (a paste, a multi-cursor edit), and
 /// every millisecond of it is latency (issue 5: edit → diagnostics p95
 /// under 50 ms).
-const DEBOUNCE: Duration = Duration::from_millis(20);
+const DEBOUNCE: Duration = Duration::from_millis(5);
 
 pub const COMMANDS: &[&str] = &[
     "lanes.build",
