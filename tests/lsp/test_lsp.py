@@ -595,3 +595,71 @@ async def test_panic_is_an_internal_error(client: LanguageClient):
         )
     )
     assert "contiguous" in hover.contents.value
+
+
+# ---------------------------------------------------------------------------
+# property: random edit sequences
+
+
+def line_col(text: str, offset: int):
+    line = text.count("\n", 0, offset)
+    return line, offset - (text.rfind("\n", 0, offset) + 1)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_random_edits_keep_the_server_alive_and_end_as_a_fresh_open(
+    client: LanguageClient, seed: int
+):
+    """Random insertions, deletions and replacements (many of which break the
+    syntax, later ones may repair it) sent as incremental changes: the server
+    answers hovers throughout, and its final diagnostics equal those of the
+    final text opened fresh in the same server."""
+    import random
+
+    rng = random.Random(seed)
+    uri, _ = await open_doc(client, f"random{seed}.cl", CONVOLUTION)
+    text = CONVOLUTION
+    pieces = ["", "x", ";", "{", "}", "(", ")", "int y = 2;\n", "for (", "/*", "*/",
+              "\n", "sub_group_any(", "return;", "0.5f", "#define Z 3\n", "]"]
+    version = 1
+    for _ in range(40):
+        a = rng.randrange(len(text) + 1)
+        b = min(len(text), a + rng.choice([0, 0, 1, 2, 5, 20]))
+        new = rng.choice(pieces)
+        start, end = line_col(text, a), line_col(text, b)
+        version += 1
+        await change(client, uri, version, [partial(text, start, end, new)])
+        text = text[:a] + new + text[b:]
+        if rng.random() < 0.3:
+            # A request in the middle of the edits: an answer or
+            # ContentModified, never a dead server.
+            line, col = line_col(text, rng.randrange(len(text) + 1))
+            try:
+                await client.text_document_hover_async(
+                    types.HoverParams(
+                        text_document=types.TextDocumentIdentifier(uri=uri),
+                        position=types.Position(line=line, character=col),
+                    )
+                )
+            except JsonRpcContentModified:
+                pass
+    version += 1
+    await change(client, uri, version, [partial(text, (0, 0), (0, 0), "")])
+    after_edits = await published(client, uri, version)
+
+    fresh_uri = write(client, f"fresh{seed}.cl", text)
+    waiter = asyncio.ensure_future(published(client, fresh_uri, 1))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=fresh_uri, language_id="opencl", version=1, text=text)
+        )
+    )
+    fresh = await waiter
+
+    def local(ds):
+        # Related locations name the document itself; compare without the URI.
+        return sorted(
+            (k[:7] + (tuple((l, c, m) for (_, l, c, m) in k[7]),)) for k in map(key, ds)
+        )
+
+    assert local(after_edits) == local(fresh)
