@@ -54,7 +54,9 @@ use std::ffi::c_void;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use common::{dims_used, elem_of, hash, lanes_range, make_args, run_jit, Arg, Elem, Rng};
+use common::{
+    dims_used, elem_of, hash, lanes_range, make_args, run_jit, ulps32, ulps64, Arg, Elem, Rng,
+};
 use lanes_codegen::{Jit, KernelCode, ParamKind};
 use lanes_frontend::hir::Unit;
 use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
@@ -403,30 +405,6 @@ impl Tolerance {
             }
         }
     }
-}
-
-fn ulps32(a: f32, b: f32) -> u64 {
-    let key = |x: f32| {
-        let i = x.to_bits() as i32;
-        if i < 0 {
-            i64::from(i32::MIN) - i64::from(i)
-        } else {
-            i64::from(i)
-        }
-    };
-    (key(a) - key(b)).unsigned_abs()
-}
-
-fn ulps64(a: f64, b: f64) -> u64 {
-    let key = |x: f64| {
-        let i = x.to_bits() as i64;
-        if i < 0 {
-            (i64::MIN as i128) - i as i128
-        } else {
-            i as i128
-        }
-    };
-    (key(a) - key(b)).unsigned_abs().min(u64::MAX as u128) as u64
 }
 
 /// Elements of a buffer read as f64 (for floats) or raw integers.

@@ -163,8 +163,6 @@ struct Vectorizer<'a> {
     /// Blocks whose terminator is a divergent branch (updated by the
     /// transforms, used by linearization).
     divergent: BTreeSet<BlockId>,
-    /// BOSCC gadgets inserted (divergent branch block, guarded successor).
-    boscc: Vec<(BlockId, BlockId)>,
     /// BOSCC gadgets chosen before the transforms: (branch block, guarded
     /// successor).
     boscc_plan: Vec<(BlockId, BlockId)>,
@@ -229,7 +227,6 @@ impl<'a> Vectorizer<'a> {
             divergent_headers,
             edge_mask: BTreeMap::new(),
             divergent: BTreeSet::new(),
-            boscc: Vec::new(),
             boscc_plan: Vec::new(),
             anchor: Vec::new(),
         })
@@ -691,7 +688,7 @@ impl<'a> Vectorizer<'a> {
                         let k = plan.targets.iter().position(|&t| t == s).unwrap_or(0);
                         (plan.exit, plan.entry, k, plan.retires)
                     };
-                    if plan_targets_len(&self.plans[&l]) > 1 {
+                    if self.plans[&l].targets.len() > 1 {
                         let kc = self.f.const_int(k as i64, Ty::I32);
                         self.select_write(exit, p, e, kc, Ty::I32, src);
                     }
@@ -918,7 +915,6 @@ impl<'a> Vectorizer<'a> {
             self.anchor.push(self.anchor_of(a).filter(|&r| r != a));
             self.divergent.remove(&a);
             self.divergent.insert(a2);
-            self.boscc.push((a, first));
         }
         Ok(())
     }
@@ -1095,7 +1091,7 @@ impl<'a> Vectorizer<'a> {
         cleanup(&mut f, &mut block_mask);
         let cfg = Cfg::compute(&f);
         let div =
-            crate::divergence::analyze_pinned(&f, &cfg, self.div.width, &pinned_allocas(self.div));
+            crate::divergence::analyze_pinned(&f, &cfg, self.div.width, &self.div.varying_allocas);
         let mut mask_nonempty = nonempty;
         mask_nonempty.resize(f.blocks.len(), false);
         block_mask.resize(f.blocks.len(), self.lane_mask);
@@ -1133,14 +1129,6 @@ impl<'a> Vectorizer<'a> {
             mask_nonempty,
         })
     }
-}
-
-fn plan_targets_len(plan: &LoopPlan) -> usize {
-    plan.targets.len()
-}
-
-fn pinned_allocas(div: &Divergence) -> BTreeMap<InstId, crate::divergence::AllocaCause> {
-    div.varying_allocas.clone()
 }
 
 /// Sends every `ret` and `unreachable` to one new exit block (partial

@@ -434,7 +434,7 @@ pub fn lanes_range(r: &NdRange) -> LanesRange {
 
 /// Distance in units in the last place between two floats of one type
 /// (as ordered integers); ±0 are equal.
-fn ulps32(a: f32, b: f32) -> u64 {
+pub fn ulps32(a: f32, b: f32) -> u64 {
     let key = |x: f32| {
         let i = x.to_bits() as i32;
         if i < 0 {
@@ -446,7 +446,7 @@ fn ulps32(a: f32, b: f32) -> u64 {
     (key(a) - key(b)).unsigned_abs()
 }
 
-fn ulps64(a: f64, b: f64) -> u64 {
+pub fn ulps64(a: f64, b: f64) -> u64 {
     let key = |x: f64| {
         let i = x.to_bits() as i64;
         if i < 0 {
