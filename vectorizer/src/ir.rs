@@ -953,6 +953,10 @@ pub struct Function {
     pub globals: Vec<Global>,
     pub vars: Vec<Var>,
     pub entry: BlockId,
+    /// Results of signed integer `+`, `-`, `*` in the source: their overflow
+    /// is undefined in OpenCL C, so reasoning may assume it does not happen
+    /// (LLVM's `nsw`). The back ends still wrap.
+    pub nsw: std::collections::BTreeSet<ValueId>,
 }
 
 impl Function {
@@ -967,6 +971,7 @@ impl Function {
             globals: Vec::new(),
             vars: Vec::new(),
             entry: BlockId(0),
+            nsw: Default::default(),
         }
     }
 

@@ -5,6 +5,7 @@ pub mod divergence;
 pub mod interp;
 pub mod ir;
 pub mod lower;
+pub mod precond;
 pub mod report;
 pub mod shape;
 pub mod target;

@@ -239,6 +239,20 @@ pub fn report(
     }
 }
 
+/// Where a loop is shown: its statement, whose source the branch that
+/// enters the loop from outside carries.
+pub fn loop_span(f: &Function, cfg: &Cfg, lp: &crate::cfg::Loop) -> Span {
+    let entry = cfg
+        .preds(lp.header)
+        .iter()
+        .find(|p| !lp.blocks.contains(p))
+        .and_then(|&p| f.terminator(p));
+    entry
+        .or_else(|| f.terminator(lp.header))
+        .map(|t| f.inst(t).src.span)
+        .unwrap_or(f.span)
+}
+
 struct Reporter<'a> {
     /// Declarations (AST nodes) of private arrays, the only locals L0206
     /// talks about (address-taken scalars and structs live in memory too).
@@ -557,18 +571,7 @@ impl Reporter<'_> {
         let mut out: BTreeMap<(u32, u32), LoopFact> = BTreeMap::new();
         for (i, lp) in self.cfg.loops().loops.iter().enumerate() {
             let id = crate::cfg::LoopId(i as u32);
-            // The loop is shown at its statement: the branch that enters it
-            // from outside carries the loop statement's source.
-            let entry = self
-                .cfg
-                .preds(lp.header)
-                .iter()
-                .find(|p| !lp.blocks.contains(p))
-                .and_then(|&p| self.f.terminator(p));
-            let span = entry
-                .or_else(|| self.f.terminator(lp.header))
-                .map(|t| self.f.inst(t).src.span)
-                .unwrap_or(self.f.span);
+            let span = loop_span(self.f, self.cfg, lp);
             let divergent_branch = self.div.divergent_loops.get(&id).copied();
             let mut divergent_exits = Vec::new();
             for &e in &lp.exiting {

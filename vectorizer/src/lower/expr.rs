@@ -1022,7 +1022,11 @@ impl Lowerer<'_> {
                 return self.undef(self.ty(a));
             }
         };
-        self.bin(bop, a, b, src)
+        let v = self.bin(bop, a, b, src);
+        if signed && matches!(bop, BinOp::Add | BinOp::Sub | BinOp::Mul) {
+            self.f.nsw.insert(v);
+        }
+        v
     }
 
     /// OpenCL's shift count: `n & (bits - 1)` (folded for constants).
@@ -1100,6 +1104,11 @@ impl Lowerer<'_> {
             }
             ty => {
                 let float = ty.is_float();
+                // `i++` on int/long is `i + 1` in C (no overflow); narrower
+                // types wrap through the conversion back.
+                let signed_inc = ty.element().is_some_and(|s| {
+                    s.is_signed() && !s.is_float() && scalar_ty(s).is_some_and(|t| t.bits() >= 32)
+                });
                 old.iter()
                     .map(|&v| {
                         let vty = self.ty(v);
@@ -1110,7 +1119,11 @@ impl Lowerer<'_> {
                         } else {
                             let one = self.const_int(1, vty);
                             let op = if increment { BinOp::Add } else { BinOp::Sub };
-                            self.bin(op, v, one, src)
+                            let r = self.bin(op, v, one, src);
+                            if signed_inc {
+                                self.f.nsw.insert(r);
+                            }
+                            r
                         }
                     })
                     .collect()
@@ -1151,6 +1164,18 @@ impl Lowerer<'_> {
     /// Short-circuit `&&` / `||` as an `i1`: the right operand is evaluated
     /// in its own block, the result is a φ.
     fn logical(&mut self, op: LogicalOp, lhs: &Expr, rhs: &Expr, src: Src) -> ValueId {
+        // A right operand that can neither trap nor write is evaluated
+        // unconditionally: `and`/`or` instead of a branch, so that
+        // `sub_group_all(a && b)` stays one uniform test.
+        if cheap_and_safe(rhs, 0) && !lhs.ty.is_vector() {
+            let a = self.bool_value(lhs);
+            let b = self.bool_value(rhs);
+            let op = match op {
+                LogicalOp::And => BinOp::And,
+                LogicalOp::Or => BinOp::Or,
+            };
+            return self.bin(op, a, b, src);
+        }
         let (rl, el) = match op {
             LogicalOp::And => ("land.rhs", "land.end"),
             LogicalOp::Or => ("lor.rhs", "lor.end"),
@@ -1571,4 +1596,31 @@ use lanes_frontend::hir;
 
 pub(super) fn esrc_local(l: &hir::Local) -> Src {
     src_of(l.node, l.span)
+}
+
+/// An expression without side effects, traps or memory reads, small enough
+/// that evaluating it when C would skip it costs less than a branch:
+/// variables, constants, `+ - * & | ^ << >>`, comparisons, casts, `!`, and
+/// nested `&&`/`||` of those.
+fn cheap_and_safe(e: &Expr, depth: u32) -> bool {
+    if depth > 8 || e.ty.is_vector() {
+        return false;
+    }
+    let d = depth + 1;
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) => true,
+        ExprKind::Local(_) => true,
+        ExprKind::Unary { op, operand } => {
+            matches!(op, UnaryOp::Not | UnaryOp::Neg | UnaryOp::BitNot)
+                && cheap_and_safe(operand, d)
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            !matches!(op, BinaryOp::Div | BinaryOp::Rem)
+                && cheap_and_safe(lhs, d)
+                && cheap_and_safe(rhs, d)
+        }
+        ExprKind::Logical { lhs, rhs, .. } => cheap_and_safe(lhs, d) && cheap_and_safe(rhs, d),
+        ExprKind::Convert { expr, .. } => cheap_and_safe(expr, d),
+        _ => false,
+    }
 }

@@ -1,0 +1,1 @@
+//! Assumption-aware analysis: placeholder, filled below.

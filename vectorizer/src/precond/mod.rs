@@ -1,0 +1,159 @@
+//! Inferred preconditions (DESIGN §6; Moll and Hack, "Synthesizing Hot Code
+//! Paths by Abductive Reasoning"): for a divergent loop, a divergent branch
+//! or a gather/scatter, a condition P on the values of a SIMD group such
+//! that, when every lane satisfies P, the loop's trip count is the same on
+//! all lanes, the branch goes one way, or the access is contiguous.
+//!
+//! Method, cheapest first:
+//! 1. *Piece abduction* ([`search`]): the `min`/`max`/`clamp`/`?:` the target
+//!    depends on, and for a branch its own condition, are *decisions*.
+//!    Choosing an arm of some of them and re-running the divergence
+//!    analysis on the function where the decided values are replaced by
+//!    their arms (the paper's abstract abduction on the shape lattice) tells
+//!    which choices make the target uniform. A choice's condition is linear
+//!    in the lane's values ([`linear`]); the choice that holds for most
+//!    sampled SIMD groups is kept.
+//! 2. *CEGIS* ([`cegis`]) over the group's base id and the uniform values,
+//!    for targets without decisions (`tid / step`, `tid % step`).
+//! 3. *Verification* ([`smt`]): Z3 proves, on the program's exact
+//!    bit-vector semantics for all W lanes, that P implies every decision
+//!    taken (or the target property itself for CEGIS). Nothing unproven is
+//!    shown. Implied conjuncts are dropped first.
+//!
+//! Results are shown in the lane's own terms (`vstep <= x && x < width -
+//! vstep`, valid as `sub_group_all(...)`), and for affine values also per
+//! group (`vstep <= x0 && x0 + 15 < width - vstep`, x0 = lane 0's x).
+//! [`assume`] is the other direction: inside `if (sub_group_all(P))` the
+//! analyses use P.
+
+pub mod assume;
+pub mod cegis;
+mod eval;
+pub mod linear;
+mod names;
+mod search;
+pub mod smt;
+pub mod specialize;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use lanes_frontend::hir;
+use lanes_frontend::source::Span;
+
+use crate::report::KernelAnalysis;
+
+pub use specialize::{specialize, Applied, Specialization};
+
+/// A typical launch (from `lanes.toml`'s `[launch]`): coverage is counted
+/// on it, and it is the sample the search prefers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Launch {
+    pub global: Vec<u64>,
+    pub args: BTreeMap<String, i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Options {
+    pub width: u32,
+    /// Time for one target (search, synthesis and proofs).
+    pub budget: Duration,
+    pub launch: Option<Launch>,
+}
+
+impl Options {
+    pub fn new(width: u32) -> Options {
+        Options {
+            width,
+            budget: Duration::from_millis(2000),
+            launch: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TargetKind {
+    Loop,
+    Branch,
+    Access,
+}
+
+impl TargetKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetKind::Loop => "loop",
+            TargetKind::Branch => "branch",
+            TargetKind::Access => "access",
+        }
+    }
+}
+
+/// What was found for one target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub kind: TargetKind,
+    /// The target as the report shows it (`LoopFact`/`BranchFact`/`AccessFact` span).
+    pub span: Span,
+    /// The statement a fast path wraps (`None`: the target is in a helper
+    /// function, or in a declaration whose variable is used later).
+    pub stmt: Option<Span>,
+    pub outcome: Outcome,
+    pub millis: f64,
+    /// Z3 queries made.
+    pub queries: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Found(Precondition),
+    /// No precondition exists among the candidates, or none could be proven.
+    NotFound(String),
+    /// The budget ran out first.
+    Timeout,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Precondition {
+    /// P per lane, in source terms: `sub_group_all(lane)` is the check.
+    pub lane: String,
+    /// `lane` with every atom widened to `long`, so that the check itself
+    /// cannot overflow (what `--specialize auto` inserts).
+    pub exact: String,
+    /// P for the whole group in terms of lane 0's values, when proven.
+    pub group: Option<String>,
+    /// Candidates the verifier refuted, in the order tried.
+    pub rejected: Vec<String>,
+    /// The fraction of SIMD groups of the launch hint that satisfy P.
+    pub coverage: Option<Coverage>,
+    /// `pieces` (abstract abduction) or `cegis`.
+    pub method: &'static str,
+    /// What becomes of the target under P.
+    pub effect: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Coverage {
+    pub groups: u64,
+    pub total: u64,
+}
+
+impl Coverage {
+    pub fn percent(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            100.0 * self.groups as f64 / self.total as f64
+        }
+    }
+}
+
+/// Preconditions for every divergent loop, divergent branch and
+/// gather/scatter of an analysed kernel, each within `opts.budget`.
+pub fn infer(
+    ka: &KernelAnalysis,
+    unit: &hir::Unit,
+    kernel: hir::FuncId,
+    opts: &Options,
+) -> Vec<Finding> {
+    search::run(ka, unit, kernel, opts)
+}
