@@ -42,3 +42,45 @@ fn convolution_loop() {
         assert_eq!(p.lane, "vstep <= x && x < width - vstep");
     }
 }
+
+fn loops_of(src: &str, width: u32) -> Vec<(u32, bool)> {
+    let u = unit(src);
+    let k = *u.hir.kernels().first().expect("a kernel");
+    let ka = analyze_kernel(&u.hir, k, width).expect("analyses");
+    let r = lanes_vectorizer::report::report(&ka, &u.hir, k, &u.sources);
+    r.loops
+        .iter()
+        .map(|l| (u.sources.line_col(l.span.file, l.span.start).0, l.divergent))
+        .collect()
+}
+
+/// The fast path the code action inserts: inside the copy the loop is
+/// uniform (the analyses assume P), the original stays divergent.
+#[test]
+fn convolution_fast_path_is_uniform_inside() {
+    let u = unit(CONVOLUTION);
+    let s = lanes_vectorizer::precond::specialize(&u, &Options::new(8));
+    assert_eq!(s.applied.len(), 1, "{:?}", s.applied);
+    assert_eq!(s.applied[0].condition, "vstep <= x && x < width - vstep");
+    eprintln!("{}", s.text);
+    let loops = loops_of(&s.text, 8);
+    assert_eq!(loops.len(), 2, "{loops:?}");
+    assert!(
+        !loops[0].1 && loops[1].1,
+        "copy uniform, original divergent: {loops:?}"
+    );
+    // The readable form, as the code action writes it, works the same way.
+    let text = CONVOLUTION;
+    let start = text.find("for (int i = left").unwrap();
+    let end = start + text[start..].find("];").unwrap() + 2;
+    let new = lanes_vectorizer::precond::specialize::fast_path(
+        text,
+        start,
+        end,
+        "vstep <= x && x < width - vstep",
+    )
+    .unwrap();
+    let edited = format!("{}{}{}", &text[..start], new, &text[end..]);
+    let loops = loops_of(&edited, 16);
+    assert!(!loops[0].1 && loops[1].1, "{loops:?}");
+}

@@ -1,1 +1,225 @@
-//! Assumption-aware analysis: placeholder, filled below.
+//! Assumption-aware analysis: inside `if (sub_group_all(P)) { ... }` every
+//! active lane satisfies P, so a `min`/`max`/`select` whose piece P decides
+//! is its arm there, and a branch whose condition P decides goes one way.
+//! [`apply`] rewrites the uses inside the guarded region accordingly; the
+//! ordinary divergence analysis then sees contiguous indices and uniform
+//! exits. The values are equal on the lanes that run the region, so the
+//! program computes the same results (the interpreter and the vectorizer
+//! run the rewritten function).
+//!
+//! P decides a piece when a conjunct of P implies the piece's condition
+//! syntactically: the same linear form up to a weaker constant, or the
+//! sum of two conjuncts. This needs no solver, so it runs on every edit.
+
+use std::collections::HashMap;
+
+use crate::cfg::Cfg;
+use crate::ir::{
+    BinOp, BlockId, CmpPred, Const, Function, Horizontal, InstKind, MathFn, Ty, ValueId,
+};
+
+use super::linear::{self, Cond};
+
+/// Rewrites `f` under the `sub_group_all` guards it contains; returns the
+/// number of uses rewritten.
+pub fn apply(f: &mut Function, cfg: &Cfg) -> usize {
+    let mut changed = 0;
+    for g in guards(f, cfg) {
+        changed += rewrite_region(f, cfg, &g);
+    }
+    changed
+}
+
+struct Guard {
+    /// The first block of the guarded region (only reached from the guard).
+    region: BlockId,
+    facts: Vec<Cond>,
+}
+
+fn guards(f: &Function, cfg: &Cfg) -> Vec<Guard> {
+    let mut out = Vec::new();
+    for &b in cfg.rpo() {
+        let Some(t) = f.terminator(b) else { continue };
+        let InstKind::CondBr { cond, then, els } = &f.inst(t).kind else {
+            continue;
+        };
+        if then == els || cfg.preds(*then).len() != 1 {
+            continue;
+        }
+        let Some(arg) = all_argument(f, *cond) else {
+            continue;
+        };
+        let mut facts = Vec::new();
+        conjuncts(f, arg, &mut facts, 0);
+        if !facts.is_empty() {
+            out.push(Guard {
+                region: *then,
+                facts,
+            });
+        }
+    }
+    out
+}
+
+/// `c` is `sub_group_all(a)` (possibly as `int != 0`): `a`.
+fn all_argument(f: &Function, c: ValueId) -> Option<ValueId> {
+    let i = f.def_inst(c)?;
+    match &f.inst(i).kind {
+        InstKind::Horizontal {
+            op: Horizontal::All,
+            args,
+        } => args.first().copied(),
+        InstKind::Cmp {
+            pred: CmpPred::Ne,
+            lhs,
+            rhs,
+        } if matches!(f.as_const(*rhs), Some(Const::Int(0, _))) => {
+            let j = f.def_inst(*lhs)?;
+            match &f.inst(j).kind {
+                InstKind::Cast { value, .. } => all_argument(f, *value),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The linear facts of an `i1` that is true: comparisons joined by `and`.
+fn conjuncts(f: &Function, v: ValueId, out: &mut Vec<Cond>, depth: u32) {
+    if depth > 16 {
+        return;
+    }
+    let Some(i) = f.def_inst(v) else { return };
+    match &f.inst(i).kind {
+        InstKind::Cmp { pred, lhs, rhs } => {
+            if let Some(cs) = linear::cmp_conds(f, *pred, *lhs, *rhs, true) {
+                out.extend(cs);
+            }
+        }
+        InstKind::Bin {
+            op: BinOp::And,
+            lhs,
+            rhs,
+        } if f.ty(v) == Ty::I1 => {
+            conjuncts(f, *lhs, out, depth + 1);
+            conjuncts(f, *rhs, out, depth + 1);
+        }
+        _ => {}
+    }
+}
+
+/// `c` follows from the facts: one of them, or the sum of two, equals `c`
+/// up to a non-negative constant.
+fn implied(c: &Cond, facts: &[Cond]) -> bool {
+    if facts.iter().any(|x| c.implied_by(x)) {
+        return true;
+    }
+    for (i, a) in facts.iter().enumerate() {
+        for b in &facts[i + 1..] {
+            if a.ext != c.ext || b.ext != c.ext {
+                continue;
+            }
+            let sum = a.lin.add(&b.lin, 1);
+            if sum.is_some_and(|s| c.implied_by(&Cond { lin: s, ext: c.ext })) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn all_implied(cs: Option<Vec<Cond>>, facts: &[Cond]) -> bool {
+    cs.is_some_and(|cs| !cs.is_empty() && cs.iter().all(|c| implied(c, facts)))
+}
+
+/// What a value is inside the region: its decided arm, or a constant for
+/// a decided comparison.
+fn decided(f: &mut Function, v: ValueId, facts: &[Cond]) -> Option<ValueId> {
+    let i = f.def_inst(v)?;
+    match f.inst(i).kind.clone() {
+        InstKind::Math { func, args } if args.len() == 2 && f.ty(v).is_int() => {
+            let pred = match func {
+                MathFn::SMin => CmpPred::Sle,
+                MathFn::SMax => CmpPred::Sge,
+                MathFn::UMin => CmpPred::Ule,
+                MathFn::UMax => CmpPred::Uge,
+                _ => return None,
+            };
+            for (arm, other) in [(args[0], args[1]), (args[1], args[0])] {
+                if all_implied(linear::cmp_conds(f, pred, arm, other, true), facts) {
+                    return Some(arm);
+                }
+            }
+            None
+        }
+        InstKind::Select { cond, then, els } => {
+            let c = decided(f, cond, facts)?;
+            match f.as_const(c) {
+                Some(Const::Int(1, Ty::I1)) => Some(then),
+                Some(Const::Int(0, Ty::I1)) => Some(els),
+                _ => None,
+            }
+        }
+        InstKind::Cmp { pred, lhs, rhs } if f.ty(lhs).is_int() => {
+            for truth in [true, false] {
+                if all_implied(linear::cmp_conds(f, pred, lhs, rhs, truth), facts) {
+                    return Some(f.add_const(Const::Int(u64::from(truth), Ty::I1)));
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn rewrite_region(f: &mut Function, cfg: &Cfg, g: &Guard) -> usize {
+    let blocks: Vec<BlockId> = cfg
+        .rpo()
+        .iter()
+        .copied()
+        .filter(|&b| cfg.dominates(g.region, b))
+        .collect();
+    let mut memo: HashMap<ValueId, Option<ValueId>> = HashMap::new();
+    let mut changed = 0;
+    for b in blocks {
+        let insts = f.block(b).insts.clone();
+        for i in insts {
+            // A φ's value flows on an edge: only edges from inside count.
+            let ops: Vec<ValueId> = match &f.inst(i).kind {
+                InstKind::Phi { incoming } => incoming
+                    .iter()
+                    .filter(|(p, _)| cfg.dominates(g.region, *p))
+                    .map(|(_, v)| *v)
+                    .collect(),
+                k => k.operands(),
+            };
+            for op in ops {
+                let r = match memo.get(&op) {
+                    Some(r) => *r,
+                    None => {
+                        let r = decided(f, op, &g.facts);
+                        memo.insert(op, r);
+                        r
+                    }
+                };
+                let Some(n) = r else { continue };
+                match &mut f.insts[i.index()].kind {
+                    InstKind::Phi { incoming } => {
+                        for (p, x) in incoming.iter_mut() {
+                            if *x == op && cfg.dominates(g.region, *p) {
+                                *x = n;
+                            }
+                        }
+                    }
+                    k => k.for_each_operand_mut(|x| {
+                        if *x == op {
+                            *x = n;
+                        }
+                    }),
+                }
+                changed += 1;
+            }
+        }
+    }
+    changed
+}
