@@ -47,9 +47,10 @@ pub struct BuildArgs {
     /// What to write.
     #[arg(long, value_enum, default_value = "obj")]
     emit: Emit,
-    /// Version code on inferred preconditions (fast paths).
-    #[arg(long, value_enum, default_value = "auto")]
-    specialize: Specialize,
+    /// Version code on inferred preconditions (fast paths); default: `auto`
+    /// at -O2, `off` at -O0.
+    #[arg(long, value_enum)]
+    specialize: Option<Specialize>,
     /// No optimization (the LLVM pipeline is skipped).
     #[arg(short = 'O', value_name = "LEVEL", default_value = "2", value_parser = ["0", "2"])]
     opt: String,
@@ -135,7 +136,16 @@ pub fn run(args: BuildArgs) -> ExitCode {
         );
         return ExitCode::from(1);
     }
-    let _ = args.specialize; // No preconditions are inferred yet: nothing to version on.
+    let specialize = args.specialize.unwrap_or(if args.opt == "0" {
+        Specialize::Off
+    } else {
+        Specialize::Auto
+    });
+    let unit = if specialize == Specialize::Auto {
+        specialized(unit, &args, spec.width)
+    } else {
+        unit
+    };
     let Some(compiled) = compile(&unit, &spec, if args.opt == "0" { 0 } else { 2 }, "build") else {
         return ExitCode::from(1);
     };
@@ -209,4 +219,40 @@ pub fn run(args: BuildArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The unit with a fast path for every proven precondition (`--specialize
+/// auto`): the source with `if (sub_group_all(P)) { copy } else { original }`
+/// inserted, checked again. Falls back to the original unit if that text
+/// does not check (which would be a bug; it is reported).
+fn specialized(unit: CheckedUnit, args: &BuildArgs, width: u32) -> CheckedUnit {
+    let s = lanes_vectorizer::precond::specialize(
+        &unit,
+        &lanes_vectorizer::precond::Options::new(width),
+    );
+    if s.applied.is_empty() {
+        return unit;
+    }
+    let options = preprocess_options(&args.macros, width);
+    let file = unit.sources.get(unit.main);
+    let (name, path) = (file.name.clone(), file.path.clone());
+    let new = lanes_frontend::unit::check_text(&name, path, &s.text, &options, &RealFs);
+    if new.has_errors() {
+        eprintln!(
+            "warning: the specialized source of `{}` does not check; building it unspecialized",
+            args.file.display()
+        );
+        return unit;
+    }
+    for a in &s.applied {
+        eprintln!(
+            "note: fast path for the {} at {}:{} in `{}`: taken by SIMD groups where every lane satisfies `{}`",
+            a.kind.as_str(),
+            args.file.display(),
+            a.line,
+            a.kernel,
+            a.condition
+        );
+    }
+    new
 }

@@ -108,6 +108,14 @@ pub fn run(args: CheckArgs) -> ExitCode {
                 Ok(ka) => {
                     let r = lanes_vectorizer::report::report(&ka, &u.hir, k, &u.sources);
                     u.diagnostics.extend(r.diagnostics);
+                    let found = lanes_vectorizer::precond::infer(
+                        &ka,
+                        &u.hir,
+                        k,
+                        &lanes_vectorizer::precond::Options::new(target.width),
+                    );
+                    u.diagnostics
+                        .extend(lanes_vectorizer::precond::diagnostics(&found));
                 }
                 Err(diags) => u.diagnostics.extend(diags),
             }

@@ -97,7 +97,19 @@ pub fn run(args: ExplainArgs) -> ExitCode {
                     irs.push_str(&lanes_vectorizer::report::annotated_ir(&ka));
                     irs.push('\n');
                 }
-                reports.push(report(&ka, &unit.hir, k, &unit.sources));
+                let mut r = report(&ka, &unit.hir, k, &unit.sources);
+                let found = lanes_vectorizer::precond::infer(
+                    &ka,
+                    &unit.hir,
+                    k,
+                    &lanes_vectorizer::precond::Options::new(target.width),
+                );
+                lanes_vectorizer::precond::annotate(&mut r, &found);
+                r.diagnostics
+                    .extend(lanes_vectorizer::precond::diagnostics(&found));
+                r.diagnostics
+                    .sort_by_key(|d| (d.span.file, d.span.start, d.code));
+                reports.push(r);
                 spans.push(unit.hir.function(k).span);
             }
             Err(diags) => {

@@ -276,10 +276,14 @@ pub fn text(
         for l in &k.loops {
             add(
                 l.span,
-                if l.divergent {
-                    "divergent loop".to_string()
-                } else {
-                    "uniform loop".to_string()
+                match (l.divergent, &l.precondition) {
+                    (true, Some(p)) => {
+                        format!(
+                            "divergent loop; uniform where every lane satisfies `{p}` (fast path)"
+                        )
+                    }
+                    (true, None) => "divergent loop".to_string(),
+                    _ => "uniform loop".to_string(),
                 },
             );
         }

@@ -95,6 +95,8 @@ codes! {
     SameAddressStore = "L0207", Warning, "all lanes store to one address";
     // Information about SIMD execution.
     DivergentBranch = "L0300", Info, "divergent branch";
+    FastPath = "L0301", Info, "fast path on an inferred precondition";
+    NoPrecondition = "L0302", Hint, "no precondition found within the budget";
     // Features of OpenCL C that lanes does not compile yet (DESIGN.md §1, "later").
     UnsupportedBarrier = "L0901", Error, "unsupported: barriers and memory fences";
     UnsupportedLocalMemory = "L0902", Error, "unsupported: `__local` memory";

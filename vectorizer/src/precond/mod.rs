@@ -157,3 +157,61 @@ pub fn infer(
 ) -> Vec<Finding> {
     search::run(ka, unit, kernel, opts)
 }
+
+/// The diagnostics of the findings: `L0301` (information) where a fast
+/// path exists, `L0302` (hint) where the budget ran out.
+pub fn diagnostics(findings: &[Finding]) -> Vec<lanes_frontend::diag::Diagnostic> {
+    use lanes_frontend::diag::{Code, Diagnostic};
+    let mut out = Vec::new();
+    for f in findings {
+        let what = f.kind.as_str();
+        match &f.outcome {
+            Outcome::Found(p) => {
+                let mut msg = format!(
+                    "fast path: when every lane of the SIMD group satisfies `{}`, {}",
+                    p.lane, p.effect
+                );
+                if let Some(c) = &p.coverage {
+                    msg.push_str(&format!(
+                        " ({:.1}% of the groups of the launch)",
+                        c.percent()
+                    ));
+                }
+                let mut d = Diagnostic::new(Code::FastPath, f.span, msg);
+                if let Some(g) = &p.group {
+                    d = d.with_note(format!("for the group, with x0 the value of lane 0: `{g}`"));
+                }
+                d = d.with_note(format!(
+                    "proven with Z3 in {:.0} ms ({} queries); the code action *Add fast path* inserts `if (sub_group_all({})) {{ ... }} else {{ ... }}`",
+                    f.millis, f.queries, p.lane
+                ));
+                out.push(d);
+            }
+            Outcome::Timeout => out.push(Diagnostic::new(
+                Code::NoPrecondition,
+                f.span,
+                format!(
+                    "no precondition for this {what} found within {:.0} ms",
+                    f.millis
+                ),
+            )),
+            Outcome::NotFound(_) => {}
+        }
+    }
+    out
+}
+
+/// Fills `loops[].precondition` of a report from the findings.
+pub fn annotate(report: &mut crate::report::KernelReport, findings: &[Finding]) {
+    for l in &mut report.loops {
+        if let Some(Finding {
+            outcome: Outcome::Found(p),
+            ..
+        }) = findings
+            .iter()
+            .find(|f| f.kind == TargetKind::Loop && f.span == l.span)
+        {
+            l.precondition = Some(p.lane.clone());
+        }
+    }
+}
