@@ -5,12 +5,12 @@ use std::time::Instant;
 
 use lanes_frontend::hir;
 use lanes_frontend::source::Span;
-use z3::ast::{Bool, Int};
+use z3::ast::{Bool, Int, BV};
 use z3::{Params, SatResult, Solver};
 
 use crate::cfg::{Cfg, LoopId};
 use crate::divergence::{self, Divergence};
-use crate::ir::{BlockId, Const, Function, InstId, InstKind, MathFn, Ty, ValueDef, ValueId};
+use crate::ir::{BlockId, Const, Function, InstKind, MathFn, Ty, ValueDef, ValueId};
 use crate::report::KernelAnalysis;
 use crate::shape::Shape;
 
@@ -26,7 +26,7 @@ enum Target {
     Loop(LoopId),
     Branch(BlockId),
     /// A load or store: its pointer, and the element size.
-    Access(InstId, ValueId, u64),
+    Access(ValueId, u64),
 }
 
 /// A value the target depends on that takes one of two pieces.
@@ -132,7 +132,7 @@ fn targets(ka: &KernelAnalysis) -> Vec<(Target, TargetKind, Span)> {
             if !good_access(div, ptr, size) {
                 let span = inst.src.span;
                 if seen.insert((span.start, span.end, 2)) {
-                    out.push((Target::Access(i, ptr, size), TargetKind::Access, span));
+                    out.push((Target::Access(ptr, size), TargetKind::Access, span));
                 }
             }
         }
@@ -244,7 +244,7 @@ impl Search<'_> {
                     }
                 }
             }
-            Target::Access(_, ptr, _) => roots.push(ptr),
+            Target::Access(ptr, _) => roots.push(ptr),
         }
         let mut seen = BTreeSet::new();
         let mut stack = roots;
@@ -383,6 +383,17 @@ impl Search<'_> {
                     .flat_map(|&i| conds[i].clone().unwrap_or_default())
                     .collect();
                 simplify(&mut cs);
+                // P must be a condition on the group: every atom uniform or
+                // affine in the lane (else it only restates the target).
+                let div = &self.ka.div;
+                if cs.iter().any(|c| {
+                    c.lin
+                        .terms
+                        .keys()
+                        .any(|&v| matches!(div.shape(v), Shape::Varying { .. }))
+                }) {
+                    continue;
+                }
                 let (hits, known) = self.coverage_of(&cs, &samples);
                 out.push(Candidate {
                     decisions: ds,
@@ -675,9 +686,79 @@ impl Search<'_> {
         })
     }
 
+    /// CEGIS over the group's base id and the integer parameters the
+    /// branch depends on: the spec is "the condition is the same on every
+    /// lane", evaluated concretely for sampling and encoded exactly (one
+    /// copy per lane) for the proofs.
     fn cegis(&mut self, t: Target) -> Outcome {
-        let _ = t;
-        Outcome::NotFound("it depends on no min/max/select piece or guard".into())
+        let Target::Branch(b) = t else {
+            return Outcome::NotFound("it depends on no min/max/select piece".into());
+        };
+        let f = &self.ka.func;
+        let Some(InstKind::CondBr { cond, .. }) = f.terminator(b).map(|i| &f.inst(i).kind) else {
+            return Outcome::NotFound("not a two-way branch".into());
+        };
+        let mut params = BTreeSet::new();
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![*cond];
+        while let Some(v) = stack.pop() {
+            if !seen.insert(v) || seen.len() > 200 {
+                continue;
+            }
+            match f.values.get(v.index()).map(|x| &x.def) {
+                Some(ValueDef::Param(i)) if f.ty(v).is_int() && f.ty(v) != Ty::I1 => {
+                    params.insert(*i);
+                }
+                Some(ValueDef::Inst(i)) => f.inst(*i).kind.for_each_operand(|o| stack.push(o)),
+                _ => {}
+            }
+        }
+        if params.len() > 2 {
+            return Outcome::NotFound("it depends on too many parameters for synthesis".into());
+        }
+        let w = self.opts.width;
+        let mut vars = vec![super::cegis::Var::new("x0", 0, 1024)];
+        for &p in &params {
+            vars.push(super::cegis::Var::new(
+                f.params[p as usize].name.to_string(),
+                -64,
+                1024,
+            ));
+        }
+        let spec = BranchSpec {
+            f,
+            div: &self.ka.div,
+            width: w,
+            cond: *cond,
+            params: params.iter().copied().collect(),
+            vars,
+        };
+        let left = self.opts.budget.saturating_sub(self.start.elapsed());
+        let (outcome, stats) = super::cegis::synthesize(&spec, left);
+        self.queries += stats.literal_queries + stats.clause_queries;
+        let dnf = match outcome {
+            super::cegis::Outcome::Found(d) if !d.0.is_empty() => d,
+            super::cegis::Outcome::Timeout => return Outcome::Timeout,
+            _ => {
+                return Outcome::NotFound(
+                    "no condition on the group's id and the parameters makes it uniform".into(),
+                )
+            }
+        };
+        let group = dnf.display_vars(&spec.vars);
+        // Per lane, x0 is the lane's id minus its lane number.
+        let mut names: Vec<String> = spec.vars.iter().map(|v| v.name.clone()).collect();
+        names[0] = "((long)get_global_id(0) - get_sub_group_local_id())".into();
+        let lane = dnf.display(&names);
+        Outcome::Found(Precondition {
+            lane: lane.clone(),
+            exact: lane,
+            group: Some(group),
+            rejected: Vec::new(),
+            coverage: None,
+            method: "cegis",
+            effect: "the branch goes the same way on every lane".into(),
+        })
     }
 }
 
@@ -786,7 +867,7 @@ fn distinct_values(ds: &[Decision], set: &[usize]) -> bool {
 }
 
 /// `f` with the decisions taken.
-pub(super) fn apply(f: &Function, ds: &[Decision]) -> Function {
+fn apply(f: &Function, ds: &[Decision]) -> Function {
     let mut g = f.clone();
     let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
     for d in ds {
@@ -823,7 +904,7 @@ fn target_ok(cfg: &Cfg, div: &Divergence, t: Target) -> bool {
     match t {
         Target::Loop(id) => !div.divergent_loops.contains_key(&id),
         Target::Branch(b) => !div.divergent_branches.contains(&b),
-        Target::Access(_, ptr, size) => {
+        Target::Access(ptr, size) => {
             let _ = cfg;
             good_access(div, ptr, size)
         }
@@ -904,4 +985,55 @@ fn size_like_params(f: &Function, div: &Divergence) -> BTreeSet<u32> {
         }
     }
     out
+}
+
+/// "The branch condition is the same on every lane of the group" over
+/// (x0, parameters).
+struct BranchSpec<'a> {
+    f: &'a Function,
+    div: &'a Divergence,
+    width: u32,
+    cond: ValueId,
+    params: Vec<u32>,
+    vars: Vec<super::cegis::Var>,
+}
+
+impl super::cegis::Spec for BranchSpec<'_> {
+    fn vars(&self) -> &[super::cegis::Var] {
+        &self.vars
+    }
+
+    fn holds(&self, point: &[i64]) -> bool {
+        let mut params = HashMap::new();
+        for (k, &p) in self.params.iter().enumerate() {
+            params.insert(p, point[k + 1]);
+        }
+        let s = Sample {
+            params,
+            gid0: point[0],
+            global: [1 << 30, 1, 1],
+        };
+        let first = eval::value(self.f, self.cond, 0, &s, 0);
+        first.is_some()
+            && (1..self.width).all(|l| eval::value(self.f, self.cond, l, &s, 0) == first)
+    }
+
+    fn encode(&self, vars: &[BV]) -> Option<Bool> {
+        let mut ties = vec![Int::new_const("gid0").eq(vars[0].to_int(true))];
+        for (k, &p) in self.params.iter().enumerate() {
+            ties.push(Int::new_const(format!("p{p}")).eq(vars[k + 1].to_int(true)));
+        }
+        let mut same = Vec::new();
+        let mut c0 = None;
+        for lane in 0..self.width {
+            let mut enc = Enc::new(self.f, self.div, self.width, Some(lane));
+            let c = enc.bool(self.cond)?;
+            ties.push(enc.assumptions());
+            match &c0 {
+                None => c0 = Some(c),
+                Some(first) => same.push(c.iff(first)),
+            }
+        }
+        Some(Bool::and(&ties).implies(Bool::and(&same)))
+    }
 }
