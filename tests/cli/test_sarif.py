@@ -56,7 +56,8 @@ def test_sarif_for_a_clean_file_has_only_notes(lanes):
     assert proc.returncode == 0, proc.stderr
     jsonschema.validate(log, SCHEMA)
     results = log["runs"][0]["results"]
-    assert [r["ruleId"] for r in results] == ["L0300"]
+    # The divergent bounds check (L0300) and its fast-path precondition (L0301).
+    assert [r["ruleId"] for r in results] == ["L0300", "L0301"]
     assert all(r["level"] == "note" for r in results)
 
 
