@@ -4,9 +4,12 @@
 //! 10,000-line file with 200 kernels (DESIGN §8; target: median under 50 ms).
 //! `analysis`: divergence analysis and report per kernel of the corpus.
 //! `codegen`: generated code against PoCL and gcc (see codegen/mod.rs).
+//! `precond`: fast paths on inferred preconditions, the paper's experiment
+//! (see precond.rs).
 
 mod codegen;
 mod lsp;
+mod precond;
 mod results;
 
 use std::time::{Duration, Instant};
@@ -289,7 +292,8 @@ fn frontend() {
 }
 
 fn main() {
-    // Benchmark names, then options (`--kernel gemm`, `--runs 9`) for `codegen`.
+    // Benchmark names, then options (`--kernel gemm`, `--runs 9`) for `codegen`
+    // or `precond`.
     let args: Vec<String> = std::env::args().skip(1).collect();
     let split = args
         .iter()
@@ -308,6 +312,9 @@ fn main() {
     }
     if all || which.iter().any(|w| w == "lsp") {
         lsp::main();
+    }
+    if all || which.iter().any(|w| w == "precond") {
+        precond::main(options);
     }
 }
 

@@ -1,0 +1,1 @@
+../../../tests/kernels/precond/bitonic_sort.cl

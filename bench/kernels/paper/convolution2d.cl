@@ -1,0 +1,1 @@
+../../../tests/kernels/precond/convolution2d.cl

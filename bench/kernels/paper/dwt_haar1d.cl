@@ -1,0 +1,1 @@
+../../../tests/kernels/precond/dwt_haar1d.cl

@@ -1,0 +1,1 @@
+../../../tests/kernels/precond/fast_walsh_transform.cl

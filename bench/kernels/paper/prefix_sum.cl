@@ -1,0 +1,1 @@
+../../../tests/kernels/precond/prefix_sum.cl
