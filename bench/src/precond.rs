@@ -734,10 +734,8 @@ mod pocl {
 
     use opencl3::command_queue::CommandQueue;
     use opencl3::context::Context;
-    use opencl3::device::{Device, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU};
     use opencl3::kernel::Kernel;
     use opencl3::memory::{Buffer, ClMem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
-    use opencl3::platform::get_platforms;
     use opencl3::program::Program;
     use opencl3::types::{cl_mem, CL_BLOCKING};
 
@@ -752,38 +750,7 @@ mod pocl {
     impl Pocl {
         /// Finds PoCL's CPU device; Err (never a panic) when there is none.
         pub fn new() -> Result<Pocl, String> {
-            let platforms = get_platforms().map_err(|e| format!("no OpenCL platform ({e})"))?;
-            let platform = platforms
-                .into_iter()
-                .find(|p| {
-                    let name = p.name().unwrap_or_default().to_lowercase();
-                    let vendor = p.vendor().unwrap_or_default().to_lowercase();
-                    name.contains("portable computing language") || vendor.contains("pocl")
-                })
-                .ok_or("no PoCL platform among the OpenCL platforms")?;
-            let ids = platform
-                .get_devices(CL_DEVICE_TYPE_CPU)
-                .or_else(|_| platform.get_devices(CL_DEVICE_TYPE_ALL))
-                .map_err(|e| format!("PoCL has no device ({e})"))?;
-            let id = *ids.first().ok_or("PoCL has no CPU device")?;
-            let device = Device::new(id);
-            let context = Context::from_device(&device).map_err(|e| format!("context: {e}"))?;
-            let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
-                .map_err(|e| format!("command queue: {e}"))?;
-            let version = platform.version().unwrap_or_default();
-            let mut parts = version.split(',').map(str::trim);
-            let first = parts.next().unwrap_or("").split_whitespace();
-            let name: Vec<&str> = first.skip_while(|w| *w != "PoCL").take(2).collect();
-            let llvm = parts.find(|p| p.starts_with("LLVM")).unwrap_or("");
-            let description = format!(
-                "{} ({llvm}), device {}",
-                if name.is_empty() {
-                    version.clone()
-                } else {
-                    name.join(" ")
-                },
-                device.name().unwrap_or_default(),
-            );
+            let (context, queue, description) = crate::codegen::pocl::connect()?;
             Ok(Pocl {
                 context,
                 queue,
@@ -1348,41 +1315,6 @@ fn synthesis_table(rows: &[Row]) -> String {
     s
 }
 
-/// "AMD EPYC (family 25, model 17)" from /proc/cpuinfo.
-fn cpu_model() -> String {
-    let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |name: &str| {
-        text.lines()
-            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
-            .and_then(|l| l.split(':').nth(1))
-            .map(|v| v.trim().to_string())
-    };
-    match (field("model name"), field("cpu family"), field("model")) {
-        (Some(m), Some(f), Some(n)) => format!("{m} (family {f}, model {n})"),
-        (Some(m), _, _) => m,
-        _ => "unknown CPU".into(),
-    }
-}
-
-/// Today's date (UTC) as YYYY-MM-DD.
-fn today() -> String {
-    let days = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() / 86_400)
-        .unwrap_or(0) as i64;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 const HEADING: &str = "## Fast paths on inferred preconditions (the paper's experiment)";
 
 pub fn main(args: &[String]) {
@@ -1482,8 +1414,8 @@ pub fn main(args: &[String]) {
     let _ = writeln!(
         sec,
         "Machine: {}, {}; load average before the run: {load}.  ",
-        cpu_model(),
-        today()
+        crate::codegen::cpu_model(),
+        crate::codegen::today()
     );
     let _ = writeln!(
         sec,

@@ -13,7 +13,7 @@
 
 mod cc;
 mod lanes;
-mod pocl;
+pub(crate) mod pocl;
 mod problems;
 
 use std::fmt::Write as _;
@@ -476,7 +476,7 @@ fn table(rows: &[Row], threads: usize) -> String {
 }
 
 /// "AMD EPYC (family 25, model 17)" from /proc/cpuinfo.
-fn cpu_model() -> String {
+pub(crate) fn cpu_model() -> String {
     let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let field = |name: &str| {
         text.lines()
@@ -492,7 +492,7 @@ fn cpu_model() -> String {
 }
 
 /// Today's date (UTC) as YYYY-MM-DD, without a date crate.
-fn today() -> String {
+pub(crate) fn today() -> String {
     let days = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() / 86_400)

@@ -18,6 +18,47 @@ use opencl3::types::{cl_mem, CL_BLOCKING};
 use super::problems::{Arg, Problem};
 use super::Instance;
 
+/// PoCL's CPU device: a context, an in-order queue and a description
+/// ("PoCL 3.1 (LLVM 15.0.6), device pthread-..., N compute units").
+/// Err (never a panic) when there is none. Shared by the `precond` benchmark.
+pub fn connect() -> Result<(Context, CommandQueue, String), String> {
+    let platforms = get_platforms().map_err(|e| format!("no OpenCL platform ({e})"))?;
+    let platform = platforms
+        .into_iter()
+        .find(|p| {
+            let name = p.name().unwrap_or_default().to_lowercase();
+            let vendor = p.vendor().unwrap_or_default().to_lowercase();
+            name.contains("portable computing language") || vendor.contains("pocl")
+        })
+        .ok_or("no PoCL platform among the OpenCL platforms")?;
+    let ids = platform
+        .get_devices(CL_DEVICE_TYPE_CPU)
+        .or_else(|_| platform.get_devices(CL_DEVICE_TYPE_ALL))
+        .map_err(|e| format!("PoCL has no device ({e})"))?;
+    let id = *ids.first().ok_or("PoCL has no CPU device")?;
+    let device = Device::new(id);
+    let context = Context::from_device(&device).map_err(|e| format!("context: {e}"))?;
+    let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
+        .map_err(|e| format!("command queue: {e}"))?;
+    // "OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, ..., LLVM 15.0.6, ..."
+    let version = platform.version().unwrap_or_default();
+    let mut parts = version.split(',').map(str::trim);
+    let first = parts.next().unwrap_or("").split_whitespace();
+    let pocl: Vec<&str> = first.skip_while(|w| *w != "PoCL").take(2).collect();
+    let llvm = parts.find(|p| p.starts_with("LLVM")).unwrap_or("");
+    let description = format!(
+        "{} ({llvm}), device {}, {} compute units",
+        if pocl.is_empty() {
+            version.clone()
+        } else {
+            pocl.join(" ")
+        },
+        device.name().unwrap_or_default(),
+        device.max_compute_units().unwrap_or(0)
+    );
+    Ok((context, queue, description))
+}
+
 pub struct Pocl {
     context: Context,
     queue: CommandQueue,
@@ -28,40 +69,7 @@ pub struct Pocl {
 impl Pocl {
     /// Finds PoCL's CPU device; Err (never a panic) when there is none.
     pub fn new() -> Result<Pocl, String> {
-        let platforms = get_platforms().map_err(|e| format!("no OpenCL platform ({e})"))?;
-        let platform = platforms
-            .into_iter()
-            .find(|p| {
-                let name = p.name().unwrap_or_default().to_lowercase();
-                let vendor = p.vendor().unwrap_or_default().to_lowercase();
-                name.contains("portable computing language") || vendor.contains("pocl")
-            })
-            .ok_or("no PoCL platform among the OpenCL platforms")?;
-        let ids = platform
-            .get_devices(CL_DEVICE_TYPE_CPU)
-            .or_else(|_| platform.get_devices(CL_DEVICE_TYPE_ALL))
-            .map_err(|e| format!("PoCL has no device ({e})"))?;
-        let id = *ids.first().ok_or("PoCL has no CPU device")?;
-        let device = Device::new(id);
-        let context = Context::from_device(&device).map_err(|e| format!("context: {e}"))?;
-        let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
-            .map_err(|e| format!("command queue: {e}"))?;
-        // "OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, ..., LLVM 15.0.6, ..."
-        let version = platform.version().unwrap_or_default();
-        let mut parts = version.split(',').map(str::trim);
-        let first = parts.next().unwrap_or("").split_whitespace();
-        let pocl: Vec<&str> = first.skip_while(|w| *w != "PoCL").take(2).collect();
-        let llvm = parts.find(|p| p.starts_with("LLVM")).unwrap_or("");
-        let description = format!(
-            "{} ({llvm}), device {}, {} compute units",
-            if pocl.is_empty() {
-                version.clone()
-            } else {
-                pocl.join(" ")
-            },
-            device.name().unwrap_or_default(),
-            device.max_compute_units().unwrap_or(0)
-        );
+        let (context, queue, description) = connect()?;
         Ok(Pocl {
             context,
             queue,

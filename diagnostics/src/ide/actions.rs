@@ -222,26 +222,15 @@ fn guard_edit(text: &str, stmt: TextRange, cond: &Expr) -> Option<TextEdit> {
 /// around the statement at `stmt`. The copy is where the analysis may
 /// assume `P` (issue 6).
 pub fn fast_path_edit(text: &str, stmt: TextRange, precondition: &str) -> Option<TextEdit> {
-    let body = text.get(stmt.start as usize..stmt.end as usize)?;
-    let (_, indent) = line_indent(text, stmt.start);
-    let unit = if indent.contains('\t') { "\t" } else { "    " };
-    let indented: String = body
-        .split('\n')
-        .enumerate()
-        .map(|(i, l)| {
-            if i > 0 && !l.trim().is_empty() {
-                format!("{unit}{l}")
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let new_text = lanes_vectorizer::precond::specialize::fast_path(
+        text,
+        stmt.start as usize,
+        stmt.end as usize,
+        precondition,
+    )?;
     Some(TextEdit {
         range: stmt,
-        new_text: format!(
-            "if (sub_group_all({precondition})) {{\n{indent}{unit}{indented}\n{indent}}} else {{\n{indent}{unit}{indented}\n{indent}}}"
-        ),
+        new_text,
     })
 }
 

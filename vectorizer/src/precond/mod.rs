@@ -182,7 +182,7 @@ pub fn diagnostics(findings: &[Finding]) -> Vec<lanes_frontend::diag::Diagnostic
                     d = d.with_note(format!("for the group, with x0 the value of lane 0: `{g}`"));
                 }
                 d = d.with_note(format!(
-                    "proven with Z3 in {:.0} ms ({} queries); the code action *Add fast path* inserts `if (sub_group_all({})) {{ ... }} else {{ ... }}`",
+                    "proven with Z3 in {:.0} ms ({} queries); the fast path is `if (sub_group_all({})) {{ <copy> }} else {{ <original> }}` (`lanes build --specialize auto` inserts it for loops and accesses)",
                     f.millis, f.queries, p.lane
                 ));
                 out.push(d);

@@ -8,7 +8,7 @@ use lanes_frontend::source::Span;
 use z3::ast::{Bool, Int, BV};
 use z3::{Params, SatResult, Solver};
 
-use crate::cfg::{Cfg, LoopId};
+use crate::cfg::LoopId;
 use crate::divergence::{self, Divergence};
 use crate::ir::{BlockId, Const, Function, InstKind, MathFn, Ty, ValueDef, ValueId};
 use crate::report::KernelAnalysis;
@@ -52,7 +52,6 @@ pub fn run(
     kernel: hir::FuncId,
     opts: &Options,
 ) -> Vec<Finding> {
-    let f = &ka.func;
     let mut out = Vec::new();
     for (target, kind, span) in targets(ka) {
         let start = Instant::now();
@@ -75,7 +74,6 @@ pub fn run(
             millis: start.elapsed().as_secs_f64() * 1e3,
             queries: s.queries,
         });
-        let _ = f;
     }
     out
 }
@@ -267,7 +265,6 @@ impl Search<'_> {
                 }
                 InstKind::Select { cond, then, els } if f.ty(v).is_int() => {
                     if !self.ka.div.is_uniform(*cond) {
-                        let _ = cond;
                         out.push(Decision::Piece {
                             value: v,
                             arm: *then,
@@ -414,7 +411,7 @@ impl Search<'_> {
     fn uniform_under(&self, t: Target, ds: &[Decision]) -> bool {
         let f = apply(&self.ka.func, ds);
         let div = divergence::analyze(&f, &self.ka.cfg, self.opts.width);
-        target_ok(&self.ka.cfg, &div, t)
+        target_ok(&div, t)
     }
 
     fn samples(&self) -> Vec<Sample> {
@@ -491,7 +488,7 @@ impl Search<'_> {
                     })
                 })
                 .collect();
-            parts.map(|p| strip_parens(&p.join(" && ")))
+            parts.map(|p| p.join(" && "))
         };
         let lane_text = spell(false);
         let exact_text = spell(true);
@@ -529,7 +526,6 @@ impl Search<'_> {
         let r = s.check();
         if std::env::var_os("LANES_PRECOND_DEBUG").is_some() {
             eprintln!("verify {shown}: {r:?} at {:?}", self.start.elapsed());
-            std::fs::write(format!("/tmp/q{}.smt2", shown.len()), s.to_string()).ok();
         }
         match r {
             SatResult::Unsat => {}
@@ -633,7 +629,7 @@ impl Search<'_> {
             }
             formulas.push(sum.ge(Int::from_i64(0)));
         }
-        let text = strip_parens(&parts.join(" && "));
+        let text = parts.join(" && ");
         self.queries += 1;
         let s = self.solver();
         s.assert(enc.assumptions());
@@ -808,7 +804,7 @@ fn sample_groups(f: &Function, div: &Divergence, opts: &Options) -> Vec<Sample> 
     };
     let mut out = Vec::new();
     let combos = 48;
-    for k in 0..combos {
+    for _ in 0..combos {
         let mut params = fixed.clone();
         for &p in &ints {
             let choices: &[i64] = if size_like.contains(&p) {
@@ -900,14 +896,11 @@ fn apply(f: &Function, ds: &[Decision]) -> Function {
     g
 }
 
-fn target_ok(cfg: &Cfg, div: &Divergence, t: Target) -> bool {
+fn target_ok(div: &Divergence, t: Target) -> bool {
     match t {
         Target::Loop(id) => !div.divergent_loops.contains_key(&id),
         Target::Branch(b) => !div.divergent_branches.contains(&b),
-        Target::Access(ptr, size) => {
-            let _ = cfg;
-            good_access(div, ptr, size)
-        }
+        Target::Access(ptr, size) => good_access(div, ptr, size),
     }
 }
 
@@ -933,29 +926,6 @@ fn simplify(cs: &mut Vec<Cond>) {
     cs.dedup();
     let all = cs.clone();
     cs.retain(|c| !all.iter().any(|o| o != c && c.implied_by(o)));
-}
-
-/// `(a + b) <= c` → `a + b <= c` at the top level of each conjunct.
-fn strip_parens(s: &str) -> String {
-    s.to_string()
-}
-
-impl Decision {
-    #[allow(dead_code)]
-    fn value(&self) -> ValueId {
-        match *self {
-            Decision::Piece { value, .. } => value,
-            Decision::Branch { cond, .. } => cond,
-        }
-    }
-}
-
-#[allow(dead_code)]
-fn uses_param(f: &Function, v: ValueId) -> bool {
-    matches!(
-        f.values.get(v.index()).map(|x| &x.def),
-        Some(ValueDef::Param(_))
-    )
 }
 
 /// Parameters that occur in a comparison, `min` or `max` against a

@@ -47,8 +47,12 @@ fn int(v: i64) -> Int {
     Int::from_i64(v)
 }
 
+/// 2^bits for 0 <= bits <= 64.
 fn pow2(bits: u32) -> Int {
-    Int::from_u64(1u64 << bits.min(63)) * if bits >= 64 { int(2) } else { int(1) }
+    if bits == 0 {
+        return int(1);
+    }
+    Int::from_u64(1u64 << (bits.min(64) - 1)) * int(2)
 }
 
 impl<'a> Enc<'a> {
