@@ -653,3 +653,86 @@ fn problems_in_headers_and_defines_are_shown_in_the_file() {
     let ds = diagnostics(&db, f);
     assert!(ds.iter().any(|d| d.range == TextRange::empty(0)), "{ds:#?}");
 }
+
+/// Runs the precondition inference the way the server does (outside the
+/// database) and stores the findings.
+fn infer_preconditions(db: &mut LanesDatabase, f: File) {
+    let o = lanes_vectorizer::precond::Options::new(16);
+    for p in lanes_db::pending(db, f, &o) {
+        let findings = lanes_db::infer(&p.analysis, &o);
+        lanes_db::set_kernel_preconditions(
+            db,
+            f,
+            p.name,
+            lanes_db::KernelFindings {
+                analysis: p.analysis,
+                options: o.clone(),
+                findings,
+            },
+        );
+    }
+}
+
+#[test]
+fn fast_path_hover_and_action_once_preconditions_are_known() {
+    let (mut db, f, text) = open("examples/convolution.cl");
+    let header = at(&text, CONV_KERNEL, "for (int i") + 1;
+    let before = hover(&db, f, header);
+    assert!(before.is_none_or(|h| !h.markdown.contains("Fast path")));
+    assert!(!code_actions(&db, f, TextRange::empty(header))
+        .iter()
+        .any(|a| a.title.starts_with("Add fast path")));
+
+    infer_preconditions(&mut db, f);
+    let h = hover(&db, f, header).unwrap();
+    assert!(
+        h.markdown
+            .contains("**Fast path**: when every lane of the SIMD group satisfies `vstep <= x && x < width - vstep`, the loop runs the same number of iterations on every lane."),
+        "{}",
+        h.markdown
+    );
+    assert!(
+        h.markdown
+            .contains("`vstep <= x0 && x0 + 15 < width - vstep`"),
+        "{}",
+        h.markdown
+    );
+    // Inside the loop's body, the hover is about the body, not the loop.
+    let body = hover(&db, f, at(&text, CONV_KERNEL, "sum += ") + 1).unwrap();
+    assert!(!body.markdown.contains("Fast path"), "{}", body.markdown);
+    // L0301 is among the diagnostics, as information.
+    let fast: Vec<_> = diagnostics(&db, f)
+        .into_iter()
+        .filter(|d| d.code == Code::FastPath)
+        .collect();
+    assert_eq!(fast.len(), 2, "{fast:#?}");
+    assert!(fast.iter().all(|d| d.severity == Severity::Info));
+
+    let actions = code_actions(&db, f, TextRange::empty(header));
+    let add: Vec<_> = actions
+        .iter()
+        .filter(|a| a.title.starts_with("Add fast path"))
+        .collect();
+    assert_eq!(add.len(), 1, "{actions:#?}");
+    assert_eq!(add[0].kind, ActionKind::Rewrite);
+    let edited = apply_edits(&text, &add[0].edits);
+    assert!(
+        edited.contains(
+            "    if (sub_group_all(vstep <= x && x < width - vstep)) {\n        for (int i = left; i <= right; ++i)"
+        ),
+        "{edited}"
+    );
+    let path = f.path(&db).clone();
+    db.set_file(path, &edited, 2);
+    let e = explain(&db, f);
+    let loops = e["kernels"][0]["loops"].as_array().unwrap();
+    let divergent: Vec<_> = loops.iter().map(|l| l["divergent"] == true).collect();
+    assert_eq!(divergent, vec![false, true], "{loops:#?}");
+    // The warnings of the loop are left only in the original (else) copy.
+    let else_at = edited.find("} else {").unwrap() as u32;
+    for d in diagnostics(&db, f) {
+        if matches!(d.code, Code::DivergentLoop | Code::Gather) {
+            assert!(d.range.start > else_at, "{d:#?}");
+        }
+    }
+}

@@ -20,6 +20,11 @@ pub struct File {
     /// The editor's document version (0 for files read from disk).
     #[returns(copy)]
     pub version: i32,
+    /// Inferred preconditions of the file's kernels, computed outside the
+    /// database (Z3 must not hold a snapshot: an edit would wait for it) and
+    /// set by [`crate::set_kernel_preconditions`].
+    #[returns(ref)]
+    pub preconditions: Arc<crate::precond::FilePreconditions>,
 }
 
 /// The configuration: one per database. Each setting is its own field so
@@ -193,7 +198,13 @@ impl LanesDatabase {
                 f
             }
             None => {
-                let f = File::new(self, path.clone(), Some(Arc::from(text)), version);
+                let f = File::new(
+                    self,
+                    path.clone(),
+                    Some(Arc::from(text)),
+                    version,
+                    Arc::default(),
+                );
                 self.files_map().insert(path, f);
                 f
             }
@@ -212,7 +223,7 @@ impl LanesDatabase {
                 f
             }
             None => {
-                let f = File::new(self, path.to_path_buf(), text, 0);
+                let f = File::new(self, path.to_path_buf(), text, 0, Arc::default());
                 self.files_map().insert(path.to_path_buf(), f);
                 f
             }
@@ -242,7 +253,7 @@ impl Db for LanesDatabase {
         if let Some(&f) = map.get(path) {
             return f;
         }
-        let f = File::new(self, path.to_path_buf(), text, 0);
+        let f = File::new(self, path.to_path_buf(), text, 0, Arc::default());
         map.insert(path.to_path_buf(), f);
         f
     }

@@ -14,7 +14,7 @@ use lanes_vectorizer::vectorize::{vectorize, VectorFunction, VectorizeError};
 use smol_str::SmolStr;
 
 use crate::db::{Db, File};
-use crate::items::{call_graph, item_body, parse, ItemBody, ItemKey, ItemPos};
+use crate::items::{call_graph, item_body, parse, ItemBody, ItemKey, ItemPos, Parsed};
 
 /// A kernel of a file, by name: the key of the per-kernel queries.
 #[salsa::interned(debug)]
@@ -81,6 +81,9 @@ pub struct Analysis {
     slots: Option<Vec<Slot>>,
     /// The analysis, when lowering succeeded.
     pub analysis: Option<KernelAnalysis>,
+    /// The checked unit the kernel was analysed in and the kernel's id there
+    /// (what precondition inference needs besides the analysis).
+    pub unit: Option<(UnitRef, hir::FuncId)>,
     /// The report, or why the vectorizer refused the kernel.
     pub result: KernelResult,
     /// True when the kernel was analysed in a unit of its own bodies (the
@@ -92,6 +95,23 @@ pub struct Analysis {
 /// (`L0920`), exactly as `lanes check` gets them from
 /// [`lanes_vectorizer::report::analyze_kernel`].
 pub type KernelResult = Result<KernelReport, Vec<Diagnostic>>;
+
+/// The unit an [`Analysis`] was made in: the kernel's small unit, or the
+/// whole file's (shared, not copied).
+#[derive(Clone)]
+pub enum UnitRef {
+    Small(Arc<hir::Unit>),
+    Whole(Arc<Parsed>),
+}
+
+impl UnitRef {
+    pub fn hir(&self) -> &hir::Unit {
+        match self {
+            UnitRef::Small(u) => u,
+            UnitRef::Whole(p) => &p.unit.hir,
+        }
+    }
+}
 
 /// Lowering, canonicalization, divergence analysis and report of one kernel.
 /// Re-runs only when [`kernel_inputs`] (or the width) changes.
@@ -110,7 +130,7 @@ pub fn kernel_analysis<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Arc<Analysi
     db.unwind_if_revision_cancelled();
     Arc::new(analyse_in(
         db,
-        &p.unit.hir,
+        UnitRef::Whole(p.clone()),
         &p.unit.sources,
         &name,
         width,
@@ -172,19 +192,27 @@ fn analyse_small(
         return None;
     }
     db.unwind_if_revision_cancelled();
-    let mut a = analyse_in(db, &unit, &sources, name, width, Some(slots));
+    let mut a = analyse_in(
+        db,
+        UnitRef::Small(Arc::new(unit)),
+        &sources,
+        name,
+        width,
+        Some(slots),
+    );
     a.incremental = true;
     Some(a)
 }
 
 fn analyse_in(
     db: &dyn Db,
-    unit: &hir::Unit,
+    unit_ref: UnitRef,
     sources: &SourceMap,
     name: &SmolStr,
     width: u32,
     slots: Option<Vec<Slot>>,
 ) -> Analysis {
+    let unit = unit_ref.hir();
     let k = unit
         .kernels()
         .into_iter()
@@ -194,6 +222,7 @@ fn analyse_in(
             name: name.clone(),
             slots,
             analysis: None,
+            unit: None,
             result: Err(Vec::new()),
             incremental: false,
         };
@@ -208,10 +237,12 @@ fn analyse_in(
         },
         Err(e) => (None, Err(e)),
     };
+    let unit = analysis.is_some().then(|| (unit_ref.clone(), k));
     Analysis {
         name: name.clone(),
         slots,
         analysis,
+        unit,
         result,
         incremental: false,
     }
@@ -336,7 +367,17 @@ pub fn kernel_report<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Arc<Ke
     let a = kernel_analysis(db, kernel);
     let map = span_map(db, kernel);
     let result = match &a.result {
-        Ok(r) => Ok(map_report(r, &map)),
+        Ok(r) => {
+            let mut r = map_report(r, &map);
+            if let Some(found) = crate::precond::kernel_findings(db, kernel) {
+                lanes_vectorizer::precond::annotate(&mut r, found);
+                r.diagnostics
+                    .extend(lanes_vectorizer::precond::diagnostics(found));
+                r.diagnostics
+                    .sort_by_key(|d| (d.span.file, d.span.start, d.code));
+            }
+            Ok(r)
+        }
         Err(ds) => Err(ds.iter().map(|d| map_diag(d, &map)).collect()),
     };
     Some(Arc::new(result))
@@ -448,6 +489,7 @@ pub(crate) fn is_kernel_query(name: &str) -> bool {
             | "kernel_vector_ir"
             | "kernel_positions"
             | "kernel_report"
+            | "kernel_findings"
     )
 }
 

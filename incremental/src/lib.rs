@@ -24,6 +24,8 @@
 //!                             report — in item-relative coordinates        (only if inputs changed)
 //! kernel_vector_ir(k)         vectorize                                    (only if analysis re-ran)
 //! kernel_report(k)            the report with spans of the current text    (cheap re-mapping)
+//! kernel_findings(k)          inferred preconditions, mapped; set from outside
+//!                             (see [`precond`](crate::pending)): Z3 runs off-salsa
 //! ```
 //!
 //! # Position independence
@@ -62,15 +64,20 @@ mod db;
 mod items;
 mod kernel;
 mod lines;
+mod precond;
 
 pub use db::{Config, Db, File, LanesDatabase, Settings};
 pub use items::{call_graph, item_body, parse, CallGraph, ItemBody, ItemKey, Parsed};
 pub use kernel::{
     file_diagnostics, file_reports, kernel_analysis, kernel_inputs, kernel_positions,
     kernel_report, kernel_vector_ir, kernels, span_map, Analysis, Kernel, KernelInputs,
-    KernelResult, SpanMap, VectorIr,
+    KernelResult, SpanMap, UnitRef, VectorIr,
 };
 pub use lines::{line_index, LineIndex};
+pub use precond::{
+    infer, kernel_findings, pending, set_kernel_preconditions, FilePreconditions, KernelFindings,
+    Pending,
+};
 
 /// Re-exported so that users of the database need not depend on salsa for
 /// the common operations (cancellation, events).

@@ -2,14 +2,18 @@
 //! `workspace/didChangeConfiguration`, all with the same keys (the contract
 //! of editors/vscode/src/config.ts): `target`, `width`, `defines`,
 //! `includePaths`, `diagnostics` (code → warning|information|hint|error|off),
-//! `launch` (accepted, not used yet) and `outDir` (where `lanes.build`
-//! writes; default: next to the source file).
+//! `launch` (a typical launch: `globalSize`, `args`; coverage of inferred
+//! preconditions is counted on it), `preconditions` (`enabled`, `budgetMs`
+//! per target) and `outDir` (where `lanes.build` writes; default: next to
+//! the source file).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use lanes_db::Settings;
 use lanes_frontend::diag::{Code, Severity};
+use lanes_vectorizer::precond::{Launch, Options};
 use serde_json::{Map, Value};
 
 /// The settings of the client (sent as `{"lanes": {...}}` or bare).
@@ -119,6 +123,57 @@ pub fn settings(options: &Value, root: Option<&Path>) -> (Settings, Vec<String>)
     (s, warnings)
 }
 
+/// Options of the precondition inference (`None`: turned off with
+/// `preconditions.enabled = false`); problems are warnings for the log.
+pub fn precond_options(options: &Value, width: u32) -> (Option<Options>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let mut o = Options::new(width);
+    if let Some(p) = options.get("preconditions") {
+        if p.get("enabled").and_then(Value::as_bool) == Some(false) {
+            return (None, warnings);
+        }
+        match p.get("budgetMs").map(|b| (b, b.as_u64())) {
+            None => {}
+            Some((_, Some(ms))) if ms > 0 => o.budget = Duration::from_millis(ms),
+            Some((b, _)) => warnings.push(format!(
+                "preconditions.budgetMs must be a positive number of milliseconds, not {b}"
+            )),
+        }
+    }
+    if let Some(l) = options.get("launch") {
+        let mut launch = Launch::default();
+        if let Some(g) = l.get("globalSize") {
+            match g
+                .as_array()
+                .map(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<_>>>())
+            {
+                Some(Some(sizes)) if (1..=3).contains(&sizes.len()) && !sizes.contains(&0) => {
+                    launch.global = sizes
+                }
+                _ => warnings.push(format!(
+                    "launch.globalSize must be 1 to 3 positive integers, not {g}"
+                )),
+            }
+        }
+        if let Some(args) = l.get("args").and_then(Value::as_object) {
+            for (name, v) in args {
+                match v.as_i64() {
+                    Some(x) => {
+                        launch.args.insert(name.clone(), x);
+                    }
+                    None => warnings.push(format!(
+                        "launch.args.{name} must be an integer (only integer arguments take part in the estimate)"
+                    )),
+                }
+            }
+        }
+        if !launch.global.is_empty() {
+            o.launch = Some(launch);
+        }
+    }
+    (Some(o), warnings)
+}
+
 /// Where `lanes.build` writes: `outDir` (relative to the root) if set.
 pub fn out_dir(options: &Value, root: Option<&Path>) -> Option<PathBuf> {
     let d = PathBuf::from(options.get("outDir")?.as_str()?);
@@ -156,6 +211,32 @@ mod tests {
         assert_eq!(s.target, "avx2-i32x8");
         assert_eq!(s.width, 8);
         assert_eq!(s.severities.len(), 2);
+    }
+
+    #[test]
+    fn precondition_options() {
+        let (o, w) = precond_options(
+            &json!({"launch": {"globalSize": [1920, 1080], "args": {"width": 1920}},
+                    "preconditions": {"budgetMs": 500}}),
+            8,
+        );
+        assert!(w.is_empty(), "{w:?}");
+        let o = o.unwrap();
+        assert_eq!(o.width, 8);
+        assert_eq!(o.budget, Duration::from_millis(500));
+        let l = o.launch.unwrap();
+        assert_eq!(l.global, vec![1920, 1080]);
+        assert_eq!(l.args.get("width"), Some(&1920));
+        let (o, _) = precond_options(&json!({"preconditions": {"enabled": false}}), 8);
+        assert!(o.is_none());
+        let (o, w) = precond_options(
+            &json!({"launch": {"globalSize": [0], "args": {"w": "x"}}, "preconditions": {"budgetMs": -1}}),
+            4,
+        );
+        assert_eq!(w.len(), 3, "{w:?}");
+        let o = o.unwrap();
+        assert!(o.launch.is_none());
+        assert_eq!(o.budget, Options::new(4).budget);
     }
 
     #[test]

@@ -53,6 +53,8 @@ pub(crate) struct State {
     pub options: Value,
     progress: bool,
     refresh: Refresh,
+    /// Options of the precondition inference (`None`: turned off).
+    precond: Option<lanes_vectorizer::precond::Options>,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -86,6 +88,7 @@ impl Backend {
                 options: json!({}),
                 progress: false,
                 refresh: Refresh::default(),
+                precond: Some(lanes_vectorizer::precond::Options::new(16)),
             }),
             docs: docs_url(),
         }))
@@ -99,32 +102,40 @@ impl Backend {
 
     /// Runs `f` on a snapshot of the database for the open document `uri`,
     /// off the async threads. Cancellation by an edit, or an edit of the
-    /// document while `f` ran, answers `ContentModified`; a panic answers an
-    /// internal error.
+    /// document while `f` ran, answers `ContentModified`; a cancellation by
+    /// another input (new preconditions, settings) runs `f` again; a panic
+    /// answers an internal error.
     pub(crate) async fn with_snapshot<T, F>(&self, uri: &Uri, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Conv<'_>) -> T + Send + 'static,
+        F: Fn(&Conv<'_>) -> T + Send + Sync + 'static,
     {
         let key = uri.to_string();
-        let (snap, file, version) = {
-            let st = self.state();
-            let Some(doc) = st.docs.get(&key) else {
-                return Err(Error::invalid_params(format!("{key} is not open")));
+        let f = Arc::new(f);
+        for _ in 0..3 {
+            let (snap, file, version) = {
+                let st = self.state();
+                let Some(doc) = st.docs.get(&key) else {
+                    return Err(Error::invalid_params(format!("{key} is not open")));
+                };
+                (st.db.clone(), doc.file, doc.version)
             };
-            (st.db.clone(), doc.file, doc.version)
-        };
-        let docs = self.0.docs.clone();
-        let out = run_blocking(move || {
-            let c = Conv::new(&snap, file, key, &docs);
-            f(&c)
-        })
-        .await?;
-        let current = self.state().docs.get(&uri.to_string()).map(|d| d.version);
-        if current != Some(version) {
-            return Err(content_modified());
+            let docs = self.0.docs.clone();
+            let (k, f) = (key.clone(), f.clone());
+            let out = run_blocking(move || {
+                let c = Conv::new(&snap, file, k, &docs);
+                f(&c)
+            })
+            .await;
+            let current = self.state().docs.get(&key).map(|d| d.version);
+            match out {
+                Ok(v) if current == Some(version) => return Ok(v),
+                Ok(_) => return Err(content_modified()),
+                Err(e) if e.code == ErrorCode::ContentModified && current == Some(version) => {}
+                Err(e) => return Err(e),
+            }
         }
-        Ok(out)
+        Err(content_modified())
     }
 
     /// Applies the merged settings to the database.
@@ -132,7 +143,10 @@ impl Backend {
         let warnings = {
             let mut st = self.state();
             let merged = config::merge(&st.toml, &st.client);
-            let (s, w) = config::settings(&merged, st.root.as_deref());
+            let (s, mut w) = config::settings(&merged, st.root.as_deref());
+            let (precond, w2) = config::precond_options(&merged, s.width);
+            w.extend(w2);
+            st.precond = precond;
             st.options = merged;
             st.db.set_settings(s);
             w
@@ -183,47 +197,128 @@ impl Backend {
         let this = self.clone();
         tokio::spawn(async move {
             tokio::time::sleep(DEBOUNCE).await;
-            let still = |this: &Backend| {
-                this.state()
-                    .docs
-                    .get(&key)
-                    .filter(|d| d.generation == generation)
-                    .map(|d| d.version)
-            };
-            let Some(version) = still(&this) else {
-                return;
-            };
-            let uri = uri_owned(&key);
-            let started = std::time::Instant::now();
-            let diags = this
-                .with_snapshot(&uri, |c| {
-                    let t = std::time::Instant::now();
-                    let ds = ide::diagnostics::diagnostics(c.db, c.file);
-                    let computed = t.elapsed();
-                    let out = ds.iter().map(|d| c.lsp_diagnostic(d)).collect::<Vec<_>>();
-                    (out, computed, t.elapsed())
-                })
-                .await;
-            // Cancelled or outdated: the newer change has its own run.
-            let Ok((diags, computed, converted)) = diags else {
-                return;
-            };
-            if still(&this) != Some(version) {
+            if !this.publish(&key, generation, "diagnostics").await {
                 return;
             }
-            let n = diags.len();
-            this.0
-                .client
-                .publish_diagnostics(uri, diags, Some(version))
-                .await;
-            if timing() {
-                eprintln!(
-                    "lanes lsp: diagnostics v{version}: {n} in {:?} (analysis {computed:?}, conversion {:?}) after the debounce",
-                    started.elapsed(),
-                    converted - computed
+            // Preconditions only after the diagnostics are out: Z3 never
+            // delays them.
+            this.infer_preconditions(&key, generation).await;
+        });
+    }
+
+    /// The version of `key` if `generation` is still its latest change.
+    fn current(&self, key: &str, generation: u64) -> Option<i32> {
+        self.state()
+            .docs
+            .get(key)
+            .filter(|d| d.generation == generation)
+            .map(|d| d.version)
+    }
+
+    /// Computes and publishes the diagnostics of `key` unless a newer change
+    /// (generation) overtook it; true when published.
+    async fn publish(&self, key: &str, generation: u64, what: &str) -> bool {
+        let Some(version) = self.current(key, generation) else {
+            return false;
+        };
+        let uri = uri_owned(key);
+        let started = std::time::Instant::now();
+        let diags = self
+            .with_snapshot(&uri, |c| {
+                let t = std::time::Instant::now();
+                let ds = ide::diagnostics::diagnostics(c.db, c.file);
+                let computed = t.elapsed();
+                let out = ds.iter().map(|d| c.lsp_diagnostic(d)).collect::<Vec<_>>();
+                (out, computed, t.elapsed())
+            })
+            .await;
+        // Cancelled or outdated: the newer change has its own run.
+        let Ok((diags, computed, converted)) = diags else {
+            return false;
+        };
+        if self.current(key, generation) != Some(version) {
+            return false;
+        }
+        let n = diags.len();
+        self.0
+            .client
+            .publish_diagnostics(uri, diags, Some(version))
+            .await;
+        if timing() {
+            eprintln!(
+                "lanes lsp: {what} v{version}: {n} in {:?} (analysis {computed:?}, conversion {:?}) after the debounce",
+                started.elapsed(),
+                converted - computed
+            );
+        }
+        true
+    }
+
+    /// Infers the preconditions of the kernels of `key` whose analysis has
+    /// none yet, one kernel at a time on a blocking thread without a
+    /// database snapshot (an edit never waits for Z3), stores each result
+    /// in the database and publishes the diagnostics again. A newer change
+    /// stops the run after the kernel in progress; its results are kept
+    /// (they belong to that kernel's analysis, which the change may not
+    /// have touched) and the newer change's run continues.
+    async fn infer_preconditions(&self, key: &str, generation: u64) {
+        let Some(options) = self.state().precond.clone() else {
+            return;
+        };
+        let Some(file) = self.state().docs.get(key).map(|d| d.file) else {
+            return;
+        };
+        let snap = self.state().db.clone();
+        let o = options.clone();
+        let Ok(pending) = run_blocking(move || lanes_db::pending(&snap, file, &o)).await else {
+            return;
+        };
+        let started = std::time::Instant::now();
+        let mut last = std::time::Instant::now();
+        let mut unpublished = false;
+        for p in pending {
+            if self.current(key, generation).is_none() {
+                break;
+            }
+            let (a, o) = (p.analysis.clone(), options.clone());
+            let Ok(findings) = run_blocking(move || lanes_db::infer(&a, &o)).await else {
+                break;
+            };
+            {
+                let mut st = self.state();
+                let st = &mut *st;
+                if !st.docs.contains_key(key) || st.precond.as_ref() != Some(&options) {
+                    return;
+                }
+                lanes_db::set_kernel_preconditions(
+                    &mut st.db,
+                    file,
+                    p.name,
+                    lanes_db::KernelFindings {
+                        analysis: p.analysis,
+                        options: options.clone(),
+                        findings,
+                    },
                 );
             }
-        });
+            unpublished = true;
+            // Many kernels: show what is known every half second.
+            if last.elapsed() > Duration::from_millis(500) {
+                if self.publish(key, generation, "preconditions").await {
+                    unpublished = false;
+                }
+                last = std::time::Instant::now();
+            }
+        }
+        if unpublished {
+            self.publish(key, generation, "preconditions").await;
+        }
+        if timing() {
+            eprintln!(
+                "lanes lsp: preconditions of {key} in {:?}",
+                started.elapsed()
+            );
+        }
     }
 }
 
@@ -770,7 +865,7 @@ impl LanguageServer for Backend {
         let v = self
             .with_snapshot(&tp.text_document.uri, move |c| {
                 ide::symbols::rename(c.db, c.file, c.offset(&p), &new_name)
-                    .map(|edits| json!({"changes": {uri: c.edits(&edits)}}))
+                    .map(|edits| json!({"changes": {uri.clone(): c.edits(&edits)}}))
             })
             .await?;
         match v {

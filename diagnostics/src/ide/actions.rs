@@ -7,10 +7,10 @@
 //! - *Suppress* a non-error diagnostic with `#pragma lanes ignore(CODE)` on
 //!   the line before it (with that line's indentation), or for the file at
 //!   its top;
-//! - *Add fast path* (issue 6): for a loop or branch with an inferred
-//!   precondition `P`, `if (sub_group_all(P)) { <copy> } else { <original> }`.
-//!   The hook is [`fast_path_edit`]; it is offered as soon as the report
-//!   carries a precondition (`LoopFact::precondition`).
+//! - *Add fast path*: for a loop, branch or access with an inferred
+//!   precondition `P` (`lanes_db::kernel_findings`), `if (sub_group_all(P))
+//!   { <copy> } else { <original> }` around its statement; inside the copy
+//!   the analysis assumes `P`, so the target's diagnostics are gone there.
 
 use lanes_db::{Db, File};
 use lanes_frontend::diag::{Code, Severity};
@@ -234,29 +234,40 @@ pub fn fast_path_edit(text: &str, stmt: TextRange, precondition: &str) -> Option
     })
 }
 
-/// Loops and branches whose report carries a precondition (filled by the
-/// precondition inference of issue 6; none until then).
+/// Loops, branches and accesses with an inferred precondition (once the
+/// server has computed it): the action wraps the statement the inference
+/// chose (the target's own statement, or the one that holds it).
 fn fast_path_actions(ctx: &Ctx<'_>, range: TextRange) -> Vec<CodeAction> {
+    use lanes_vectorizer::precond::Outcome;
     let text = ctx.text();
-    let mut out = Vec::new();
+    let mut out: Vec<CodeAction> = Vec::new();
     for k in ctx.kernels() {
-        let Some(r) = k.report() else { continue };
-        for l in &r.loops {
-            let (Some(p), Some(at)) = (&l.precondition, ctx.range(l.span)) else {
+        let Some(found) = &k.findings else { continue };
+        for f in found.iter() {
+            let Outcome::Found(p) = &f.outcome else {
+                continue;
+            };
+            let (Some(at), Some(stmt)) = (ctx.range(f.span), f.stmt.and_then(|s| ctx.range(s)))
+            else {
                 continue;
             };
             if !at.overlaps(range) {
                 continue;
             }
-            if let Some(edit) = fast_path_edit(text, at, p) {
-                out.push(CodeAction {
-                    title: format!("Add fast path: sub_group_all({p})"),
-                    kind: ActionKind::Rewrite,
-                    edits: vec![edit],
-                    diagnostic: Some((Code::DivergentLoop, at)),
-                    preferred: true,
-                });
+            let Some(edit) = fast_path_edit(text, stmt, &p.lane) else {
+                continue;
+            };
+            // Two targets of one statement (two accesses) give one action.
+            if out.iter().any(|a| a.edits == [edit.clone()]) {
+                continue;
             }
+            out.push(CodeAction {
+                title: format!("Add fast path: if (sub_group_all({}))", p.lane),
+                kind: ActionKind::Rewrite,
+                edits: vec![edit],
+                diagnostic: Some((Code::FastPath, at)),
+                preferred: true,
+            });
         }
     }
     out

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use lanes_db::{Db, File, Kernel, KernelResult, Parsed};
 use lanes_frontend::source::{FileId, Span};
+use lanes_vectorizer::precond::Finding;
 use lanes_vectorizer::report::KernelReport;
 use smol_str::SmolStr;
 
@@ -22,6 +23,9 @@ pub(crate) struct KernelView<'db> {
     pub name: SmolStr,
     /// `None` when the file has errors (kernels are not analysed then).
     pub result: Option<Arc<KernelResult>>,
+    /// Inferred preconditions, once the server has computed them for the
+    /// kernel's current analysis.
+    pub findings: Option<Arc<Vec<Finding>>>,
 }
 
 impl KernelView<'_> {
@@ -101,6 +105,7 @@ impl<'db> Ctx<'db> {
                 kernel: k,
                 name: k.name(db).clone(),
                 result: lanes_db::kernel_report(db, k).clone(),
+                findings: lanes_db::kernel_findings(db, k).clone(),
             })
             .collect()
     }

@@ -65,15 +65,128 @@ pub fn hover(db: &dyn Db, file: File, offset: u32) -> Option<Hover> {
             range = range.or(Some(*r));
         }
     }
+    // On a loop's header, a branch's condition or an access: its fast path.
+    let fast = fast_path_section(&ctx, &kernels, offset);
     if parts.is_empty() {
-        let (r, text) = expression_section(&ctx, &kernels, offset)?;
+        match (&fast, expression_section(&ctx, &kernels, offset)) {
+            (Some((r, _)), _) => range = Some(*r),
+            (None, Some((r, text))) => {
+                parts.push(text);
+                range = Some(r);
+            }
+            (None, None) => return None,
+        }
+    }
+    if let Some((_, text)) = fast {
         parts.push(text);
-        range = Some(r);
     }
     Some(Hover {
         range: range?,
         markdown: parts.join("\n\n---\n\n"),
     })
+}
+
+/// The inferred precondition of the loop (cursor in its header), branch
+/// (in its condition) or access under the cursor: what it is, for the
+/// group, how often it holds, how it was proven.
+fn fast_path_section(
+    ctx: &Ctx<'_>,
+    kernels: &[KernelView<'_>],
+    offset: u32,
+) -> Option<(TextRange, String)> {
+    use lanes_vectorizer::precond::{Outcome, TargetKind};
+    let mut best: Option<(TextRange, &lanes_vectorizer::precond::Finding)> = None;
+    for k in kernels {
+        let Some(found) = &k.findings else { continue };
+        for f in found.iter() {
+            let Some(r) = ctx.range(f.span) else { continue };
+            // A loop's span is the whole statement: only its header counts.
+            let hot = match f.kind {
+                TargetKind::Loop => loop_header(ctx.text(), r),
+                _ => r,
+            };
+            if hot.touches(offset) && best.is_none_or(|(b, _)| hot.len() < b.len()) {
+                best = Some((hot, f));
+            }
+        }
+    }
+    let (r, f) = best?;
+    let what = f.kind.as_str();
+    let mut s = String::new();
+    match &f.outcome {
+        Outcome::Found(p) => {
+            let _ = write!(
+                s,
+                "**Fast path**: when every lane of the SIMD group satisfies `{}`, {}.",
+                p.lane, p.effect
+            );
+            if let Some(g) = &p.group {
+                let _ = write!(s, "\n\nFor the group, with x0 the value of lane 0: `{g}`.");
+            }
+            if let Some(c) = &p.coverage {
+                let _ = write!(
+                    s,
+                    "\n\nHolds for {:.1}% of the SIMD groups of the launch hint ({} of {}).",
+                    c.percent(),
+                    c.groups,
+                    c.total
+                );
+            }
+            let how = if p.method == "cegis" {
+                "Synthesized from samples (CEGIS)"
+            } else {
+                "Found by deciding the min/max/select pieces it depends on"
+            };
+            let _ = write!(
+                s,
+                "\n\n{how}; proven with Z3 for every lane ({} queries, {:.0} ms).",
+                f.queries, f.millis
+            );
+            if f.stmt.is_some() {
+                s.push_str(" The code action *Add fast path* inserts `if (sub_group_all(P)) { <copy> } else { <original> }`; inside the copy the analysis assumes P.");
+            }
+            for r in &p.rejected {
+                let _ = write!(s, "\n\nRejected by the verifier: `{r}`.");
+            }
+        }
+        Outcome::Timeout => {
+            let _ = write!(
+                s,
+                "**No fast path** for this {what} found within the budget ({:.0} ms).",
+                f.millis
+            );
+        }
+        Outcome::NotFound(why) => {
+            let _ = write!(s, "**No fast path** for this {what}: {why}.");
+        }
+    }
+    Some((r, s))
+}
+
+/// The header of the loop statement at `r`: `for (...)` / `while (...)`
+/// up to the parenthesis that closes the first one, `do` alone.
+fn loop_header(text: &str, r: TextRange) -> TextRange {
+    use lanes_frontend::lexer::{lex, TokenKind};
+    let Some(slice) = text.get(r.start as usize..r.end as usize) else {
+        return r;
+    };
+    let mut diags = Vec::new();
+    let toks = lex(lanes_frontend::source::FileId(0), slice, &mut diags);
+    let mut depth = 0u32;
+    for (i, t) in toks.iter().enumerate() {
+        match t.kind {
+            TokenKind::LParen => depth += 1,
+            TokenKind::RParen if depth == 1 => {
+                return TextRange::new(r.start, r.start + t.span.end);
+            }
+            TokenKind::RParen => depth = depth.saturating_sub(1),
+            _ if i == 0 && t.text == "do" => {
+                return TextRange::new(r.start, r.start + t.span.end);
+            }
+            _ => {}
+        }
+    }
+    r
 }
 
 /// What a shape means for one lane, in words.

@@ -34,6 +34,7 @@ export interface LanesOptions {
   includePaths?: string[];
   diagnostics?: Record<string, string>;
   launch?: { globalSize?: number[]; args?: Record<string, number> };
+  preconditions?: { enabled?: boolean; budgetMs?: number };
 }
 
 /**
@@ -84,6 +85,18 @@ export function buildOptions(explicit: (key: string) => unknown, expand: (s: str
       out.args = numeric;
     }
     options.launch = out;
+  }
+  const preconditions = explicit('preconditions');
+  if (isPlainObject(preconditions)) {
+    const out: NonNullable<LanesOptions['preconditions']> = {};
+    if (typeof preconditions['enabled'] === 'boolean') {
+      out.enabled = preconditions['enabled'];
+    }
+    const budget = preconditions['budgetMs'];
+    if (typeof budget === 'number' && Number.isInteger(budget) && budget > 0) {
+      out.budgetMs = budget;
+    }
+    options.preconditions = out;
   }
   return options;
 }

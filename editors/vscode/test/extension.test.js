@@ -58,6 +58,7 @@ module.exports = async function extensionTest() {
   state.settings['lanes.server.path'] = mockServer;
   state.settings['lanes.target'] = 'avx512skx-x16';
   state.settings['lanes.defines'] = ['N=16'];
+  state.settings['lanes.preconditions'] = { budgetMs: 500, enabled: true, budget: 'x' };
   const doc = vscode.__makeDocument(vscode.Uri.file(clFile), fs.readFileSync(clFile, 'utf8'), 'opencl');
   vscode.__openDocument(doc);
   vscode.window.activeTextEditor = { document: doc, viewColumn: 1 };
@@ -70,7 +71,11 @@ module.exports = async function extensionTest() {
 
     // initialize carries exactly the explicitly set settings
     const init = await waitFor('initialize', () => readLog(logFile).find((m) => m.method === 'initialize'));
-    assert.deepStrictEqual(init.params.initializationOptions, { target: 'avx512skx-x16', defines: ['N=16'] });
+    assert.deepStrictEqual(init.params.initializationOptions, {
+      target: 'avx512skx-x16',
+      defines: ['N=16'],
+      preconditions: { enabled: true, budgetMs: 500 },
+    });
     await waitFor('didOpen of k.cl', () => readLog(logFile).find((m) => m.method === 'textDocument/didOpen'));
     await waitFor('diagnostics', () => state.diagnostics.get(String(doc.uri)));
 
@@ -109,7 +114,9 @@ module.exports = async function extensionTest() {
     const change = await waitFor('didChangeConfiguration', () =>
       readLog(logFile).find((m) => m.method === 'workspace/didChangeConfiguration'),
     );
-    assert.deepStrictEqual(change.params.settings, { lanes: { target: 'avx2-i32x8', defines: ['N=16'] } });
+    assert.deepStrictEqual(change.params.settings, {
+      lanes: { target: 'avx2-i32x8', defines: ['N=16'], preconditions: { enabled: true, budgetMs: 500 } },
+    });
     assert.strictEqual(status.text, 'lanes: avx2-i32x8');
 
     // restart: a second initialize with the new settings

@@ -1,0 +1,134 @@
+//! Inferred preconditions (DESIGN §6) in the database.
+//!
+//! Inference calls Z3 and may take seconds per kernel, so it runs outside
+//! salsa: a query holding a snapshot would make the next edit wait for the
+//! solver (a setter waits until every snapshot is dropped). The server
+//! asks [`pending`] which kernels need inference, runs [`infer`] on their
+//! [`Analysis`] without any database handle, and stores the findings with
+//! [`set_kernel_preconditions`]. Findings are kept with the `Arc` of the
+//! analysis they were computed on: [`kernel_findings`] returns them only
+//! while that analysis is still the kernel's current one, so an edit that
+//! re-analyses a kernel hides its stale preconditions at once, and an edit
+//! elsewhere keeps them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use lanes_vectorizer::precond::{self, Finding, Options};
+use salsa::Setter;
+use smol_str::SmolStr;
+
+use crate::db::{Db, File, LanesDatabase};
+use crate::kernel::{kernel_analysis, kernels, span_map, Analysis, Kernel};
+
+/// The findings of one kernel, for the analysis they were computed on.
+pub struct KernelFindings {
+    pub analysis: Arc<Analysis>,
+    pub options: Options,
+    /// In the coordinates of `analysis` (see [`crate::SpanMap`]).
+    pub findings: Vec<Finding>,
+}
+
+/// The precondition input of a file: findings per kernel name.
+#[derive(Default, Clone)]
+pub struct FilePreconditions {
+    pub kernels: BTreeMap<SmolStr, Arc<KernelFindings>>,
+}
+
+impl std::fmt::Debug for FilePreconditions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(
+                self.kernels
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.findings.len())),
+            )
+            .finish()
+    }
+}
+
+/// Work for the inference: a kernel whose current analysis has no findings
+/// for `options` yet.
+#[derive(Clone)]
+pub struct Pending {
+    pub name: SmolStr,
+    pub analysis: Arc<Analysis>,
+}
+
+/// The kernels of `file` that need inference with `options`, in file order
+/// (none when the file has errors: kernels are not analysed then).
+pub fn pending(db: &dyn Db, file: File, options: &Options) -> Vec<Pending> {
+    let g = crate::call_graph(db, file);
+    if g.has_errors {
+        return Vec::new();
+    }
+    let have = file.preconditions(db);
+    let mut out = Vec::new();
+    for k in kernels(db, file) {
+        let a = kernel_analysis(db, k);
+        if a.analysis.is_none() {
+            continue;
+        }
+        let name = k.name(db).clone();
+        let fresh = have
+            .kernels
+            .get(&name)
+            .is_some_and(|f| Arc::ptr_eq(&f.analysis, a) && f.options == *options);
+        if !fresh {
+            out.push(Pending {
+                name,
+                analysis: a.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// Runs the inference on an analysis (no database involved; may take up to
+/// `options.budget` per target). A panic in the inference is a bug: it is
+/// reported as no findings rather than taking the caller down.
+pub fn infer(a: &Analysis, options: &Options) -> Vec<Finding> {
+    let (Some(ka), Some((unit, func))) = (&a.analysis, &a.unit) else {
+        return Vec::new();
+    };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        precond::infer(ka, unit.hir(), *func, options)
+    }))
+    .unwrap_or_default()
+}
+
+/// Stores the findings of kernel `name` of `file`. Cancels running
+/// snapshot queries, like any input change.
+pub fn set_kernel_preconditions(
+    db: &mut LanesDatabase,
+    file: File,
+    name: SmolStr,
+    findings: KernelFindings,
+) {
+    let mut next = (**file.preconditions(db)).clone();
+    next.kernels.insert(name, Arc::new(findings));
+    file.set_preconditions(db).to(Arc::new(next));
+}
+
+/// The findings of a kernel, in the coordinates of the current text;
+/// `None` until inference ran on the kernel's current analysis.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn kernel_findings<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Arc<Vec<Finding>>> {
+    let have = kernel.file(db).preconditions(db);
+    let entry = have.kernels.get(kernel.name(db))?;
+    if !Arc::ptr_eq(&entry.analysis, kernel_analysis(db, kernel)) {
+        return None;
+    }
+    let map = span_map(db, kernel);
+    let mapped = entry
+        .findings
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            f.span = map.map(f.span);
+            f.stmt = f.stmt.map(|s| map.map(s));
+            f
+        })
+        .collect();
+    Some(Arc::new(mapped))
+}
