@@ -663,12 +663,14 @@ fn infer_preconditions(db: &mut LanesDatabase, f: File) {
         lanes_db::set_kernel_preconditions(
             db,
             f,
-            p.name,
-            lanes_db::KernelFindings {
-                analysis: p.analysis,
-                options: o.clone(),
-                findings,
-            },
+            [(
+                p.name,
+                lanes_db::KernelFindings {
+                    analysis: p.analysis,
+                    options: o.clone(),
+                    findings,
+                },
+            )],
         );
     }
 }

@@ -97,22 +97,26 @@ pub fn infer(a: &Analysis, options: &Options) -> Vec<Finding> {
     .unwrap_or_default()
 }
 
-/// Stores the findings of kernel `name` of `file`. Cancels running
-/// snapshot queries, like any input change.
+/// Stores the findings of kernels of `file` (one input change: it cancels
+/// running snapshot queries, so callers batch).
 pub fn set_kernel_preconditions(
     db: &mut LanesDatabase,
     file: File,
-    name: SmolStr,
-    findings: KernelFindings,
+    found: impl IntoIterator<Item = (SmolStr, KernelFindings)>,
 ) {
     let mut next = (**file.preconditions(db)).clone();
-    next.kernels.insert(name, Arc::new(findings));
+    for (name, findings) in found {
+        next.kernels.insert(name, Arc::new(findings));
+    }
     file.set_preconditions(db).to(Arc::new(next));
 }
 
 /// The findings of a kernel, in the coordinates of the current text;
-/// `None` until inference ran on the kernel's current analysis.
-#[salsa::tracked(returns(ref), no_eq)]
+/// `None` until inference ran on the kernel's current analysis. Compared
+/// by value: storing another kernel's findings re-runs this query for every
+/// kernel of the file, but the unchanged results are backdated, so their
+/// reports and diagnostics are not recomputed.
+#[salsa::tracked(returns(ref))]
 pub fn kernel_findings<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Arc<Vec<Finding>>> {
     let have = kernel.file(db).preconditions(db);
     let entry = have.kernels.get(kernel.name(db))?;

@@ -37,12 +37,14 @@ fn infer_all(db: &mut LanesDatabase, file: lanes_db::File, o: &Options) -> usize
         lanes_db::set_kernel_preconditions(
             db,
             file,
-            p.name,
-            lanes_db::KernelFindings {
-                analysis: p.analysis,
-                options: o.clone(),
-                findings,
-            },
+            [(
+                p.name,
+                lanes_db::KernelFindings {
+                    analysis: p.analysis,
+                    options: o.clone(),
+                    findings,
+                },
+            )],
         );
     }
     n

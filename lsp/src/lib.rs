@@ -20,6 +20,7 @@
 //!
 //! No protocol types leave this crate (DESIGN §4).
 
+mod background;
 mod commands;
 mod config;
 mod convert;

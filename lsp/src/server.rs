@@ -12,6 +12,7 @@ use lanes_diagnostics::ide;
 use ropey::Rope;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
+use smol_str::SmolStr;
 use tower_lsp_server::gen_lsp_types::*;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::{Client, LanguageServer};
@@ -26,6 +27,10 @@ use crate::convert::{self, uri_to_path, Conv};
 /// every millisecond of it is latency (issue 5: edit → diagnostics p95
 /// under 50 ms).
 const DEBOUNCE: Duration = Duration::from_millis(5);
+
+/// How long the document must stay unchanged after its diagnostics before
+/// precondition inference starts: none runs while the user types.
+const INFERENCE_IDLE: Duration = Duration::from_millis(300);
 
 pub const COMMANDS: &[&str] = &[
     "lanes.build",
@@ -55,6 +60,8 @@ pub(crate) struct State {
     refresh: Refresh,
     /// Options of the precondition inference (`None`: turned off).
     precond: Option<lanes_vectorizer::precond::Options>,
+    /// Findings computed by a run a newer change stopped, per document.
+    unstored: HashMap<String, Vec<(SmolStr, lanes_db::KernelFindings)>>,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -69,6 +76,8 @@ pub(crate) struct Inner {
     state: Mutex<State>,
     /// `file://` URL of docs/diagnostics.md (codeDescription links).
     pub docs: String,
+    /// The low-priority thread that runs precondition inference.
+    worker: crate::background::Worker,
 }
 
 /// The server. Cheap to clone (tasks hold a clone).
@@ -89,8 +98,10 @@ impl Backend {
                 progress: false,
                 refresh: Refresh::default(),
                 precond: Some(lanes_vectorizer::precond::Options::new(16)),
+                unstored: HashMap::new(),
             }),
             docs: docs_url(),
+            worker: crate::background::Worker::new(),
         }))
     }
 
@@ -254,20 +265,47 @@ impl Backend {
         true
     }
 
-    /// Infers the preconditions of the kernels of `key` whose analysis has
-    /// none yet, one kernel at a time on a blocking thread without a
-    /// database snapshot (an edit never waits for Z3), stores each result
+    /// Stores findings unless the document was closed or the options
+    /// changed meanwhile (then they are of no use); false in that case.
+    fn store_preconditions(
+        &self,
+        key: &str,
+        file: File,
+        options: &lanes_vectorizer::precond::Options,
+        found: Vec<(SmolStr, lanes_db::KernelFindings)>,
+    ) -> bool {
+        let mut st = self.state();
+        let st = &mut *st;
+        if !st.docs.contains_key(key) || st.precond.as_ref() != Some(options) {
+            return false;
+        }
+        lanes_db::set_kernel_preconditions(&mut st.db, file, found);
+        true
+    }
+
+    /// Once the document has been idle for [`INFERENCE_IDLE`], infers the
+    /// preconditions of the kernels of `key` whose analysis has none yet,
+    /// one kernel at a time on the low-priority worker thread without a
+    /// database snapshot (an edit never waits for Z3), stores the results
     /// in the database and publishes the diagnostics again. A newer change
     /// stops the run after the kernel in progress; its results are kept
     /// (they belong to that kernel's analysis, which the change may not
-    /// have touched) and the newer change's run continues.
+    /// have touched) and stored by the newer change's run.
     async fn infer_preconditions(&self, key: &str, generation: u64) {
+        tokio::time::sleep(INFERENCE_IDLE).await;
+        if self.current(key, generation).is_none() {
+            return;
+        }
         let Some(options) = self.state().precond.clone() else {
             return;
         };
         let Some(file) = self.state().docs.get(key).map(|d| d.file) else {
             return;
         };
+        let stashed = self.state().unstored.remove(key).unwrap_or_default();
+        if !stashed.is_empty() && !self.store_preconditions(key, file, &options, stashed) {
+            return;
+        }
         let snap = self.state().db.clone();
         let o = options.clone();
         let Ok(pending) = run_blocking(move || lanes_db::pending(&snap, file, &o)).await else {
@@ -275,43 +313,42 @@ impl Backend {
         };
         let started = std::time::Instant::now();
         let mut last = std::time::Instant::now();
-        let mut unpublished = false;
-        for p in pending {
+        let mut done = Vec::new();
+        let total = pending.len();
+        for (i, p) in pending.into_iter().enumerate() {
             if self.current(key, generation).is_none() {
                 break;
             }
-            let (a, o) = (p.analysis.clone(), options.clone());
-            let Ok(findings) = run_blocking(move || lanes_db::infer(&a, &o)).await else {
+            let inferred = self.0.worker.infer(p.analysis.clone(), options.clone());
+            let Some(findings) = inferred.await else {
                 break;
             };
-            {
-                let mut st = self.state();
-                let st = &mut *st;
-                if !st.docs.contains_key(key) || st.precond.as_ref() != Some(&options) {
+            done.push((
+                p.name,
+                lanes_db::KernelFindings {
+                    analysis: p.analysis,
+                    options: options.clone(),
+                    findings,
+                },
+            ));
+            // Storing cancels running queries (a newer edit's diagnostics):
+            // store in batches, at the end or every half second.
+            if i + 1 == total || last.elapsed() > Duration::from_millis(500) {
+                if !self.store_preconditions(key, file, &options, std::mem::take(&mut done)) {
                     return;
                 }
-                lanes_db::set_kernel_preconditions(
-                    &mut st.db,
-                    file,
-                    p.name,
-                    lanes_db::KernelFindings {
-                        analysis: p.analysis,
-                        options: options.clone(),
-                        findings,
-                    },
-                );
-            }
-            unpublished = true;
-            // Many kernels: show what is known every half second.
-            if last.elapsed() > Duration::from_millis(500) {
-                if self.publish(key, generation, "preconditions").await {
-                    unpublished = false;
-                }
+                self.publish(key, generation, "preconditions").await;
                 last = std::time::Instant::now();
             }
         }
-        if unpublished {
-            self.publish(key, generation, "preconditions").await;
+        // Stopped by a newer change: storing now would cancel that change's
+        // diagnostics; the newer run stores these once it has published.
+        if !done.is_empty() {
+            self.state()
+                .unstored
+                .entry(key.to_string())
+                .or_default()
+                .extend(done);
         }
         if timing() {
             eprintln!(
@@ -591,6 +628,7 @@ impl LanguageServer for Backend {
         let key = params.text_document.uri.to_string();
         {
             let mut st = self.state();
+            st.unstored.remove(&key);
             if st.docs.remove(&key).is_some() {
                 // The file may still be included by others: its disk text.
                 st.db.reload_from_disk(&uri_to_path(&key));
