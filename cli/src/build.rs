@@ -97,10 +97,7 @@ pub fn compile(
     opt_level: u8,
     what: &str,
 ) -> Option<lanes_codegen::Compiled> {
-    let options = lanes_codegen::Options {
-        opt_level,
-        ..Default::default()
-    };
+    let options = lanes_codegen::Options { opt_level };
     match lanes_codegen::compile_unit(&unit.hir, spec, &options) {
         Ok(c) => Some(c),
         Err(diags) => {

@@ -1,7 +1,7 @@
 //! `lanes check`: run the front end over files and report.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
@@ -41,6 +41,83 @@ pub struct MacroArgs {
     include: Vec<PathBuf>,
 }
 
+/// What one file is checked with: the target, the preprocessor options
+/// and the launch hint, from the command line over `lanes.toml`.
+pub struct FileSettings {
+    pub target_name: String,
+    pub target: Target,
+    pub options: PreprocessOptions,
+    pub launch: Option<lanes_vectorizer::precond::Launch>,
+}
+
+impl FileSettings {
+    pub fn precond_options(&self) -> lanes_vectorizer::precond::Options {
+        let mut o = lanes_vectorizer::precond::Options::new(self.target.width);
+        o.launch = self.launch.clone();
+        o
+    }
+}
+
+/// The settings for `file`: `--target`, `-D`, `-U` and `-I` override the
+/// nearest `lanes.toml` (project.rs). Errors are printed; the exit status
+/// is 2, as for other bad usage.
+pub fn file_settings(
+    file: &Path,
+    target: Option<&str>,
+    macros: &MacroArgs,
+) -> Result<FileSettings, ExitCode> {
+    let project = match crate::project::for_file(file) {
+        Ok(p) => p.unwrap_or_default(),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Err(ExitCode::from(2));
+        }
+    };
+    let (name, from_file) = match (target, &project.target) {
+        (Some(t), _) => (t.to_string(), None),
+        (None, Some(t)) => (t.get_ref().clone(), Some(t.span())),
+        (None, None) => ("host".to_string(), None),
+    };
+    let Some(t) = Target::from_name(&name) else {
+        match from_file {
+            Some(span) => eprintln!(
+                "error: {}: unknown target `{name}`",
+                crate::project::span_location(&project, span)
+            ),
+            None => eprintln!("error: unknown target `{name}`"),
+        }
+        eprintln!("  = note: known targets: {}", Target::names().join(", "));
+        return Err(ExitCode::from(2));
+    };
+    let mut options = preprocess_options(macros, t.width);
+    // The file's definitions first; a name the command line defines or
+    // undefines is the command line's.
+    let flagged: Vec<&str> = options
+        .defines
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .chain(options.undefines.iter().map(String::as_str))
+        .collect();
+    let mut defines: Vec<(String, Option<String>)> = project
+        .defines
+        .iter()
+        .map(|d| match d.split_once('=') {
+            Some((n, v)) => (n.trim().to_string(), Some(v.to_string())),
+            None => (d.clone(), None),
+        })
+        .filter(|(n, _)| !flagged.contains(&n.as_str()))
+        .collect();
+    defines.append(&mut options.defines);
+    options.defines = defines;
+    options.include_dirs.extend(project.include_dirs);
+    Ok(FileSettings {
+        target_name: name,
+        target: t,
+        options,
+        launch: project.launch,
+    })
+}
+
 pub fn preprocess_options(args: &MacroArgs, width: u32) -> PreprocessOptions {
     PreprocessOptions {
         defines: args
@@ -65,9 +142,10 @@ pub struct CheckArgs {
     /// Output format: human (rustc-style, on stderr), json or sarif (on stdout).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// SIMD target; sets `__LANES_WIDTH__` (see `lanes targets`).
-    #[arg(long, default_value = "host")]
-    target: String,
+    /// SIMD target; sets `__LANES_WIDTH__` (see `lanes targets`; default:
+    /// `target` of the nearest `lanes.toml`, else host).
+    #[arg(long)]
+    target: Option<String>,
     #[command(flatten)]
     macros: MacroArgs,
     /// `--deny warnings`: fail on warnings too.
@@ -79,18 +157,20 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
-    let Some(target) = Target::from_name(&args.target) else {
-        eprintln!("error: unknown target `{}`", args.target);
-        eprintln!("  = note: known targets: {}", Target::names().join(", "));
-        return ExitCode::from(2);
-    };
-    let options = preprocess_options(&args.macros, target.width);
-
-    let mut units: Vec<CheckedUnit> = Vec::new();
-    let mut unreadable = 0;
+    // Every file with its settings (its own `lanes.toml`), before any work.
+    let mut settings = Vec::new();
     for path in &args.files {
-        match check_file(path, &options, &RealFs) {
-            Ok(unit) => units.push(unit),
+        match file_settings(path, args.target.as_deref(), &args.macros) {
+            Ok(s) => settings.push(s),
+            Err(code) => return code,
+        }
+    }
+
+    let mut units: Vec<(CheckedUnit, &FileSettings)> = Vec::new();
+    let mut unreadable = 0;
+    for (path, s) in args.files.iter().zip(&settings) {
+        match check_file(path, &s.options, &RealFs) {
+            Ok(unit) => units.push((unit, s)),
             Err(e) => {
                 eprintln!("error: cannot read `{}`: {e}", path.display());
                 unreadable += 1;
@@ -99,21 +179,17 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
     // How the kernels will run on SIMD lanes: only for files without errors
     // (the analysis needs a complete, typed program).
-    for u in &mut units {
+    for (u, s) in &mut units {
         if u.has_errors() {
             continue;
         }
         for k in u.hir.kernels() {
-            match lanes_vectorizer::report::analyze_kernel(&u.hir, k, target.width) {
+            match lanes_vectorizer::report::analyze_kernel(&u.hir, k, s.target.width) {
                 Ok(ka) => {
                     let r = lanes_vectorizer::report::report(&ka, &u.hir, k, &u.sources);
                     u.diagnostics.extend(r.diagnostics);
-                    let found = lanes_vectorizer::precond::infer(
-                        &ka,
-                        &u.hir,
-                        k,
-                        &lanes_vectorizer::precond::Options::new(target.width),
-                    );
+                    let found =
+                        lanes_vectorizer::precond::infer(&ka, &u.hir, k, &s.precond_options());
                     u.diagnostics
                         .extend(lanes_vectorizer::precond::diagnostics(&found));
                 }
@@ -122,6 +198,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
         }
     }
     let deny_warnings = args.deny.contains(&Deny::Warnings);
+    let mut units: Vec<CheckedUnit> = units.into_iter().map(|(u, _)| u).collect();
     if deny_warnings {
         for u in &mut units {
             for d in &mut u.diagnostics {

@@ -9,9 +9,14 @@ use lanes_diagnostics::human::termcolor::{ColorChoice, StandardStream};
 use lanes_frontend::preprocess::RealFs;
 use lanes_frontend::unit::check_file;
 use lanes_vectorizer::report::{analyze_kernel, report};
-use lanes_vectorizer::target::Target;
 
-use crate::check::{preprocess_options, MacroArgs};
+use lanes_diagnostics::explain::{
+    AccessJson, BranchJson, DiagnosticJson, Explain, KernelJson, LoopJson, TargetJson, ValueJson,
+};
+use lanes_vectorizer::precond::Coverage;
+use serde::Serialize;
+
+use crate::check::{file_settings, MacroArgs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -29,9 +34,10 @@ pub struct ExplainArgs {
     /// Output format: annotated source (text) or the stable JSON interface.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
-    /// SIMD target; its gang size is the width W (see `lanes targets`).
-    #[arg(long, default_value = "host")]
-    target: String,
+    /// SIMD target; its gang size is the width W (see `lanes targets`;
+    /// default: `target` of the nearest `lanes.toml`, else host).
+    #[arg(long)]
+    target: Option<String>,
     /// Only this kernel.
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
@@ -40,13 +46,12 @@ pub struct ExplainArgs {
 }
 
 pub fn run(args: ExplainArgs) -> ExitCode {
-    let Some(target) = Target::from_name(&args.target) else {
-        eprintln!("error: unknown target `{}`", args.target);
-        eprintln!("  = note: known targets: {}", Target::names().join(", "));
-        return ExitCode::from(2);
+    let settings = match file_settings(&args.file, args.target.as_deref(), &args.macros) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
-    let options = preprocess_options(&args.macros, target.width);
-    let unit = match check_file(&args.file, &options, &RealFs) {
+    let target = settings.target;
+    let unit = match check_file(&args.file, &settings.options, &RealFs) {
         Ok(u) => u,
         Err(e) => {
             eprintln!("error: cannot read `{}`: {e}", args.file.display());
@@ -89,6 +94,8 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     let mut irs = String::new();
     let mut reports = Vec::new();
     let mut spans = Vec::new();
+    // Per kernel, per loop of its report: the coverage of its precondition.
+    let mut coverages: Vec<Vec<Option<Coverage>>> = Vec::new();
     let mut failed = false;
     for k in kernels {
         match analyze_kernel(&unit.hir, k, target.width) {
@@ -102,9 +109,15 @@ pub fn run(args: ExplainArgs) -> ExitCode {
                     &ka,
                     &unit.hir,
                     k,
-                    &lanes_vectorizer::precond::Options::new(target.width),
+                    &settings.precond_options(),
                 );
                 lanes_vectorizer::precond::annotate(&mut r, &found);
+                coverages.push(
+                    r.loops
+                        .iter()
+                        .map(|l| lanes_vectorizer::precond::loop_coverage(&found, l.span))
+                        .collect(),
+                );
                 r.diagnostics
                     .extend(lanes_vectorizer::precond::diagnostics(&found));
                 r.diagnostics
@@ -121,7 +134,7 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     let written = match args.format {
         Format::Text => {
             let text = lanes_diagnostics::explain::text(
-                &args.target,
+                &settings.target_name,
                 target.width,
                 &unit.sources,
                 &reports,
@@ -136,12 +149,12 @@ pub fn run(args: ExplainArgs) -> ExitCode {
         }
         Format::Json => {
             let json = lanes_diagnostics::explain::json(
-                &args.target,
+                &settings.target_name,
                 target.width,
                 &unit.sources,
                 &reports,
             );
-            crate::check::write_json(&json)
+            crate::check::write_json(&with_coverage(&json, &coverages))
         }
     };
     if let Err(e) = written {
@@ -155,4 +168,90 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `loops[].precondition_coverage` of the JSON interface (DESIGN §2): for
+/// the loop's precondition, the SIMD groups of the `[launch]` hint of
+/// `lanes.toml` where every lane satisfies it, `{groups, total, percent}`;
+/// `null` without a hint or a precondition. `loops[].precondition` stays
+/// the per-lane text, and every other key is as `lanes_diagnostics` writes
+/// it, in the same order.
+fn with_coverage<'a>(e: &'a Explain, coverages: &[Vec<Option<Coverage>>]) -> ExplainOut<'a> {
+    let none = Vec::new();
+    ExplainOut {
+        target: &e.target,
+        kernels: e
+            .kernels
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let covs = coverages.get(i).unwrap_or(&none);
+                let KernelJson {
+                    name,
+                    file,
+                    line,
+                    values,
+                    branches,
+                    loops,
+                    accesses,
+                    diagnostics,
+                } = k;
+                KernelOut {
+                    name,
+                    file,
+                    line: *line,
+                    values,
+                    branches,
+                    loops: loops
+                        .iter()
+                        .enumerate()
+                        .map(|(j, l)| LoopOut {
+                            base: l,
+                            precondition_coverage: covs.get(j).copied().flatten().map(|c| {
+                                CoverageJson {
+                                    groups: c.groups,
+                                    total: c.total,
+                                    percent: (c.percent() * 10.0).round() / 10.0,
+                                }
+                            }),
+                        })
+                        .collect(),
+                    accesses,
+                    diagnostics,
+                }
+            })
+            .collect(),
+    }
+}
+
+#[derive(Serialize)]
+struct ExplainOut<'a> {
+    target: &'a TargetJson,
+    kernels: Vec<KernelOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct KernelOut<'a> {
+    name: &'a str,
+    file: &'a str,
+    line: u32,
+    values: &'a [ValueJson],
+    branches: &'a [BranchJson],
+    loops: Vec<LoopOut<'a>>,
+    accesses: &'a [AccessJson],
+    diagnostics: &'a [DiagnosticJson],
+}
+
+#[derive(Serialize)]
+struct LoopOut<'a> {
+    #[serde(flatten)]
+    base: &'a LoopJson,
+    precondition_coverage: Option<CoverageJson>,
+}
+
+#[derive(Serialize)]
+struct CoverageJson {
+    groups: u64,
+    total: u64,
+    percent: f64,
 }

@@ -3,6 +3,7 @@
 mod build;
 mod check;
 mod explain;
+mod project;
 mod run;
 
 use std::process::ExitCode;

@@ -157,3 +157,186 @@ fn specialized_objects_equal_the_interpreter_across_boundaries() {
     }
     assert!(ran > 0);
 }
+
+const FWT: &str = include_str!("../../tests/kernels/precond/fast_walsh_transform.cl");
+const PREFIX_SUM: &str = include_str!("../../tests/kernels/precond/prefix_sum.cl");
+
+/// Runs kernel `name` of `original` (interpreter) and of `special` (JIT) on
+/// the same arguments and range and compares every buffer.
+#[allow(clippy::too_many_arguments)]
+fn same_results(
+    original: &CheckedUnit,
+    special: &CheckedUnit,
+    jit: &Jit,
+    name: &str,
+    w: u32,
+    args: &mut [Arg],
+    range: &NdRange,
+    what: &str,
+) {
+    let find = |u: &CheckedUnit| {
+        u.hir
+            .kernels()
+            .into_iter()
+            .find(|&k| u.hir.function(k).name == name)
+            .unwrap()
+    };
+    let (k0, k1) = (find(original), find(special));
+    let scalar_fn = lanes_vectorizer::report::analyze_kernel(&original.hir, k0, w)
+        .unwrap()
+        .func;
+    let kc0 = lanes_codegen::kernel_code(&original.hir, k0, w).unwrap();
+    let kc1 = lanes_codegen::kernel_code(&special.hir, k1, w).unwrap();
+    let want = run_interp(&scalar_fn, &kc0, args, range, w).expect("interpreter");
+    let rc = run_jit(jit, &kc1, args, &lanes_range(range));
+    assert_eq!(rc, 0, "{what}");
+    for (p, a) in kc1.params.iter().zip(args.iter()) {
+        let Arg::Buffer(got, elem) = a else { continue };
+        let Some(lanes_vectorizer::interp::ArgValue::Buffer(wb)) = want.get(param_of_ir(p)) else {
+            continue;
+        };
+        if let Some(d) = compare_with(*elem, got.bytes(), wb, false) {
+            panic!("{what}: `{}`: {d}", p.name);
+        }
+    }
+}
+
+fn jit_for(special: &CheckedUnit, name: &str, w: u32, spec: &lanes_codegen::TargetSpec) -> Jit {
+    let k = special
+        .hir
+        .kernels()
+        .into_iter()
+        .find(|&k| special.hir.function(k).name == name)
+        .unwrap();
+    let kc = lanes_codegen::kernel_code(&special.hir, k, w).unwrap();
+    Jit::new(lanes_codegen::compile_kernels(vec![kc], spec, &Options::default()).unwrap()).unwrap()
+}
+
+/// FastWalshTransform with the fast path CEGIS finds (`step % W == 0` and
+/// the group aligned to W; the divisions decided inside by the modulus
+/// facts): every step from 1 to 64, multiples of W and not, on launches
+/// with offsets that misalign the groups, partial groups and partial
+/// work-groups.
+#[test]
+fn fast_walsh_transform_fast_path_equals_the_interpreter() {
+    let original = unit(FWT);
+    let mut ran = 0;
+    for target in ["sse4-i32x4", "avx2-i32x8", "avx512skx-x16"] {
+        let spec = target_spec(target).unwrap();
+        if !host_can_run(&spec) {
+            eprintln!("SKIPPED: this machine cannot run {target}");
+            continue;
+        }
+        let w = spec.width;
+        let s = precond::specialize(&original, &precond::Options::new(w));
+        assert_eq!(s.applied.len(), 1, "{target}: {:?}", s.applied);
+        assert_eq!(
+            s.applied[0].condition,
+            format!("step % {w} == 0 && (tid - get_sub_group_local_id()) % {w} == 0")
+        );
+        let special = unit(&s.text);
+        let jit = jit_for(&special, "fast_walsh_transform", w, &spec);
+        for step in 1u64..=64 {
+            for (global, offset, local) in [
+                (128u64, 0u64, 16u64),
+                (96, 16, 32),
+                (77, 0, 16),
+                (64, 3, 8),
+                (50, 13, 10),
+            ] {
+                let mut rng = Rng::new(step * 131 + global + offset);
+                let n = 2 * (global + offset) as usize + 2 * 64 + 16;
+                let mut data = Buf::new(4 * n);
+                fill(&mut data, Elem::F32, &mut rng, &DEFAULT_PROFILE);
+                let mut args = vec![Arg::Buffer(data, Elem::F32), scalar(Ty::I32, step as i64)];
+                let range = NdRange {
+                    work_dim: 1,
+                    global_offset: [offset, 0, 0],
+                    global_size: [global, 1, 1],
+                    local_size: [local, 1, 1],
+                };
+                let what =
+                    format!("{target} step={step} global={global} offset={offset} local={local}");
+                same_results(
+                    &original,
+                    &special,
+                    &jit,
+                    "fast_walsh_transform",
+                    w,
+                    &mut args,
+                    &range,
+                    &what,
+                );
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran > 0);
+}
+
+/// PrefixSum's guards `if (lid < d)`: fast paths on branches, with `d`
+/// below, at and above the SIMD width and the work-group size.
+#[test]
+fn branch_fast_paths_equal_the_interpreter() {
+    let original = unit(PREFIX_SUM);
+    let mut ran = 0;
+    for target in ["sse4-i32x4", "avx2-i32x8", "avx512skx-x16"] {
+        let spec = target_spec(target).unwrap();
+        if !host_can_run(&spec) {
+            eprintln!("SKIPPED: this machine cannot run {target}");
+            continue;
+        }
+        let w = spec.width;
+        let s = precond::specialize(&original, &precond::Options::new(w));
+        let branches: Vec<_> = s
+            .applied
+            .iter()
+            .filter(|a| a.kind == precond::TargetKind::Branch)
+            .map(|a| (a.kernel.as_str(), a.condition.as_str()))
+            .collect();
+        assert!(
+            branches.contains(&("prefix_sum_up", "lid < d")),
+            "{target}: {:?}",
+            s.applied
+        );
+        assert!(
+            branches.contains(&("prefix_sum_down", "lid < d")),
+            "{target}: {:?}",
+            s.applied
+        );
+        let special = unit(&s.text);
+        for name in ["prefix_sum_up", "prefix_sum_down"] {
+            let jit = jit_for(&special, name, w, &spec);
+            for (d, offset, local, groups) in [
+                (1u64, 1u64, 16u64, 2u64),
+                (3, 2, 16, 1),
+                (7, 4, 32, 2),
+                (8, 1, 8, 3),
+                (16, 2, 64, 1),
+                (20, 3, 32, 2),
+                (31, 1, 64, 2),
+                (64, 1, 64, 1),
+            ] {
+                let mut rng = Rng::new(d * 17 + local);
+                let n = (2 * local * groups + 2 * offset * local + 64) as usize;
+                let mut data = Buf::new(4 * n);
+                fill(&mut data, Elem::F32, &mut rng, &DEFAULT_PROFILE);
+                let mut args = vec![
+                    Arg::Buffer(data, Elem::F32),
+                    scalar(Ty::I32, d as i64),
+                    scalar(Ty::I32, offset as i64),
+                ];
+                let range = NdRange {
+                    work_dim: 1,
+                    global_offset: [0, 0, 0],
+                    global_size: [local * groups, 1, 1],
+                    local_size: [local, 1, 1],
+                };
+                let what = format!("{target} {name} d={d} offset={offset} local={local}");
+                same_results(&original, &special, &jit, name, w, &mut args, &range, &what);
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran > 0);
+}

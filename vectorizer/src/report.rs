@@ -44,7 +44,7 @@ pub fn analyze_kernel(
     })?;
     let cfg = Cfg::compute(&func);
     // Inside `if (sub_group_all(P))` the analyses may use P.
-    crate::precond::assume::apply(&mut func, &cfg);
+    crate::precond::assume::apply(&mut func, &cfg, width);
     let div = divergence::analyze(&func, &cfg, width);
     Ok(KernelAnalysis { func, cfg, div })
 }

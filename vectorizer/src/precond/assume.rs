@@ -20,14 +20,54 @@ use crate::ir::{
 
 use super::linear::{self, Cond};
 
-/// Rewrites `f` under the `sub_group_all` guards it contains; returns the
-/// number of uses rewritten.
-pub fn apply(f: &mut Function, cfg: &Cfg) -> usize {
+/// Rewrites `f` under the `sub_group_all` guards it contains, for SIMD
+/// groups of `width` lanes; returns the number of uses rewritten. Modulus
+/// facts decide divisions ([`super::assume_mod`]).
+pub fn apply(f: &mut Function, cfg: &Cfg, width: u32) -> usize {
     let mut changed = 0;
-    for g in guards(f, cfg) {
+    for mut g in guards(f, cfg) {
+        unsigned_forms(f, &mut g.facts);
         changed += rewrite_region(f, cfg, &g);
     }
-    changed
+    changed + super::assume_mod::apply(f, cfg, width)
+}
+
+/// A fact over zero-extended values read signed (`(long)lid < (long)d`,
+/// the `long` form of a `uint` comparison that `--specialize auto`
+/// inserts) is the same fact over the values read unsigned (`lid < d`):
+/// both forms are kept.
+fn unsigned_forms(f: &Function, facts: &mut Vec<Cond>) {
+    let inner = |v: ValueId| match f.def_inst(v).map(|i| &f.inst(i).kind) {
+        Some(InstKind::Cast {
+            op: crate::ir::CastOp::ZExt,
+            value,
+        }) if f.ty(*value).is_int() && f.ty(*value) != Ty::I1 && f.ty(*value).bits() < 64 => {
+            Some(*value)
+        }
+        _ => None,
+    };
+    let mut extra = Vec::new();
+    for c in facts.iter() {
+        if c.ext != linear::Ext::Signed || c.lin.terms.is_empty() {
+            continue;
+        }
+        let mut lin = linear::Lin::constant(c.lin.k);
+        let ok = c.lin.terms.iter().all(|(&v, &k)| match inner(v) {
+            Some(x) => {
+                *lin.terms.entry(x).or_insert(0) += k;
+                true
+            }
+            None => false,
+        });
+        lin.terms.retain(|_, k| *k != 0);
+        if ok {
+            extra.push(Cond {
+                lin,
+                ext: linear::Ext::Unsigned,
+            });
+        }
+    }
+    facts.extend(extra);
 }
 
 struct Guard {
@@ -52,6 +92,12 @@ fn guards(f: &Function, cfg: &Cfg) -> Vec<Guard> {
         let mut facts = Vec::new();
         conjuncts(f, arg, &mut facts, 0);
         if !facts.is_empty() {
+            // What the guards on the way hold for every lane that reaches the
+            // check (`if (x >= n) return;` before it): the gist may have
+            // dropped those conjuncts from P (see gist.rs).
+            for (c, truth) in super::gist::guard_edges(f, cfg, b) {
+                guard_facts(f, c, truth, &mut facts, 0);
+            }
             out.push(Guard {
                 region: *then,
                 facts,
@@ -81,6 +127,30 @@ fn all_argument(f: &Function, c: ValueId) -> Option<ValueId> {
             }
         }
         _ => None,
+    }
+}
+
+/// The linear facts of an `i1` with value `truth`: comparisons joined by
+/// `and` (true) or by `or` (false).
+fn guard_facts(f: &Function, v: ValueId, truth: bool, out: &mut Vec<Cond>, depth: u32) {
+    if depth > 16 {
+        return;
+    }
+    let Some(i) = f.def_inst(v) else { return };
+    match &f.inst(i).kind {
+        InstKind::Cmp { pred, lhs, rhs } => {
+            if let Some(cs) = linear::cmp_conds(f, *pred, *lhs, *rhs, truth) {
+                out.extend(cs);
+            }
+        }
+        InstKind::Bin { op, lhs, rhs }
+            if f.ty(v) == Ty::I1
+                && ((truth && *op == BinOp::And) || (!truth && *op == BinOp::Or)) =>
+        {
+            guard_facts(f, *lhs, truth, out, depth + 1);
+            guard_facts(f, *rhs, truth, out, depth + 1);
+        }
+        _ => {}
     }
 }
 

@@ -18,7 +18,10 @@
 //! 3. *Verification* ([`smt`]): Z3 proves, on the program's exact
 //!    bit-vector semantics for all W lanes, that P implies every decision
 //!    taken (or the target property itself for CEGIS). Nothing unproven is
-//!    shown. Implied conjuncts are dropped first.
+//!    shown. Syntactically implied conjuncts are dropped before the proof;
+//!    after it, [`gist`] drops the conjuncts Z3 proves implied by the others
+//!    and the target's context (id ranges, the guards on every path to it),
+//!    and the shorter P is proven again.
 //!
 //! Results are shown in the lane's own terms (`vstep <= x && x < width -
 //! vstep`, valid as `sub_group_all(...)`), and for affine values also per
@@ -27,12 +30,15 @@
 //! analyses use P.
 
 pub mod assume;
+mod assume_mod;
 pub mod cegis;
 mod eval;
+pub(crate) mod gist;
 pub mod linear;
 mod names;
 mod search;
 pub mod smt;
+mod spec;
 pub mod specialize;
 
 use std::collections::BTreeMap;
@@ -117,7 +123,10 @@ pub struct Precondition {
     /// P per lane, in source terms: `sub_group_all(lane)` is the check.
     pub lane: String,
     /// `lane` with every atom widened to `long`, so that the check itself
-    /// cannot overflow (what `--specialize auto` inserts).
+    /// cannot overflow (what `--specialize auto` inserts), followed by the
+    /// conjuncts the gist dropped: they hold on every lane that reaches the
+    /// target, so the check is the same, and the assumption-aware analysis
+    /// inside the fast path (which reads only the check) can use them.
     pub exact: String,
     /// P for the whole group in terms of lane 0's values, when proven.
     pub group: Option<String>,
@@ -182,7 +191,7 @@ pub fn diagnostics(findings: &[Finding]) -> Vec<lanes_frontend::diag::Diagnostic
                     d = d.with_note(format!("for the group, with x0 the value of lane 0: `{g}`"));
                 }
                 d = d.with_note(format!(
-                    "proven with Z3 in {:.0} ms ({} queries); the fast path is `if (sub_group_all({})) {{ <copy> }} else {{ <original> }}` (`lanes build --specialize auto` inserts it for loops and accesses)",
+                    "proven with Z3 in {:.0} ms ({} queries); the fast path is `if (sub_group_all({})) {{ <copy> }} else {{ <original> }}` (the code action *Add fast path* inserts it; `lanes build --specialize auto` does too, except around an early `return`)",
                     f.millis, f.queries, p.lane
                 ));
                 out.push(d);
@@ -199,6 +208,15 @@ pub fn diagnostics(findings: &[Finding]) -> Vec<lanes_frontend::diag::Diagnostic
         }
     }
     out
+}
+
+/// The coverage of the precondition found for the loop at `span` (with a
+/// launch hint in [`Options::launch`]).
+pub fn loop_coverage(findings: &[Finding], span: Span) -> Option<Coverage> {
+    findings.iter().find_map(|f| match &f.outcome {
+        Outcome::Found(p) if f.kind == TargetKind::Loop && f.span == span => p.coverage,
+        _ => None,
+    })
 }
 
 /// Fills `loops[].precondition` of a report from the findings.

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use lanes_frontend::hir;
 use lanes_frontend::source::Span;
-use z3::ast::{Bool, Int, BV};
+use z3::ast::{Bool, Int};
 use z3::{Params, SatResult, Solver};
 
 use crate::cfg::LoopId;
@@ -477,9 +477,8 @@ impl Search<'_> {
             },
         );
         let c = &sorted;
-        let spell = |exact: bool| -> Option<String> {
-            let parts: Option<Vec<String>> = c
-                .conds
+        let spell = |conds: &[Cond], exact: bool| -> Option<String> {
+            let parts: Option<Vec<String>> = conds
                 .iter()
                 .map(|cd| {
                     let ok = cd.lin.terms.keys().all(|&v| namer.name(v, exact).is_some());
@@ -490,8 +489,7 @@ impl Search<'_> {
                 .collect();
             parts.map(|p| p.join(" && "))
         };
-        let lane_text = spell(false);
-        let exact_text = spell(true);
+        let lane_text = spell(&c.conds, false);
         let shown = lane_text.clone().unwrap_or_else(|| {
             c.conds
                 .iter()
@@ -517,7 +515,8 @@ impl Search<'_> {
             p_lane.push(enc.cond(cd)?);
         }
         let pieces = Bool::and(&pieces);
-        let p_lane = Bool::and(&p_lane);
+        let p_parts = p_lane;
+        let p_lane = Bool::and(&p_parts);
         self.queries += 1;
         let s = self.solver();
         s.assert(enc.assumptions());
@@ -541,16 +540,33 @@ impl Search<'_> {
                 }
             }
         }
+        // Gist: drop the conjuncts implied by the others and the context
+        // of the target (gist.rs), then prove the shorter P the same way.
+        let (gisted, context) = self.gist(t, &mut enc, c, &p_parts, &pieces);
+        let (c, dropped) = match &gisted {
+            Some((g, dropped)) => (g, &dropped[..]),
+            None => (c, &[][..]),
+        };
+        let lane_text = if gisted.is_some() {
+            spell(&c.conds, false)
+        } else {
+            lane_text
+        };
         let Some(lane_text) = lane_text else {
             rejected.push(format!(
                 "{shown} (proven, but not expressible where the fast path would go)"
             ));
             return Some(Err(()));
         };
+        // The inserted check keeps the dropped conjuncts (see `exact`).
+        let all: Vec<Cond> = c.conds.iter().chain(dropped).cloned().collect();
+        let exact_text = spell(&all, true).or_else(|| spell(&c.conds, true));
         // The group form: each condition at the lane where it binds,
         // affine values extrapolated from lane 0.
         let mut at0 = Enc::new(f, &self.ka.div, w, Some(0));
-        let group = self.group_form(&mut enc, &mut at0, c, &pieces, pivot, &display, rejected);
+        let group = self.group_form(
+            &mut enc, &mut at0, c, &pieces, &context, pivot, &display, rejected,
+        );
         let coverage = self.launch_coverage(&c.conds);
         let effect = match t {
             Target::Loop(_) => "the loop runs the same number of iterations on every lane",
@@ -566,6 +582,95 @@ impl Search<'_> {
             method: "pieces",
             effect: effect.into(),
         }))
+    }
+
+    /// The block the target is in (for an access: the one block of its
+    /// loads and stores through `ptr`, if there is one).
+    fn target_block(&self, t: Target) -> Option<BlockId> {
+        let f = &self.ka.func;
+        match t {
+            Target::Loop(id) => Some(self.ka.cfg.loops().loops.get(id.0 as usize)?.header),
+            Target::Branch(b) => Some(b),
+            Target::Access(ptr, _) => {
+                let mut found = None;
+                for &b in self.ka.cfg.rpo() {
+                    for &i in &f.block(b).insts {
+                        let p = match &f.inst(i).kind {
+                            InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => *ptr,
+                            _ => continue,
+                        };
+                        if p == ptr && found.replace(b).is_some_and(|o| o != b) {
+                            return None;
+                        }
+                    }
+                }
+                found
+            }
+        }
+    }
+
+    /// The gist of a proven candidate (gist.rs): when some conjuncts are
+    /// implied by the others and the context at the target, and the rest
+    /// is proven again, the candidate without them and the dropped
+    /// conditions; and the context (true when nothing was dropped).
+    fn gist(
+        &mut self,
+        t: Target,
+        enc: &mut Enc<'_>,
+        c: &Candidate,
+        parts: &[Bool],
+        pieces: &Bool,
+    ) -> (Option<(Candidate, Vec<Cond>)>, Bool) {
+        let none = (None, Bool::from_bool(true));
+        if parts.len() != c.conds.len() || self.out_of_time() {
+            return none;
+        }
+        let Some(block) = self.target_block(t) else {
+            return none;
+        };
+        let f = &self.ka.func;
+        let mut facts = Vec::new();
+        for (cond, truth) in super::gist::guard_edges(f, &self.ka.cfg, block) {
+            if let Some(b) = enc.bool(cond) {
+                facts.push(if truth { b } else { b.not() });
+            }
+        }
+        // The id ranges are assumptions of the encoding already.
+        let context = Bool::and(&facts);
+        let base = Bool::and(&[enc.assumptions(), context.clone()]);
+        let s = self.solver();
+        let (keep, queries) = super::gist::drop_implied(&s, &base, parts);
+        self.queries += queries;
+        if keep.iter().all(|&k| k) {
+            return none;
+        }
+        let mut kept = Vec::new();
+        let mut dropped = Vec::new();
+        let mut kept_parts = Vec::new();
+        for (i, cd) in c.conds.iter().enumerate() {
+            if keep[i] {
+                kept.push(cd.clone());
+                kept_parts.push(parts[i].clone());
+            } else {
+                dropped.push(cd.clone());
+            }
+        }
+        // The same proof as for P, with the context assumed.
+        self.queries += 1;
+        let s = self.solver();
+        s.assert(&base);
+        s.assert(Bool::and(&kept_parts));
+        s.assert(pieces.not());
+        if s.check() != SatResult::Unsat {
+            return none;
+        }
+        let g = Candidate {
+            decisions: c.decisions.clone(),
+            conds: kept,
+            hits: c.hits,
+            known: c.known,
+        };
+        (Some((g, dropped)), context)
     }
 
     /// The lane-varying atom to solve conditions for (the affine one).
@@ -584,6 +689,7 @@ impl Search<'_> {
         at0: &mut Enc<'_>,
         c: &Candidate,
         pieces: &Bool,
+        context: &Bool,
         pivot: Option<ValueId>,
         display: &Namer<'_>,
         rejected: &mut Vec<String>,
@@ -625,7 +731,7 @@ impl Search<'_> {
                     Shape::Strided { stride, .. } => stride,
                     _ => 0,
                 };
-                sum = sum + (a + Int::from_i64(stride * lane)) * Int::from_i64(k);
+                sum += (a + Int::from_i64(stride * lane)) * Int::from_i64(k);
             }
             formulas.push(sum.ge(Int::from_i64(0)));
         }
@@ -634,6 +740,7 @@ impl Search<'_> {
         let s = self.solver();
         s.assert(enc.assumptions());
         s.assert(at0.assumptions());
+        s.assert(context);
         s.assert(Bool::and(&formulas));
         s.assert(pieces.not());
         match s.check() {
@@ -682,79 +789,36 @@ impl Search<'_> {
         })
     }
 
-    /// CEGIS over the group's base id and the integer parameters the
-    /// branch depends on: the spec is "the condition is the same on every
-    /// lane", evaluated concretely for sampling and encoded exactly (one
-    /// copy per lane) for the proofs.
+    /// CEGIS ([`super::spec`]) over the group's ids and the uniform values
+    /// the target depends on: the branch condition the same on every lane,
+    /// or the access contiguous or uniform; every clause proven by Z3.
     fn cegis(&mut self, t: Target) -> Outcome {
-        let Target::Branch(b) = t else {
-            return Outcome::NotFound("it depends on no min/max/select piece".into());
-        };
         let f = &self.ka.func;
-        let Some(InstKind::CondBr { cond, .. }) = f.terminator(b).map(|i| &f.inst(i).kind) else {
-            return Outcome::NotFound("not a two-way branch".into());
-        };
-        let mut params = BTreeSet::new();
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![*cond];
-        while let Some(v) = stack.pop() {
-            if !seen.insert(v) || seen.len() > 200 {
-                continue;
-            }
-            match f.values.get(v.index()).map(|x| &x.def) {
-                Some(ValueDef::Param(i)) if f.ty(v).is_int() && f.ty(v) != Ty::I1 => {
-                    params.insert(*i);
-                }
-                Some(ValueDef::Inst(i)) => f.inst(*i).kind.for_each_operand(|o| stack.push(o)),
-                _ => {}
-            }
-        }
-        if params.len() > 2 {
-            return Outcome::NotFound("it depends on too many parameters for synthesis".into());
-        }
-        let w = self.opts.width;
-        let mut vars = vec![super::cegis::Var::new("x0", 0, 1024)];
-        for &p in &params {
-            vars.push(super::cegis::Var::new(
-                f.params[p as usize].name.to_string(),
-                -64,
-                1024,
-            ));
-        }
-        let spec = BranchSpec {
-            f,
-            div: &self.ka.div,
-            width: w,
-            cond: *cond,
-            params: params.iter().copied().collect(),
-            vars,
-        };
-        let left = self.opts.budget.saturating_sub(self.start.elapsed());
-        let (outcome, stats) = super::cegis::synthesize(&spec, left);
-        self.queries += stats.literal_queries + stats.clause_queries;
-        let dnf = match outcome {
-            super::cegis::Outcome::Found(d) if !d.0.is_empty() => d,
-            super::cegis::Outcome::Timeout => return Outcome::Timeout,
-            _ => {
+        let goal = match t {
+            Target::Branch(b) => match f.terminator(b).map(|i| &f.inst(i).kind) {
+                Some(InstKind::CondBr { cond, .. }) => super::spec::Goal::Branch(*cond),
+                _ => return Outcome::NotFound("not a two-way branch".into()),
+            },
+            Target::Access(ptr, size) => super::spec::Goal::Access(ptr, size),
+            Target::Loop(_) => {
                 return Outcome::NotFound(
-                    "no condition on the group's id and the parameters makes it uniform".into(),
+                    "it depends on no min/max/select piece (synthesis does not model loops)".into(),
                 )
             }
         };
-        let group = dnf.display_vars(&spec.vars);
-        // Per lane, x0 is the lane's id minus its lane number.
-        let mut names: Vec<String> = spec.vars.iter().map(|v| v.name.clone()).collect();
-        names[0] = "((long)get_global_id(0) - get_sub_group_local_id())".into();
-        let lane = dnf.display(&names);
-        Outcome::Found(Precondition {
-            lane: lane.clone(),
-            exact: lane,
-            group: Some(group),
-            rejected: Vec::new(),
-            coverage: None,
-            method: "cegis",
-            effect: "the branch goes the same way on every lane".into(),
-        })
+        let left = self.opts.budget.saturating_sub(self.start.elapsed());
+        let r = super::spec::synthesize(
+            f,
+            &self.ka.div,
+            self.unit,
+            self.kernel,
+            self.stmt,
+            self.opts.width,
+            goal,
+            left,
+        );
+        self.queries += r.queries;
+        r.outcome
     }
 }
 
@@ -955,55 +1019,4 @@ fn size_like_params(f: &Function, div: &Divergence) -> BTreeSet<u32> {
         }
     }
     out
-}
-
-/// "The branch condition is the same on every lane of the group" over
-/// (x0, parameters).
-struct BranchSpec<'a> {
-    f: &'a Function,
-    div: &'a Divergence,
-    width: u32,
-    cond: ValueId,
-    params: Vec<u32>,
-    vars: Vec<super::cegis::Var>,
-}
-
-impl super::cegis::Spec for BranchSpec<'_> {
-    fn vars(&self) -> &[super::cegis::Var] {
-        &self.vars
-    }
-
-    fn holds(&self, point: &[i64]) -> bool {
-        let mut params = HashMap::new();
-        for (k, &p) in self.params.iter().enumerate() {
-            params.insert(p, point[k + 1]);
-        }
-        let s = Sample {
-            params,
-            gid0: point[0],
-            global: [1 << 30, 1, 1],
-        };
-        let first = eval::value(self.f, self.cond, 0, &s, 0);
-        first.is_some()
-            && (1..self.width).all(|l| eval::value(self.f, self.cond, l, &s, 0) == first)
-    }
-
-    fn encode(&self, vars: &[BV]) -> Option<Bool> {
-        let mut ties = vec![Int::new_const("gid0").eq(vars[0].to_int(true))];
-        for (k, &p) in self.params.iter().enumerate() {
-            ties.push(Int::new_const(format!("p{p}")).eq(vars[k + 1].to_int(true)));
-        }
-        let mut same = Vec::new();
-        let mut c0 = None;
-        for lane in 0..self.width {
-            let mut enc = Enc::new(self.f, self.div, self.width, Some(lane));
-            let c = enc.bool(self.cond)?;
-            ties.push(enc.assumptions());
-            match &c0 {
-                None => c0 = Some(c),
-                Some(first) => same.push(c.iff(first)),
-            }
-        }
-        Some(Bool::and(&ties).implies(Bool::and(&same)))
-    }
 }
