@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use lanes_codegen::{host_can_run, target_spec, Jit, Options};
+use lanes_codegen::{host_can_run, target_spec, Jit, Options, TargetSpec};
 use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
 use lanes_frontend::unit::{check_text, CheckedUnit};
 use lanes_vectorizer::interp::NdRange;
@@ -57,6 +57,23 @@ fn unit(text: &str) -> CheckedUnit {
     u
 }
 
+/// The targets of the differential tests this machine can run (the others
+/// are reported as skipped).
+fn runnable_targets() -> Vec<(&'static str, TargetSpec)> {
+    ["sse4-i32x4", "avx2-i32x8", "avx512skx-x16"]
+        .into_iter()
+        .filter_map(|target| {
+            let spec = target_spec(target).unwrap();
+            if host_can_run(&spec) {
+                Some((target, spec))
+            } else {
+                eprintln!("SKIPPED: this machine cannot run {target}");
+                None
+            }
+        })
+        .collect()
+}
+
 fn scalar(ty: Ty, v: i64) -> Arg {
     Arg::Scalar(ty, v as u64 & 0xffff_ffff, 0.0)
 }
@@ -65,12 +82,7 @@ fn scalar(ty: Ty, v: i64) -> Arg {
 fn specialized_objects_equal_the_interpreter_across_boundaries() {
     let original = unit(KERNELS);
     let mut ran = 0;
-    for target in ["sse4-i32x4", "avx2-i32x8", "avx512skx-x16"] {
-        let spec = target_spec(target).unwrap();
-        if !host_can_run(&spec) {
-            eprintln!("SKIPPED: this machine cannot run {target}");
-            continue;
-        }
+    for (target, spec) in runnable_targets() {
         let w = spec.width;
         let s = precond::specialize(&original, &precond::Options::new(w));
         let kinds: Vec<_> = s.applied.iter().map(|a| a.kernel.as_str()).collect();
@@ -221,12 +233,7 @@ fn jit_for(special: &CheckedUnit, name: &str, w: u32, spec: &lanes_codegen::Targ
 fn fast_walsh_transform_fast_path_equals_the_interpreter() {
     let original = unit(FWT);
     let mut ran = 0;
-    for target in ["sse4-i32x4", "avx2-i32x8", "avx512skx-x16"] {
-        let spec = target_spec(target).unwrap();
-        if !host_can_run(&spec) {
-            eprintln!("SKIPPED: this machine cannot run {target}");
-            continue;
-        }
+    for (target, spec) in runnable_targets() {
         let w = spec.width;
         let s = precond::specialize(&original, &precond::Options::new(w));
         assert_eq!(s.applied.len(), 1, "{target}: {:?}", s.applied);
@@ -280,12 +287,7 @@ fn fast_walsh_transform_fast_path_equals_the_interpreter() {
 fn branch_fast_paths_equal_the_interpreter() {
     let original = unit(PREFIX_SUM);
     let mut ran = 0;
-    for target in ["sse4-i32x4", "avx2-i32x8", "avx512skx-x16"] {
-        let spec = target_spec(target).unwrap();
-        if !host_can_run(&spec) {
-            eprintln!("SKIPPED: this machine cannot run {target}");
-            continue;
-        }
+    for (target, spec) in runnable_targets() {
         let w = spec.width;
         let s = precond::specialize(&original, &precond::Options::new(w));
         let branches: Vec<_> = s
