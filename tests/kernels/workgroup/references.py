@@ -9,6 +9,11 @@ kernel writes: `{name: list}` or `{name: (list, {"rel": r, "abs_tol": a})}`;
 REFERENCES = {}
 
 
+class AnyOrder(list):
+    """A reference for the first len(self) elements of a buffer whose order
+    depends on the scheduling of work-items (queues filled with atomics)."""
+
+
 def reference(stem, *kernels):
     def register(f):
         for k in kernels:
@@ -156,3 +161,130 @@ def sort_blocks(l):
 @reference("bitonic_sort_local", "sort_blocks_dir")
 def sort_blocks_dir(l):
     return {"data": sorted_blocks(l["data"], 2 * l.local_size[0], l["ascending"] == 0)}
+
+
+@reference("radix_sort_step", "radix_count")
+def radix_count(l):
+    per_group = define(l, "KEYS_PER_ITEM", 4) * l.local_size[0]
+    keys, shift = l["keys"], l["shift"]
+    groups = len(keys) // per_group
+    counts, offsets = [0] * (16 * groups), []
+    for g in range(groups):
+        h = [0] * 16
+        for k in keys[g * per_group:(g + 1) * per_group]:
+            h[(k >> shift) & 15] += 1
+        for b in range(16):
+            counts[b * groups + g] = h[b]
+        offsets += [sum(h[:b]) for b in range(16)]
+    return {"counts": counts, "offsets": offsets}
+
+
+@reference("dwt_haar_1d", "dwtHaar1D")
+def dwt_haar_1d(l):
+    x, n, L = l["signal"], l["signalLength"], l.local_size[0]
+    s = 0.70710678118654752
+    coefs = list(l["coefs"])
+    for i in range(len(l["avgs"])):
+        coefs[i] = None
+    avgs = []
+    for g in range(n // (2 * L)):
+        level_in = x[2 * L * g:2 * L * (g + 1)]
+        k = 1
+        while len(level_in) > 1:
+            half = len(level_in) // 2
+            for i in range(half):
+                coefs[(n >> k) + g * half + i] = (level_in[2 * i] - level_in[2 * i + 1]) * s
+            level_in = [(level_in[2 * i] + level_in[2 * i + 1]) * s for i in range(half)]
+            k += 1
+        avgs.append(level_in[0])
+    return {"coefs": coefs, "avgs": avgs}
+
+
+def clamp(v, lo, hi):
+    return min(max(v, lo), hi)
+
+
+@reference("convolution_separable", "convolutionRows")
+def convolution_rows(l):
+    r, w, h, s, f = define(l, "RADIUS", 4), l["imageW"], l["imageH"], l["src"], l["filter"]
+    return {"dst": [sum(f[r + k] * s[y * w + clamp(x + k, 0, w - 1)] for k in range(-r, r + 1))
+                    for y in range(h) for x in range(w)]}
+
+
+@reference("convolution_separable", "convolutionColumns")
+def convolution_columns(l):
+    r, w, h, s, f = define(l, "RADIUS", 4), l["imageW"], l["imageH"], l["src"], l["filter"]
+    return {"dst": [sum(f[r + k] * s[clamp(y + k, 0, h - 1) * w + x] for k in range(-r, r + 1))
+                    for y in range(h) for x in range(w)]}
+
+
+@reference("nbody_local", "nbody_sim")
+def nbody(l):
+    n, dt, eps = l["numBodies"], l["deltaTime"], l["epsSqr"]
+    p, v = l["pos"], l["vel"]
+    new_pos, new_vel = [], []
+    for i in range(n):
+        acc = [0.0, 0.0, 0.0]
+        for j in range(n):
+            d = [p[4 * j + c] - p[4 * i + c] for c in range(3)]
+            s = p[4 * j + 3] * (sum(x * x for x in d) + eps) ** -1.5
+            for c in range(3):
+                acc[c] += s * d[c]
+        vv = [v[4 * i + c] + acc[c] * dt for c in range(3)]
+        new_vel += vv + [v[4 * i + 3]]
+        new_pos += [p[4 * i + c] + vv[c] * dt for c in range(3)] + [p[4 * i + 3]]
+    tol = {"rel": 1e-3, "abs_tol": 1e-3}
+    return {"newPos": (new_pos, tol), "newVel": (new_vel, tol)}
+
+
+@reference("kmeans_atomic", "kmeans_assign")
+def kmeans(l):
+    n, k = l["n"], define(l, "K", 8)
+    p, c = l["points"], l["centroids"]
+    membership, sums, counts = [], [0] * (2 * k), [0] * k
+    for i in range(n):
+        x, y = p[2 * i], p[2 * i + 1]
+        dist = [(x - c[2 * j]) ** 2 + (y - c[2 * j + 1]) ** 2 for j in range(k)]
+        best = dist.index(min(dist))
+        membership.append(best)
+        sums[2 * best] += int(x * 1024.0)
+        sums[2 * best + 1] += int(y * 1024.0)
+        counts[best] += 1
+    return {"membership": membership, "sums": sums, "counts": counts}
+
+
+@reference("bfs_frontier", "bfs_queue", "bfs_queue_local")
+def bfs_queue(l):
+    ro, cols, levels = l["row_offsets"], l["cols"], list(l["levels"])
+    found = []
+    for v in l["frontier"][:l["frontier_size"]]:
+        for e in range(ro[v], ro[v + 1]):
+            u = cols[e]
+            if levels[u] == -1:
+                levels[u] = l["level"] + 1
+                found.append(u)
+    return {"levels": levels, "next_size": [len(found)], "next_frontier": AnyOrder(found)}
+
+
+@reference("bfs_frontier", "bfs_mask")
+def bfs_mask(l):
+    ro, cols, mask, visited = l["row_offsets"], l["cols"], l["mask"], l["visited"]
+    cost, upd, over = list(l["cost"]), list(l["updating_mask"]), 0
+    for v in range(l["nodes"]):
+        if mask[v]:
+            for e in range(ro[v], ro[v + 1]):
+                u = cols[e]
+                if not visited[u]:
+                    cost[u], upd[u], over = l["level"] + 1, 1, 1
+    return {"mask": [0] * len(mask), "cost": cost, "updating_mask": upd, "over": [over]}
+
+
+@reference("async_copy_tile", "scale_tiles")
+def scale_tiles(l):
+    return {"data": [x * l["factor"] for x in l["data"]]}
+
+
+@reference("async_copy_tile", "column_sums")
+def column_sums(l):
+    m, rows, cols = l["m"], l["rows"], l["cols"]
+    return {"sums": [sum(m[r * cols + c] for r in range(rows)) for c in range(cols)]}
