@@ -288,3 +288,138 @@ def scale_tiles(l):
 def column_sums(l):
     m, rows, cols = l["m"], l["rows"], l["cols"]
     return {"sums": [sum(m[r * cols + c] for r in range(rows)) for c in range(cols)]}
+
+
+def groups_of(values, size):
+    return [values[g:g + size] for g in range(0, len(values), size)]
+
+
+@reference("work_group_collectives", "block_sum")
+def block_sum(l):
+    return {"block_totals": group_sums(l["in"], l.local_size[0])}
+
+
+@reference("work_group_collectives", "block_scan")
+def block_scan(l):
+    L = l.local_size[0]
+    return {"out": blocked_scan(l["in"], L), "block_totals": group_sums(l["in"], L)}
+
+
+def c_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+@reference("work_group_collectives", "normalize_max")
+def normalize_max(l):
+    out, flags = [], []
+    for g in groups_of(l["in"], l.local_size[0]):
+        m = max(g)
+        out += [c_div(x * 1000, m) if m > 0 else 0 for x in g]
+        flags.append(1 if min(g) < 0 else 0)
+    return {"out": out, "flags": flags}
+
+
+@reference("work_group_collectives", "subtract_first")
+def subtract_first(l):
+    out = []
+    for g in groups_of(l["in"], l.local_size[0]):
+        rank = 0
+        for x in g:
+            out.append((x - g[0]) * 1000 + rank)
+            rank += 1 if x > g[0] else 0
+    return {"out": out}
+
+
+@reference("atom_extension", "value_stats")
+def value_stats(l):
+    n, t = l["n"], l["threshold"]
+    picked = [v for v in l["values"][:n] if v > t]
+    count, total, lo, hi = l["stats"]
+    if picked:
+        count, total = count + len(picked), total + sum(picked)
+        lo, hi = min(lo, min(picked)), max(hi, max(picked))
+    return {"stats": [count, total, lo, hi], "last": [None]}
+
+
+@reference("atom_extension", "claim_slots")
+def claim_slots(l):
+    # Linear probing fills the same set of slots in any order of insertion.
+    n, got = l["n"], l.outputs["table"]
+    occupied = set()
+    for g in range(n):
+        s = g % 7
+        while s in occupied:
+            s += 1
+        occupied.add(s)
+    table = [got[i] if i in occupied else 0 for i in range(len(got))]
+    slot_of = [got.index(g + 1) if g + 1 in got else -1 for g in range(n)]
+    return {"table": table, "slot_of": slot_of}
+
+
+@reference("atomics_cl20", "count_matches")
+def count_matches(l):
+    return {"count": [l["keys"][:l["n"]].count(l["key"])]}
+
+
+@reference("atomics_cl20", "digit_bins")
+def digit_bins(l):
+    L, n, d = l.local_size[0], l["n"], l["digits"]
+    bins = []
+    for g in range(len(l["bins"]) // 16):
+        h = [0] * 16
+        for x in d[g * L:min((g + 1) * L, n)]:
+            h[x % 16] += 1
+        bins += h
+    return {"bins": bins}
+
+
+@reference("atomics_cl20", "float_max")
+def float_max(l):
+    import struct
+    m = max(l["values"][:l["n"]])
+    return {"result": [struct.unpack("<I", struct.pack("<f", m))[0]]}
+
+
+@reference("stream_compaction", "compact_global", "compact_local")
+def compaction(l):
+    kept = [v for v in l["in"][:l["n"]] if v >= l["threshold"]]
+    return {"out": AnyOrder(kept), "count": [len(kept)]}
+
+
+@reference("matvec_local_reduce", "matvec_rows", "matvec_rows4")
+def matvec(l):
+    A, x, rows, cols = l["A"], l["x"], l["rows"], l["cols"]
+    return {"y": [sum(A[r * cols + j] * x[j] for j in range(cols)) for r in range(rows)]}
+
+
+@reference("spmv_csr_vector", "spmv_csr_vector_kernel")
+def spmv(l):
+    rd, cols, val, vec = l["rowDelimiters"], l["cols"], l["val"], l["vec"]
+    return {"out": [sum(val[j] * vec[cols[j]] for j in range(rd[r], rd[r + 1]))
+                    for r in range(l["dim"])]}
+
+
+@reference("hotspot", "hotspot")
+def hotspot(l):
+    cols, rows, t, p = l["grid_cols"], l["grid_rows"], l["temp_src"], l["power"]
+    k = l["step"] / l["Cap"]
+    rx, ry, rz, amb = 1 / l["Rx"], 1 / l["Ry"], 1 / l["Rz"], l["amb_temp"]
+    at = lambda r, c: t[clamp(r, 0, rows - 1) * cols + clamp(c, 0, cols - 1)]
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            v = at(r, c)
+            out.append(v + k * (p[r * cols + c] + (at(r + 1, c) + at(r - 1, c) - 2 * v) * ry
+                                + (at(r, c + 1) + at(r, c - 1) - 2 * v) * rx + (amb - v) * rz))
+    return {"temp_dst": out}
+
+
+@reference("pathfinder", "dynproc_kernel")
+def pathfinder(l):
+    cols, wall, prev = l["cols"], l["wall"], l["src"][:l["cols"]]
+    for i in range(l["iteration"]):
+        row = l["startStep"] + i
+        prev = [wall[row * cols + x] + min(prev[max(x - 1, 0)], prev[x], prev[min(x + 1, cols - 1)])
+                for x in range(cols)]
+    return {"dst": prev}

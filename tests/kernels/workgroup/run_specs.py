@@ -23,7 +23,8 @@ Two runtimes:
   `// expect-run: DataRace at LINE` or `// expect-run: BarrierDivergence at LINE`
   must produce that finding on that line.
 
-A file may say `// oclgrind: ignore uninitialized` (with the reason) where
+A file may say `// skip-runtime: pocl oclgrind -- REASON` for features a
+runtime lacks (its specs are still parsed), and `// oclgrind: ignore uninitialized` (with the reason) where
 oclgrind's shadow memory is known to be wrong.
 
 Files are built with `-cl-std=CL2.0` unless a `// build: OPTIONS` line says
@@ -126,6 +127,7 @@ def elem_type(type_name):
     """(struct code, components, is_float) of an argument type name such as
     `float4*`, `uint*` or `int`."""
     t = type_name.replace("*", "").replace("const", "").replace("restrict", "").strip()
+    t = t.removeprefix("atomic_")
     m = re.fullmatch(r"([a-z ]+?)(2|3|4|8|16)?", t)
     if not m or m.group(1) not in SCALARS:
         raise ValueError(f"unsupported argument type `{type_name}`")
@@ -420,6 +422,9 @@ def check_file(rt, path, quiet=False):
     ignore = re.findall(rb"//\s*oclgrind: ignore (\w+)", source)
     ignore = [w.decode() for w in ignore]
     failures, ran = [], 0
+    skipped = re.search(rb"//\s*skip-runtime:([\w ]+)--", source)
+    if skipped and rt.name in skipped.group(1).decode().split():
+        return 0, []
     if rt.name == "pocl" and any(kind == "BarrierDivergence" for kind, _ in expect):
         # Barrier divergence is undefined behaviour; PoCL may hang on it.
         return 0, []

@@ -53,6 +53,8 @@ def test_valid_kernel_passes_clang(path):
 def test_specs_run_on_pocl(pocl, path):
     ran, failures = run_specs.check_file(pocl, path, quiet=True)
     assert not failures, "\n".join(failures)
+    if ran == 0:
+        pytest.skip("the file says PoCL cannot run it")
 
 
 @pytest.mark.parametrize("path", WITH_SPECS, ids=lambda p: p.name)
@@ -61,3 +63,5 @@ def test_specs_under_oclgrind(oclgrind, path):
     out = subprocess.run([sys.executable, str(HERE / "run_specs.py"), "--runtime", "oclgrind",
                           str(path)], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, f"exit status {out.returncode}\n{out.stdout}\n{out.stderr}"
+    if " 0 launches" in out.stdout:
+        pytest.skip("the file says oclgrind cannot run it")
