@@ -70,7 +70,7 @@ __kernel void claim_slots(__global int *table, __global int *slot_of, int n)
     int gid = get_global_id(0);
     if (gid >= n)
         return;
-    int slot = gid % 7;  //~ warning[L0205]
+    int slot = gid % 7;  //~ shape: varying
     while (atom_cmpxchg(&table[slot], 0, gid + 1) != 0)  //~ loop: divergent //~ warning[L0201] warning[L0209]
         slot++;
     slot_of[gid] = slot;

@@ -36,9 +36,11 @@ __kernel void convolutionRows(__global float *dst, __global const float *src,
     int y = get_global_id(1);  //~ shape: uniform
 
     // The tile row with its apron: BX + 2 RADIUS pixels, loaded BX at a time.
-    for (int i = lx; i < BX + 2 * RADIUS; i += BX) {  //~ loop: divergent //~ warning[L0201]
+    // Lanes 0..2R-1 of the group run twice, the others once: with BX and
+    // 2 RADIUS multiples of the SIMD width, whole SIMD groups agree.
+    for (int i = lx; i < BX + 2 * RADIUS; i += BX) {  //~ loop: uniform
         int x = clamp(x0 - RADIUS + i, 0, imageW - 1);
-        tile[ly][i] = src[y * imageW + x];  //~ access: tile[ly][i]=store:contiguous
+        tile[ly][i] = src[y * imageW + x];  //~ access: tile[ly][i]=store:contiguous //~ warning[L0202]
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 

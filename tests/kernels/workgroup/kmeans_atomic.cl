@@ -35,7 +35,9 @@ __kernel void kmeans_assign(__global const float2 *points,
     int gid = get_global_id(0);  //~ shape: contiguous
     int lid = get_local_id(0);  //~ shape: contiguous
 
-    if (lid < K) {  //~ branch: divergent
+    // K is a multiple of the SIMD width (8 lanes for the expectations), so
+    // whole SIMD groups take this branch.
+    if (lid < K) {  //~ branch: uniform
         c[lid] = centroids[lid];  //~ access: c[lid]=store:contiguous, centroids[lid]=contiguous
         local_sums[2 * lid] = 0;  //~ warning[L0204]
         local_sums[2 * lid + 1] = 0;  //~ warning[L0204]

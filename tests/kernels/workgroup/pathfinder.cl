@@ -65,7 +65,7 @@ __kernel void dynproc_kernel(int iteration, __global const int *wall,
             result[tx] = shortest + wall[index];  //~ access: wall[index]=contiguous
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (i == iteration - 1)  //~ branch: uniform
+        if (i == iteration - 1)
             break;
         if (computed)
             prev[tx] = result[tx];

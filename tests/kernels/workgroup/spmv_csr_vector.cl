@@ -30,7 +30,7 @@ __kernel void spmv_csr_vector_kernel(__global const float *val,
     int t = get_local_id(0);  //~ shape: contiguous
     int vecsPerGroup = get_local_size(0) / VECTOR_SIZE;
     int id = t & (VECTOR_SIZE - 1);  //~ shape: contiguous
-    int localVec = t / VECTOR_SIZE;  //~ shape: uniform
+    int localVec = get_local_id(0) / VECTOR_SIZE;  //~ shape: uniform
     int myRow = get_group_id(0) * vecsPerGroup + localVec;  //~ shape: uniform
 
     float mySum = 0.0f;
@@ -52,5 +52,5 @@ __kernel void spmv_csr_vector_kernel(__global const float *val,
     }
 
     if (id == 0 && myRow < dim)
-        out[myRow] = partial[t];
+        out[myRow] = partial[t];  //~ warning[L0207]
 }

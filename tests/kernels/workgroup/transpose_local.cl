@@ -29,7 +29,7 @@ __kernel void transpose(__global float *odata, __global const float *idata,
     int xIndex = get_group_id(0) * BLOCK_DIM + tx;  //~ shape: contiguous
     int yIndex = get_group_id(1) * BLOCK_DIM + ty;  //~ shape: uniform
 
-    if (xIndex < width && yIndex < height)  //~ branch: divergent
+    if (xIndex < width && yIndex < height)
         tile[ty][tx] = idata[yIndex * width + xIndex];  //~ access: tile[ty][tx]=store:contiguous, idata[yIndex * width + xIndex]=contiguous
 
     barrier(CLK_LOCAL_MEM_FENCE);
