@@ -367,6 +367,11 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 Const::Null(_) => cx.ctx.ptr_type(LlvmSpace::default()).const_null().into(),
                 Const::Undef(t) => return self.undef(t, vec),
             },
+            ValueDef::Local(n) => {
+                return Err(format!(
+                    "`__local` variable {n}: work-group memory is not compiled yet"
+                ))
+            }
             ValueDef::Param(n) => self
                 .func
                 .get_nth_param(*n)
@@ -549,6 +554,11 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             InstKind::Horizontal { op, args } => {
                 let r = self.horizontal(b, *op, args, ty)?;
                 self.set(id, r)
+            }
+            // `kernel_code` refuses kernels with work-group features before
+            // they get here.
+            InstKind::Barrier { .. } | InstKind::Atomic { .. } | InstKind::WorkGroup { .. } => {
+                Err("work-group features are not compiled yet".into())
             }
             InstKind::Br(t) => {
                 let tb = self.bb(*t)?;

@@ -240,6 +240,53 @@ impl KernelCode {
     }
 }
 
+/// The first use (in source order) of a work-group feature the back end
+/// does not compile yet, as the code-generation error for it: `L0901`
+/// barriers, `L0902` `__local` memory, `L0903` atomics, `L0917` work-group
+/// collectives. `check` and `explain` analyse these kernels; only code
+/// generation refuses them.
+pub fn first_work_group_feature(f: &lanes_vectorizer::ir::Function) -> Option<Diagnostic> {
+    use lanes_vectorizer::ir::{InstKind, Ty};
+    let local = Ty::Ptr(lanes_frontend::ast::AddressSpace::Local);
+    let mut found: Vec<(lanes_frontend::source::Span, Code, &str)> = Vec::new();
+    for p in f.params.iter().filter(|p| p.ty == local) {
+        found.push((
+            p.span,
+            Code::UnsupportedLocalMemory,
+            "`__local` pointer arguments",
+        ));
+    }
+    for l in &f.locals {
+        found.push((l.span, Code::UnsupportedLocalMemory, "`__local` variables"));
+    }
+    for b in f.block_ids() {
+        for &i in &f.block(b).insts {
+            let inst = f.inst(i);
+            let what = match inst.kind {
+                InstKind::Barrier { .. } => (Code::UnsupportedBarrier, "barriers"),
+                InstKind::Atomic { .. } => (Code::UnsupportedAtomics, "atomic operations"),
+                InstKind::WorkGroup { .. } => (
+                    Code::UnsupportedWorkGroupCollective,
+                    "work-group collective functions",
+                ),
+                _ => continue,
+            };
+            found.push((inst.src.span, what.0, what.1));
+        }
+    }
+    let (span, code, what) = found
+        .into_iter()
+        .min_by_key(|(s, _, _)| (s.file, s.start))?;
+    Some(Diagnostic::new(
+        code,
+        span,
+        format!(
+            "`lanes build` cannot compile {what} yet (kernel `{}`); `lanes check` and `lanes explain` analyse it",
+            f.name
+        ),
+    ))
+}
+
 /// Lowers, analyses and vectorizes kernel `k` of `unit` for width `w`.
 pub fn kernel_code(
     unit: &hir::Unit,
@@ -248,6 +295,9 @@ pub fn kernel_code(
 ) -> Result<KernelCode, Vec<Diagnostic>> {
     let hf = unit.function(k);
     let ka = lanes_vectorizer::report::analyze_kernel(unit, k, width)?;
+    if let Some(d) = first_work_group_feature(&ka.func) {
+        return Err(vec![d]);
+    }
     let vf = lanes_vectorizer::vectorize::vectorize(&ka.func, &ka.cfg, &ka.div).map_err(|e| {
         vec![Diagnostic::new(
             Code::UnsupportedByVectorizer,

@@ -195,7 +195,7 @@ impl<'a> Analyzer<'a> {
         // Parameters, globals and constants have fixed shapes.
         for (i, v) in f.values.iter().enumerate() {
             a.shapes[i] = match &v.def {
-                ValueDef::Param(_) | ValueDef::Global(_) => Shape::uniform(),
+                ValueDef::Param(_) | ValueDef::Global(_) | ValueDef::Local(_) => Shape::uniform(),
                 ValueDef::Const(c) => const_shape(*c),
                 ValueDef::Inst(_) => Shape::Bottom,
             };
@@ -382,6 +382,21 @@ impl<'a> Analyzer<'a> {
                     }
                 }
             }
+            InstKind::WorkGroup { op, .. } => {
+                use crate::ir::Horizontal as H;
+                match op {
+                    H::Any | H::All | H::Broadcast | H::Reduce(_) => {
+                        (Shape::uniform(), Cause::None)
+                    }
+                    H::ScanInclusive(_) | H::ScanExclusive(_) => {
+                        (varying_like(Shape::varying(), inst.ty), Cause::Lanes)
+                    }
+                }
+            }
+            // Every lane gets the value memory held at its own turn: lanes
+            // see different old values even on one address.
+            InstKind::Atomic { .. } => (varying_like(Shape::varying(), inst.ty), Cause::Lanes),
+            InstKind::Barrier { .. } => (Shape::Bottom, Cause::None),
             InstKind::CondBr { cond, .. } => {
                 if self.non_uniform(*cond) {
                     self.divergent_branch(block);

@@ -200,6 +200,8 @@ pub enum ErrorKind {
     InvalidSubGroupOp,
     /// The IR itself is inconsistent (the verifier should have caught it).
     MalformedIr,
+    /// A feature the interpreter does not run.
+    Unsupported,
 }
 
 impl ErrorKind {
@@ -220,6 +222,7 @@ impl ErrorKind {
             Misaligned => "misaligned access",
             InvalidSubGroupOp => "invalid sub-group operation",
             MalformedIr => "malformed IR",
+            Unsupported => "unsupported",
         }
     }
 }
@@ -542,7 +545,7 @@ impl<'f> Machine<'f> {
                     }),
                     None => Val::Unset,
                 },
-                ValueDef::Inst(_) => Val::Unset,
+                ValueDef::Inst(_) | ValueDef::Local(_) => Val::Unset,
             })
             .collect();
         let mut alloca_names = HashMap::new();
@@ -1003,6 +1006,12 @@ impl<'f> Machine<'f> {
                 ops::math(*func, ty, &xs)?
             }
             InstKind::Horizontal { .. } => return Ok(Flow::Pause),
+            InstKind::Barrier { .. } | InstKind::Atomic { .. } | InstKind::WorkGroup { .. } => {
+                return Err(fault(
+                    ErrorKind::Unsupported,
+                    "the interpreter does not run work-group features yet",
+                ))
+            }
             InstKind::Br(b) => return Ok(Flow::Jump(*b)),
             InstKind::CondBr { cond, then, els } => {
                 let c = self.used_int(lane, *cond)? & 1 == 1;

@@ -648,6 +648,67 @@ impl Horizontal {
     }
 }
 
+/// Atomic read-modify-write operations on `__global` or `__local` memory
+/// (OpenCL C 1.1 `atomic_*`, 1.0 `atom_*`, 2.0 `atomic_fetch_*`,
+/// `atomic_load`/`atomic_store`/`atomic_exchange`/`atomic_compare_exchange_*`).
+/// Every one but `Store` returns the value the memory held before. The
+/// operands (`InstKind::Atomic::args`) are the value (none for `Load`;
+/// `cmp, new` for `CmpXchg`). `atomic_inc`/`atomic_dec` are `Add`/`Sub` of 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Xchg,
+    And,
+    Or,
+    Xor,
+    SMin,
+    SMax,
+    UMin,
+    UMax,
+    /// Stores `new` if the memory holds `cmp`; returns the old value.
+    CmpXchg,
+    Load,
+    Store,
+}
+
+impl AtomicOp {
+    pub fn name(self) -> &'static str {
+        use AtomicOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            Xchg => "xchg",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            SMin => "smin",
+            SMax => "smax",
+            UMin => "umin",
+            UMax => "umax",
+            CmpXchg => "cmpxchg",
+            Load => "load",
+            Store => "store",
+        }
+    }
+
+    /// The number of value operands after the pointer.
+    pub fn arity(self) -> usize {
+        match self {
+            AtomicOp::Load => 0,
+            AtomicOp::CmpXchg => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// The `flags` of a barrier or fence: OpenCL's `cl_mem_fence_flags`.
+pub mod fence {
+    pub const LOCAL: u32 = 1;
+    pub const GLOBAL: u32 = 2;
+    pub const IMAGE: u32 = 4;
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum InstKind {
     /// `incoming` has one entry per predecessor edge, in any order.
@@ -707,6 +768,28 @@ pub enum InstKind {
         args: Vec<ValueId>,
     },
     Horizontal {
+        op: Horizontal,
+        args: Vec<ValueId>,
+    },
+    /// A work-group barrier (`barrier`, `work_group_barrier`,
+    /// `wait_group_events`): every work-item of the work-group reaches it
+    /// before any continues; `flags` ([`fence`]) say which memory it orders.
+    Barrier {
+        flags: u32,
+    },
+    /// An atomic operation on the memory at `ptr` (see [`AtomicOp`]); the
+    /// result type is the memory's type (`Void` for `Store`).
+    Atomic {
+        op: AtomicOp,
+        ptr: ValueId,
+        args: Vec<ValueId>,
+    },
+    /// A work-group collective (`work_group_reduce_add`, `_scan_*`,
+    /// `_broadcast`, `_any`, `_all`): the operation of [`Horizontal`] over
+    /// all work-items of the work-group, with an implicit barrier. For
+    /// `Broadcast` the operands are the value and the local id in each
+    /// dimension the call names (`i64`).
+    WorkGroup {
         op: Horizontal,
         args: Vec<ValueId>,
     },
@@ -780,12 +863,16 @@ impl InstKind {
                     f(*d)
                 }
             }
-            InstKind::Math { args, .. } | InstKind::Horizontal { args, .. } => {
+            InstKind::Math { args, .. }
+            | InstKind::Horizontal { args, .. }
+            | InstKind::WorkGroup { args, .. } => args.iter().for_each(|&v| f(v)),
+            InstKind::Atomic { ptr, args, .. } => {
+                f(*ptr);
                 args.iter().for_each(|&v| f(v))
             }
             InstKind::CondBr { cond, .. } => f(*cond),
             InstKind::Switch { value, .. } => f(*value),
-            InstKind::Br(_) | InstKind::Ret | InstKind::Unreachable => {}
+            InstKind::Br(_) | InstKind::Ret | InstKind::Unreachable | InstKind::Barrier { .. } => {}
         }
     }
 
@@ -817,12 +904,16 @@ impl InstKind {
                     f(d)
                 }
             }
-            InstKind::Math { args, .. } | InstKind::Horizontal { args, .. } => {
+            InstKind::Math { args, .. }
+            | InstKind::Horizontal { args, .. }
+            | InstKind::WorkGroup { args, .. } => args.iter_mut().for_each(f),
+            InstKind::Atomic { ptr, args, .. } => {
+                f(ptr);
                 args.iter_mut().for_each(f)
             }
             InstKind::CondBr { cond, .. } => f(cond),
             InstKind::Switch { value, .. } => f(value),
-            InstKind::Br(_) | InstKind::Ret | InstKind::Unreachable => {}
+            InstKind::Br(_) | InstKind::Ret | InstKind::Unreachable | InstKind::Barrier { .. } => {}
         }
     }
 
@@ -864,7 +955,19 @@ impl InstKind {
 
     /// True for instructions with an effect besides their value.
     pub fn has_side_effect(&self) -> bool {
-        matches!(self, InstKind::Store { .. }) || self.is_terminator()
+        matches!(
+            self,
+            InstKind::Store { .. }
+                | InstKind::Barrier { .. }
+                | InstKind::Atomic { .. }
+                | InstKind::WorkGroup { .. }
+        ) || self.is_terminator()
+    }
+
+    /// True for the instructions every work-item of a work-group must reach
+    /// together: barriers and work-group collectives.
+    pub fn is_work_group_sync(&self) -> bool {
+        matches!(self, InstKind::Barrier { .. } | InstKind::WorkGroup { .. })
     }
 }
 
@@ -886,6 +989,9 @@ pub enum ValueDef {
     Const(Const),
     /// The address of a `__constant` program-scope variable.
     Global(u32),
+    /// The address of the `n`-th kernel-scope `__local` variable
+    /// ([`Function::locals`]): one object per work-group.
+    Local(u32),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -926,6 +1032,16 @@ pub struct Global {
     pub span: Span,
 }
 
+/// A `__local` variable declared at kernel scope: one object per work-group,
+/// shared by its work-items, uninitialized at the start of the group.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalVar {
+    pub name: SmolStr,
+    pub size: u64,
+    pub align: u64,
+    pub span: Span,
+}
+
 /// A source variable and the SSA values that hold it (every assignment
 /// and every φ created for it; several per component for vectors), or the
 /// `alloca` that stores it. Used to show a variable's shape at its
@@ -951,6 +1067,8 @@ pub struct Function {
     pub insts: Vec<Inst>,
     pub values: Vec<Value>,
     pub globals: Vec<Global>,
+    /// Kernel-scope `__local` variables (`ValueDef::Local`).
+    pub locals: Vec<LocalVar>,
     pub vars: Vec<Var>,
     pub entry: BlockId,
     /// Results of signed integer `+`, `-`, `*` in the source: their overflow
@@ -969,6 +1087,7 @@ impl Function {
             insts: Vec::new(),
             values: Vec::new(),
             globals: Vec::new(),
+            locals: Vec::new(),
             vars: Vec::new(),
             entry: BlockId(0),
             nsw: Default::default(),
@@ -1094,6 +1213,29 @@ impl Function {
         let n = self.globals.len() as u32;
         self.globals.push(global);
         self.add_value(ValueDef::Global(n), Ty::Ptr(AddressSpace::Constant))
+    }
+
+    pub fn add_local(&mut self, local: LocalVar) -> ValueId {
+        let n = self.locals.len() as u32;
+        self.locals.push(local);
+        self.add_value(ValueDef::Local(n), Ty::Ptr(AddressSpace::Local))
+    }
+
+    /// True when the kernel uses work-group features that need all
+    /// work-items of a group together (barriers, collectives) or memory
+    /// shared by them (`__local` variables or arguments, atomics).
+    pub fn uses_work_group_features(&self) -> bool {
+        !self.locals.is_empty()
+            || self
+                .params
+                .iter()
+                .any(|p| p.ty == Ty::Ptr(AddressSpace::Local))
+            || self.insts.iter().any(|i| {
+                matches!(
+                    i.kind,
+                    InstKind::Barrier { .. } | InstKind::Atomic { .. } | InstKind::WorkGroup { .. }
+                )
+            })
     }
 
     /// A constant value. Each call makes a new value id (constants are not

@@ -34,6 +34,10 @@ pub fn operand(f: &Function, v: ValueId) -> String {
             Some(gl) => format!("@{}", gl.name),
             None => format!("@<bad {g}>"),
         },
+        ValueDef::Local(l) => match f.locals.get(*l as usize) {
+            Some(lv) => format!("@local.{}", lv.name),
+            None => format!("@local<bad {l}>"),
+        },
         ValueDef::Param(_) | ValueDef::Inst(_) => format!("%{}", v.0),
     }
 }
@@ -116,6 +120,25 @@ fn label(f: &Function, b: super::BlockId) -> String {
     }
 }
 
+/// Barrier flags as OpenCL spells them (`local|global`, or `none`).
+fn fence_text(flags: u32) -> String {
+    use super::fence;
+    let names: Vec<&str> = [
+        (fence::LOCAL, "local"),
+        (fence::GLOBAL, "global"),
+        (fence::IMAGE, "image"),
+    ]
+    .iter()
+    .filter(|(bit, _)| flags & bit != 0)
+    .map(|&(_, n)| n)
+    .collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join("|")
+    }
+}
+
 /// One instruction as text (without indentation).
 pub fn inst_text(f: &Function, i: super::InstId, ann: &dyn Annotate) -> String {
     let inst = f.inst(i);
@@ -175,6 +198,16 @@ pub fn inst_text(f: &Function, i: super::InstId, ann: &dyn Annotate) -> String {
         InstKind::Horizontal { op: h, args } => {
             let a: Vec<String> = args.iter().map(|&v| op(v)).collect();
             format!("sub_group.{} {}({})", h.name(), inst.ty, a.join(", "))
+        }
+        InstKind::WorkGroup { op: h, args } => {
+            let a: Vec<String> = args.iter().map(|&v| op(v)).collect();
+            format!("work_group.{} {}({})", h.name(), inst.ty, a.join(", "))
+        }
+        InstKind::Barrier { flags } => format!("barrier {}", fence_text(*flags)),
+        InstKind::Atomic { op: a, ptr, args } => {
+            let mut parts = vec![op(*ptr)];
+            parts.extend(args.iter().map(|&v| op(v)));
+            format!("atomic.{} {} {}", a.name(), inst.ty, parts.join(", "))
         }
         InstKind::Br(b) => format!("br {}", label(f, *b)),
         InstKind::CondBr { cond, then, els } => {
