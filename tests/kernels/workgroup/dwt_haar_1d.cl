@@ -5,7 +5,7 @@
  * the running averages in __local memory and halving the number of active
  * work-items per level, with barriers between the levels.
  *
- * Copyright (c) 2026 The lanes authors. MIT licence.
+ * Copyright © 2026 The lanes authors. MIT licence.
  *
  * Output layout (N = 2 G L samples, G work-groups): the detail
  * coefficients of level k (1-based, N / 2^k of them) are stored at

@@ -5,7 +5,7 @@
  * sums in place in __local memory, then a down-sweep that distributes them,
  * every level separated by a barrier.
  *
- * Copyright (c) 2026 The lanes authors. MIT licence.
+ * Copyright © 2026 The lanes authors. MIT licence.
  *
  * Launch: 1-D, global = G L, local = L, L a power of two; work-group g scans
  *   input[2 L g .. 2 L (g + 1)) into output (blocks are independent).

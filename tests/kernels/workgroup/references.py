@@ -423,3 +423,170 @@ def pathfinder(l):
         prev = [wall[row * cols + x] + min(prev[max(x - 1, 0)], prev[x], prev[min(x + 1, cols - 1)])
                 for x in range(cols)]
     return {"dst": prev}
+
+
+@reference("const_qualifier", "poly_eval")
+def poly_eval(l):
+    c, scale = l["coeffs"], [1.0, 0.5, 0.25, 0.125]
+    out = list(l["y"])
+    for i in range(l["n"]):
+        acc = c[0]
+        for k in range(1, 8):
+            acc = acc * l["x"][i] + c[k]
+        out[i] = acc * scale[i & 3]
+    return {"y": out}
+
+
+@reference("enum_types", "reduce_op")
+def reduce_op(l):
+    op = l["op"]
+    f = {0: sum, 1: min, 2: max, 3: lambda g: sum(v & 1 for v in g)}[op]
+    return {"out": [f(g) for g in groups_of(l["in"], l.local_size[0])]}
+
+
+@reference("union_types", "float_bits_histogram")
+def float_bits_histogram(l):
+    import struct
+    hist, neg = [], []
+    for g in groups_of(l["in"], l.local_size[0]):
+        bits = [struct.unpack("<I", struct.pack("<f", x))[0] for x in g]
+        hist += byte_histogram([(b >> 23) & 0xFF for b in bits])
+        neg.append(sum(b >> 31 for b in bits))
+    return {"hist": hist, "negatives": neg}
+
+
+@reference("union_types", "pack_pixels")
+def pack_pixels(l):
+    p = l["rgba"]
+    return {"packed": [p[4 * i] | p[4 * i + 1] << 8 | p[4 * i + 2] << 16 | p[4 * i + 3] << 24
+                       for i in range(l["n"])]}
+
+
+@reference("prototypes", "smooth_rms")
+def smooth_rms(l):
+    L = l.local_size[0]
+    mirror = lambda i: 1 if i < 0 else (L - 2 if i >= L else i)
+    smooth, rms = [], []
+    for g in groups_of(l["in"], L):
+        smooth += [(g[mirror(i - 1)] + g[i] + g[mirror(i + 1)]) / 3 for i in range(L)]
+        rms.append((sum(x * x for x in g) / L) ** 0.5)
+    return {"smooth": smooth, "rms": rms}
+
+
+@reference("printf_debug", "traced_sum")
+def traced_sum(l):
+    return {"sums": group_sums(l["in"], l.local_size[0])}
+
+
+def to_half(x, toward_zero=False):
+    import struct
+    h = struct.unpack("<e", struct.pack("<e", x))[0]
+    if toward_zero and abs(h) > abs(x):
+        bits = struct.unpack("<H", struct.pack("<e", h))[0] - 1
+        h = struct.unpack("<e", struct.pack("<H", bits))[0]
+    return h
+
+
+@reference("half_storage", "compress_block")
+def compress_block(l):
+    rev = []
+    for g in groups_of(l["in"], l.local_size[0]):
+        rev += g[::-1]
+    exact = {"rel": 0.0, "abs_tol": 0.0}
+    return {"out_rte": ([to_half(v) for v in rev], exact),
+            "out_rtz": ([to_half(v, True) for v in rev], exact)}
+
+
+@reference("half_storage", "expand_scale4")
+def expand_scale4(l):
+    return {"out": [h * l["scale"] for h in l["in"]]}
+
+
+@reference("pointer_out_math", "decompose")
+def decompose(l):
+    import math
+    out, quo = [], []
+    for i in range(l["n"]):
+        v, w = l["x"][i], l["y"][i]
+        q = round(v / w)  # round half to even, as remquo
+        out += [v, v, 1.0, v, v - q * w, math.lgamma(w), 1.0, 0.0]
+        quo.append(q & 7)
+    out += [None] * (len(l["out"]) - len(out))
+    quo += [None] * (len(l["quo"]) - len(quo))
+    return {"out": out, "quo": quo}
+
+
+@reference("reqd_work_group_size", "running_max")
+def running_max(l):
+    out = []
+    for g in groups_of(l["in"], l.local_size[0]):
+        m = -math_inf()
+        for x in g:
+            m = max(m, x)
+            out.append(m)
+    return {"out": out}
+
+
+def math_inf():
+    return float("inf")
+
+
+@reference("memory_fences", "rotate_through_global")
+def rotate_through_global(l):
+    out = []
+    for g in groups_of(l["in"], l.local_size[0]):
+        out += g[1:] + g[:1]
+    return {"out": out, "scratch": l["in"]}
+
+
+@reference("memory_fences", "pair_swap")
+def pair_swap(l):
+    x = l["in"]
+    return {"out": [x[i ^ 1] for i in range(len(x))], "flags": [1] * len(x)}
+
+
+@reference("matrix_mul_vec4", "mmm_vec4")
+def mmm_vec4(l):
+    A, B, wA, wB = l["A"], l["B"], l["wA"], l["wB"]
+    hA = len(l["C"]) // wB
+    return {"C": [sum(A[i * wA + k] * B[k * wB + j] for k in range(wA))
+                  for i in range(hA) for j in range(wB)]}
+
+
+@reference("binomial_option", "binomial_options")
+def binomial_options(l):
+    import math
+    T, R, V = l["T"], l["R"], l["V"]
+    n = l.local_size[0] - 1
+    dt = T / n
+    vsdt = V * math.sqrt(dt)
+    r_inv = math.exp(-R * dt)
+    u = math.exp(vsdt)
+    d = 1 / u
+    pu = (1 / r_inv - d) / (u - d)
+    pu_r, pd_r = pu * r_inv, (1 - pu) * r_inv
+    out = []
+    for S, X in zip(l["spot"], l["strike"]):
+        v = [max(S * math.exp(vsdt * (2 * i - n)) - X, 0.0) for i in range(n + 1)]
+        for j in range(n, 0, -1):
+            v = [pu_r * v[i + 1] + pd_r * v[i] for i in range(j)]
+        out.append(v[0])
+    return {"call": (out, {"rel": 1e-3, "abs_tol": 1e-3})}
+
+
+@reference("sobel_local", "sobel")
+def sobel(l):
+    import math
+    w, h, p = l["width"], l["height"], l["in"]
+    lum = lambda y, x: (0.299 * p[4 * (y * w + x)] + 0.587 * p[4 * (y * w + x) + 1]
+                        + 0.114 * p[4 * (y * w + x) + 2])
+    at = lambda y, x: lum(clamp(y, 0, h - 1), clamp(x, 0, w - 1))
+    out = []
+    for y in range(h):
+        for x in range(w):
+            gx = (at(y - 1, x + 1) + 2 * at(y, x + 1) + at(y + 1, x + 1)
+                  - at(y - 1, x - 1) - 2 * at(y, x - 1) - at(y + 1, x - 1))
+            gy = (at(y + 1, x - 1) + 2 * at(y + 1, x) + at(y + 1, x + 1)
+                  - at(y - 1, x - 1) - 2 * at(y - 1, x) - at(y - 1, x + 1))
+            out.append(float(min(255, int(math.sqrt(gx * gx + gy * gy)))))
+    return {"out": (out, {"rel": 0.0, "abs_tol": 1.0})}
