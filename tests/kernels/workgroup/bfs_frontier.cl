@@ -70,7 +70,7 @@ __kernel void bfs_queue_local(__global const int *row_offsets, __global const in
 
     if (gid < frontier_size) {
         int v = frontier[gid];
-        for (int e = row_offsets[v]; e < row_offsets[v + 1]; e++) {  //~ loop: divergent //~ warning[L0201] warning[L0202] warning[L0202]
+        for (int e = row_offsets[v]; e < row_offsets[v + 1]; e++) {  //~ loop: divergent //~ warning[L0201] warning[L0202]
             int u = cols[e];  //~ warning[L0202]
             if (atomic_cmpxchg(&levels[u], -1, level + 1) == -1)  //~ warning[L0209]
                 queue[atomic_inc(&queue_len)] = u;  //~ warning[L0208] warning[L0203]

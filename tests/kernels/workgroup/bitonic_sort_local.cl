@@ -48,7 +48,7 @@ __kernel void sort_blocks(__global uint *data)
 
 inline void compare_exchange(__local uint *a, __local uint *b, bool dir)
 {
-    if ((*a > *b) == dir) {  //~ warning[L0202] warning[L0202]
+    if ((*a > *b) == dir) {  //~ warning[L0202]
         uint t = *a;  //~ warning[L0202]
         *a = *b;  //~ warning[L0203] warning[L0202]
         *b = t;  //~ warning[L0203]

@@ -27,8 +27,8 @@ __kernel void group_prefixSum(__global float *output,
     int offset = 1;  //~ shape: uniform
 
     // Each work-item loads two elements.
-    block[2 * tid] = input[base + 2 * tid];  //~ access: block[2 * tid]=store:strided(8), input[base + 2 * tid]=strided(8) //~ warning[L0204] warning[L0204]
-    block[2 * tid + 1] = input[base + 2 * tid + 1];  //~ warning[L0204] warning[L0204]
+    block[2 * tid] = input[base + 2 * tid];  //~ access: block[2 * tid]=store:strided(8), input[base + 2 * tid]=strided(8) //~ warning[L0204]
+    block[2 * tid + 1] = input[base + 2 * tid + 1];  //~ warning[L0204]
 
     // Up-sweep: build the sum tree in place.
     for (int d = length >> 1; d > 0; d >>= 1) {  //~ loop: uniform //~ shape: d=uniform
@@ -36,7 +36,7 @@ __kernel void group_prefixSum(__global float *output,
         if (tid < d) {  //~ branch: divergent
             int ai = offset * (2 * tid + 1) - 1;  //~ shape: varying
             int bi = offset * (2 * tid + 2) - 1;
-            block[bi] += block[ai];  //~ access: block[ai]=gather //~ warning[L0202] warning[L0203] warning[L0202]
+            block[bi] += block[ai];  //~ access: block[ai]=gather //~ warning[L0202] warning[L0203]
         }
         offset *= 2;
     }
@@ -47,11 +47,11 @@ __kernel void group_prefixSum(__global float *output,
         barrier(CLK_LOCAL_MEM_FENCE);
         if (tid < d - 1) {  //~ branch: divergent
             int r = offset * (tid + 1) - 1;
-            block[r + (offset >> 1)] += block[r];  //~ warning[L0202] warning[L0203] warning[L0202]
+            block[r + (offset >> 1)] += block[r];  //~ warning[L0202] warning[L0203]
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    output[base + 2 * tid] = block[2 * tid];  //~ warning[L0204] warning[L0204]
-    output[base + 2 * tid + 1] = block[2 * tid + 1];  //~ warning[L0204] warning[L0204]
+    output[base + 2 * tid] = block[2 * tid];  //~ warning[L0204]
+    output[base + 2 * tid + 1] = block[2 * tid + 1];  //~ warning[L0204]
 }

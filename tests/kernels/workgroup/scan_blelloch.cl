@@ -30,15 +30,15 @@ __kernel void scan_exclusive(__global uint *data, __global uint *sums)
     uint base = get_group_id(0) * n;
     uint offset = 1;
 
-    temp[2 * thid] = data[base + 2 * thid];  //~ access: temp[2 * thid]=store:strided(8) //~ warning[L0204] warning[L0204]
-    temp[2 * thid + 1] = data[base + 2 * thid + 1];  //~ warning[L0204] warning[L0204]
+    temp[2 * thid] = data[base + 2 * thid];  //~ access: temp[2 * thid]=store:strided(8) //~ warning[L0204]
+    temp[2 * thid + 1] = data[base + 2 * thid + 1];  //~ warning[L0204]
 
     for (uint d = n >> 1; d > 0; d >>= 1) {  //~ loop: uniform
         barrier(CLK_LOCAL_MEM_FENCE);
         if (thid < d) {  //~ branch: divergent
             uint ai = offset * (2 * thid + 1) - 1;
             uint bi = offset * (2 * thid + 2) - 1;
-            temp[bi] += temp[ai];  //~ warning[L0202] warning[L0203] warning[L0202]
+            temp[bi] += temp[ai];  //~ warning[L0202] warning[L0203]
         }
         offset <<= 1;
     }
@@ -61,8 +61,8 @@ __kernel void scan_exclusive(__global uint *data, __global uint *sums)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    data[base + 2 * thid] = temp[2 * thid];  //~ warning[L0204] warning[L0204]
-    data[base + 2 * thid + 1] = temp[2 * thid + 1];  //~ warning[L0204] warning[L0204]
+    data[base + 2 * thid] = temp[2 * thid];  //~ warning[L0204]
+    data[base + 2 * thid + 1] = temp[2 * thid + 1];  //~ warning[L0204]
 }
 
 // run: scan_hillis_steele --global 256 --local 64 --arg in=random:256 --arg out=zeros:256
