@@ -41,7 +41,7 @@ __kernel void decompose(__global const float *x, __global const float *y,
     int sign;
     float lg = lgamma_r(w, &sign);
 
-    out[gid] = (float8)(frac + ipart, m + whole[lid], s * s + c * c, ldexp(mant, parts[0]),
-                        rem, lg, (float)sign, 0.0f);  //~ access: whole[lid]=contiguous
+    out[gid] = (float8)(frac + ipart, m + whole[lid], s * s + c * c, ldexp(mant, parts[0]),  //~ access: whole[lid]=contiguous
+                        rem, lg, (float)sign, 0.0f);
     quo[gid] = parts[1] & 7;
 }
