@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what lanes needs to build and test: LLVM 19, Z3, clang-19 (the
 # second opinion on OpenCL C validity), PoCL (the second opinion on results),
+# oclgrind (the second opinion on data races and barrier divergence),
 # Neovim (editor smoke tests) and a Python venv with the LSP test tools.
 # Idempotent, and silent when everything is already present.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(llvm-19-dev libpolly-19-dev libzstd-dev libz3-dev clang-19 pocl-opencl-icd
-          ocl-icd-opencl-dev neovim python3-venv)
+          ocl-icd-opencl-dev oclgrind neovim python3-venv)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -47,6 +47,20 @@ def test_corpus_size():
 
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
+def test_every_kernel_runs_with_two_work_group_sizes(path):
+    source = path.read_bytes().decode("latin-1")
+    if "image2d_t" in source:
+        pytest.skip("image kernels have no launch spec")
+    kernels = re.findall(r"__kernel\b.*?\bvoid\s+(\w+)\s*\(", source, re.S)
+    local_sizes = {}
+    for spec in run_specs.read_specs(path)[0]:
+        local_sizes.setdefault(spec.kernel, set()).add(tuple(spec.local_size or ()))
+    assert set(kernels) == set(local_sizes), "kernels and run specs differ"
+    few = [k for k, sizes in local_sizes.items() if len(sizes) < 2]
+    assert not few, f"kernels launched with only one work-group size: {few}"
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
 def test_valid_kernel_passes_clang(path):
     try:
         out = subprocess.run(
