@@ -1,19 +1,23 @@
 /*
  * half_storage.cl - half precision as a storage format (no half
  * arithmetic, so no cl_khr_fp16 needed): vload_half / vstore_half convert
- * between float registers and 16-bit values in memory, vload_half4 /
- * vstore_half4 move four at a time, vstore_half_rtz rounds toward zero.
+ * between float registers and 16-bit values in memory, vload_half4 moves
+ * four at a time, vloada_half4 / vstorea_half4 are the aligned forms, and
+ * vstore_half_rtz rounds toward zero.
  *
  * compress_block: loads floats, stages them in __local memory, and stores
  *   the block reversed as halves (round to nearest even) and as halves
  *   rounded toward zero.
  * expand_scale4:  reads four halves per work-item, scales them in float,
  *   writes floats.
+ * halve_aligned4: halves four aligned halves per work-item in place.
  *
- * Launch: 1-D, global = G L, local = L (at most 256); expand_scale4 any L.
+ * Launch: 1-D, global = G L, local = L (at most 256; any L for the
+ *   float4 kernels).
  * Arguments: compress_block: in has G L floats, out_rte and out_rtz have
  *   G L halves. expand_scale4: in has 4 N halves (N = global size), out
- *   has 4 N floats.
+ *   has 4 N floats. halve_aligned4: data has 4 N halves (N = global
+ *   size), halved in place.
  */
 
 // PoCL 3.1 resolves the half built-ins only in OpenCL C 1.2 mode.
@@ -44,4 +48,15 @@ __kernel void expand_scale4(__global const half *in, __global float4 *out, float
     size_t i = get_global_id(0);  //~ shape: contiguous
     float4 v = vload_half4(i, in);
     out[i] = v * scale;  //~ access: out[i]=store:contiguous
+}
+
+// run: halve_aligned4 --global 64 --local 16 --arg data=random:256
+// run: halve_aligned4 --global 32 --local 32 --arg data=random:128
+// The aligned forms: vloada_half4 / vstorea_half4 address whole half4
+// elements (8-byte aligned), here halving every value in place.
+__kernel void halve_aligned4(__global half *data)
+{
+    size_t i = get_global_id(0);
+    float4 v = vloada_half4(i, data);
+    vstorea_half4(0.5f * v, i, data);
 }

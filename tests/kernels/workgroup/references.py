@@ -590,3 +590,8 @@ def sobel(l):
                   - at(y - 1, x - 1) - 2 * at(y - 1, x) - at(y - 1, x + 1))
             out.append(float(min(255, int(math.sqrt(gx * gx + gy * gy)))))
     return {"out": (out, {"rel": 0.0, "abs_tol": 1.0})}
+
+
+@reference("half_storage", "halve_aligned4")
+def halve_aligned4(l):
+    return {"data": [to_half(0.5 * h) for h in l["data"]]}
