@@ -595,3 +595,10 @@ def sobel(l):
 @reference("half_storage", "halve_aligned4")
 def halve_aligned4(l):
     return {"data": [to_half(0.5 * h) for h in l["data"]]}
+
+
+@reference("bool_literals", "block_is_sorted")
+def block_is_sorted(l):
+    d, L = l["data"], l.local_size[0]
+    return {"sorted": [int(all(d[i] <= d[i + 1] for i in range(g, g + L)))
+                       for g in range(0, l.global_size[0], L)]}
