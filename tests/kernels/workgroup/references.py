@@ -602,3 +602,29 @@ def block_is_sorted(l):
     d, L = l["data"], l.local_size[0]
     return {"sorted": [int(all(d[i] <= d[i + 1] for i in range(g, g + L)))
                        for g in range(0, l.global_size[0], L)]}
+
+
+@reference("stencil_3d_slab", "block2D_stencil")
+def stencil_3d(l):
+    nx, ny, nz, a, c0, c1 = l["nx"], l["ny"], l["nz"], l["A0"], l["c0"], l["c1"]
+    at = lambda x, y, z: a[x + nx * (y + ny * z)]
+    out = list(a)
+    for z in range(1, nz - 1):
+        for y in range(1, ny - 1):
+            for x in range(1, nx - 1):
+                out[x + nx * (y + ny * z)] = c1 * (
+                    at(x - 1, y, z) + at(x + 1, y, z) + at(x, y - 1, z) + at(x, y + 1, z)
+                    + at(x, y, z - 1) + at(x, y, z + 1)) - c0 * at(x, y, z)
+    return {"Anext": out}
+
+
+@reference("argmax_reduction", "argmax_pairs")
+def argmax(l):
+    L, x = l.local_size[0], l["in"]
+    vals, idxs = [], []
+    for g in range(0, len(x), L):
+        block = x[g:g + L]
+        m = max(block)
+        vals.append(m)
+        idxs.append(g + block.index(m))
+    return {"max_val": vals, "max_idx": idxs}
