@@ -50,6 +50,10 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from references import REFERENCES, AnyOrder  # noqa: E402
+
 SEED = 1
 SKIP = 77
 
@@ -398,8 +402,6 @@ def run_spec(rt, source, build, spec):
 
 
 def compare(spec, name, got, want, rel=1e-4, abs_tol=1e-4):
-    from references import AnyOrder
-
     if isinstance(want, AnyOrder):
         got, want = sorted(got[:len(want)]), sorted(want)
     if len(got) != len(want):
@@ -422,8 +424,6 @@ def compare(spec, name, got, want, rel=1e-4, abs_tol=1e-4):
 
 def check_file(rt, path, quiet=False):
     """Runs every spec of one file; returns (specs run, failures)."""
-    from references import REFERENCES
-
     specs, expect, build = read_specs(path)
     source = path.read_bytes()
     ignore = re.findall(rb"//\s*oclgrind: ignore (\w+)", source)
@@ -436,6 +436,7 @@ def check_file(rt, path, quiet=False):
         # Barrier divergence is undefined behaviour; PoCL may hang on it.
         return 0, []
     for spec in specs:
+        before = len(failures)
         err_file = None
         if rt.name == "oclgrind":
             err_file = tempfile.TemporaryFile()
@@ -455,7 +456,6 @@ def check_file(rt, path, quiet=False):
         if err_file is not None:
             err_file.seek(0)
             log = err_file.read().decode(errors="replace")
-            print(log) if os.environ.get("SHOW_LOG") else None
             failures += oclgrind_verdict(spec, log, expect, ignore)
         if not expect:
             ref = REFERENCES.get((path.stem, spec.kernel))
@@ -466,7 +466,7 @@ def check_file(rt, path, quiet=False):
                         want, tol = want
                     failures += compare(spec, name, launch.outputs[name], want, **tol)
         if not quiet:
-            print(f"{'ok' if not failures else '??'} {spec}")
+            print(f"{'ok' if len(failures) == before else 'FAILED'} {spec}")
     return ran, failures
 
 
@@ -533,8 +533,6 @@ def main(argv):
     print(f"{total} launches in {len(files)} files on {runtime}, {len(failures)} failures")
     return 1 if failures else 0
 
-
-sys.path.insert(0, str(HERE))
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

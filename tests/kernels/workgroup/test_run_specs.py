@@ -1,7 +1,8 @@
 """The work-group corpus on real OpenCL implementations: every `// run:`
 launch builds and runs on PoCL and matches its host reference, and under
 oclgrind the valid kernels are free of data races and barrier divergence
-while the seeded bugs of races/ are found on the expected lines.
+while the seeded races of races/ and the barrier divergence of invalid/
+are found on the expected lines.
 
 Each runtime is skipped when it is not installed (PoCL: the
 pocl-opencl-icd package; oclgrind: the oclgrind package)."""
@@ -44,6 +45,12 @@ def test_corpus_size():
     without = [f.name for f in VALID if not run_specs.read_specs(f)[0]
                and b"image2d_t" not in f.read_bytes()]
     assert not without, f"valid kernels without a run spec: {without}"
+    for f in sorted((HERE / "races").glob("*.cl")):
+        specs, expect, _ = run_specs.read_specs(f)
+        assert specs and any(kind == "DataRace" for kind, _ in expect), f.name
+    for f in sorted((HERE / "invalid").glob("*.cl")):
+        specs, expect, _ = run_specs.read_specs(f)
+        assert bool(specs) == bool(expect), f"{f.name}: a launch needs its expected finding"
 
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
@@ -76,7 +83,7 @@ def test_specs_run_on_pocl(pocl, path):
     ran, failures = run_specs.check_file(pocl, path, quiet=True)
     assert not failures, "\n".join(failures)
     if ran == 0:
-        pytest.skip("the file says PoCL cannot run it")
+        pytest.skip("not run on PoCL (skip-runtime, or barrier divergence)")
 
 
 @pytest.mark.parametrize("path", WITH_SPECS, ids=lambda p: p.name)
