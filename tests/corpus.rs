@@ -50,7 +50,9 @@ struct Expected {
 
 /// Parses the `//~` expectations of a file.
 fn expectations(path: &Path) -> Result<Vec<Expected>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let text = lanes_frontend::source::read_source(path)
+        .map_err(|e| e.to_string())?
+        .text;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let Some(pos) = line.find("//~") else {
@@ -270,7 +272,12 @@ fn check_of_the_whole_valid_corpus_succeeds_in_one_run() {
     // struct kernel arguments) are checked by the exact-expectation test.
     let files: Vec<PathBuf> = cl_files("tests/kernels/valid")
         .into_iter()
-        .filter(|f| !std::fs::read_to_string(f).unwrap().contains("error[L0920]"))
+        .filter(|f| {
+            !lanes_frontend::source::read_source(f)
+                .unwrap()
+                .text
+                .contains("error[L0920]")
+        })
         .collect();
     let out = lanes().arg("check").args(files).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -431,7 +438,7 @@ struct Fact {
 }
 
 fn fact_expectations(path: &Path) -> Vec<Fact> {
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = lanes_frontend::source::read_source(path).unwrap().text;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let Some(pos) = line.find("//~") else {

@@ -24,7 +24,7 @@ fn corpus() -> Vec<(PathBuf, String)> {
         for e in std::fs::read_dir(root().join(dir)).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "cl") {
-                let text = std::fs::read_to_string(&p).unwrap();
+                let text = lanes_frontend::source::read_source(&p).unwrap().text;
                 files.push((p, text));
             }
         }
@@ -219,7 +219,7 @@ fn runaway_macros_and_self_inclusion_stop() {
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("self.cl");
     std::fs::write(&f, "#include \"self.cl\"\n").unwrap();
-    let u = check(&f, &std::fs::read_to_string(&f).unwrap());
+    let u = check(&f, &lanes_frontend::source::read_source(&f).unwrap().text);
     assert!(has_code(&u, Code::TooDeep), "{:?}", u.diagnostics);
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -894,7 +894,7 @@ fn run_corpus(pocl: &Pocl) -> Report {
                     continue;
                 }
                 let program = program.get_or_insert_with(|| {
-                    let src = std::fs::read_to_string(&path).unwrap();
+                    let src = lanes_frontend::source::read_source(&path).unwrap().text;
                     let (p, note) = pocl.build(&src, path.parent().unwrap())?;
                     if let Some(n) = note {
                         rep.notes.push(format!("{file}: {n}"));
@@ -1047,7 +1047,7 @@ fn perturbed_lanes_output_is_reported() {
         .unwrap()
         .func;
     let uses = uses_of(&scalar);
-    let src = std::fs::read_to_string(&path).unwrap();
+    let src = lanes_frontend::source::read_source(&path).unwrap().text;
     let (program, _) = pocl.build(&src, path.parent().unwrap()).unwrap();
     let range = launch(dims_used(&kc), w as u64, pocl.non_uniform);
     let (_, args, _) = choose_inputs(&scalar, &kc, &range, w, &uses).unwrap();

@@ -22,7 +22,7 @@ fn repo(rel: &str) -> PathBuf {
 
 fn open(rel: &str) -> (LanesDatabase, File, String) {
     let path = repo(rel).canonicalize().unwrap();
-    let text = std::fs::read_to_string(&path).unwrap();
+    let text = lanes_frontend::source::read_source(&path).unwrap().text;
     let mut db = LanesDatabase::new(Settings::for_target("avx512skx-x16").unwrap());
     let file = db.set_file(path, &text, 1);
     (db, file, text)

@@ -28,21 +28,21 @@ use smol_str::SmolStr;
 
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::lexer::{self, ExpnId, Token, TokenKind};
-use crate::source::{FileId, SourceFile, SourceMap, Span};
+use crate::source::{FileId, SourceFile, SourceMap, SourceText, Span};
 
 use macros::{HideSets, Input, Macro, PTok};
 
 /// Where `#include` reads files from.
 pub trait FileLoader {
-    fn read(&self, path: &Path) -> std::io::Result<String>;
+    fn read(&self, path: &Path) -> std::io::Result<SourceText>;
 }
 
-/// Reads from the file system.
+/// Reads from the file system, decoding as [`crate::source::decode_source`] does.
 pub struct RealFs;
 
 impl FileLoader for RealFs {
-    fn read(&self, path: &Path) -> std::io::Result<String> {
-        std::fs::read_to_string(path)
+    fn read(&self, path: &Path) -> std::io::Result<SourceText> {
+        crate::source::read_source(path)
     }
 }
 
@@ -109,6 +109,7 @@ pub fn preprocess(
     }
     let builtin = sources.add(SourceFile::new("<built-in>", None, builtins::text(opts)));
     let mut pp = Preprocessor::new(sources, loader, opts, diags, builtin);
+    pp.note_latin1(main);
     pp.enter_file(main);
     // Most output tokens are the main file's; growing the vector is costly.
     let main_len = pp.files.last().map_or(0, |f| f.tokens.len());
@@ -733,6 +734,27 @@ impl<'a> Preprocessor<'a> {
         }
     }
 
+    /// The hint that a file was not UTF-8, at its first byte read as Latin-1.
+    fn note_latin1(&mut self, file: FileId) {
+        let source = self.sources.get(file);
+        let Some(at) = source.latin1_at else { return };
+        let ch = source.text[at as usize..]
+            .chars()
+            .next()
+            .unwrap_or('\u{80}');
+        let span = Span::new(file, at, at + ch.len_utf8() as u32);
+        let d = Diagnostic::new(
+            Code::NotUtf8,
+            span,
+            "source is not UTF-8: bytes read as Latin-1",
+        )
+        .with_note(format!(
+            "byte 0x{:02X} is read as `{ch}` (U+{:04X}), as clang reads it; every byte that is not part of a UTF-8 sequence is read the same way",
+            ch as u32, ch as u32
+        ));
+        self.diags.push(d);
+    }
+
     /// Finds and loads an included file: `"name"` relative to the including
     /// file's directory, then each `-I` directory; `<name>` only the latter.
     fn resolve_include(&mut self, name: &str, angled: bool, span: Span) -> Option<FileId> {
@@ -765,6 +787,7 @@ impl<'a> Preprocessor<'a> {
             match self.loader.read(&path) {
                 Ok(text) => {
                     let id = self.sources.add_path(&path, text);
+                    self.note_latin1(id);
                     self.paths.insert(path, id);
                     return Some(id);
                 }

@@ -56,6 +56,48 @@ impl Span {
     }
 }
 
+/// The text of a file as the front end reads it (see [`decode_source`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceText {
+    pub text: String,
+    /// Byte offset in `text` of the first character decoded as Latin-1, when
+    /// the file was not valid UTF-8.
+    pub latin1_at: Option<u32>,
+}
+
+impl From<String> for SourceText {
+    fn from(text: String) -> Self {
+        SourceText {
+            text,
+            latin1_at: None,
+        }
+    }
+}
+
+/// Decodes the bytes of a source file the way clang reads them: valid UTF-8
+/// sequences stay as they are, and every byte that is not part of one becomes
+/// the Latin-1 character of the same value (U+0080..U+00FF). Kernels of the
+/// vendor SDKs carry Latin-1 copyright signs and names in their comments;
+/// clang accepts them, so lanes must too. Returns the text and the offset in
+/// it of the first byte so decoded.
+pub fn decode_source(bytes: &[u8]) -> SourceText {
+    let mut text = String::with_capacity(bytes.len());
+    let mut latin1_at = None;
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for &b in chunk.invalid() {
+            latin1_at.get_or_insert(text.len() as u32);
+            text.push(char::from(b));
+        }
+    }
+    SourceText { text, latin1_at }
+}
+
+/// Reads a source file from disk with [`decode_source`].
+pub fn read_source(path: &Path) -> std::io::Result<SourceText> {
+    std::fs::read(path).map(|bytes| decode_source(&bytes))
+}
+
 /// One source file: its name as shown to the user, and its text.
 #[derive(Debug)]
 pub struct SourceFile {
@@ -63,6 +105,8 @@ pub struct SourceFile {
     /// The path it was read from, if any (used to resolve `#include "..."`).
     pub path: Option<PathBuf>,
     pub text: Arc<str>,
+    /// Where the first byte read as Latin-1 is (see [`decode_source`]).
+    pub latin1_at: Option<u32>,
     line_starts: Vec<u32>,
 }
 
@@ -80,7 +124,16 @@ impl SourceFile {
             name: name.into(),
             path,
             text,
+            latin1_at: None,
             line_starts,
+        }
+    }
+
+    /// A file read from `path` with [`decode_source`].
+    pub fn decoded(name: impl Into<String>, path: Option<PathBuf>, source: SourceText) -> Self {
+        SourceFile {
+            latin1_at: source.latin1_at,
+            ..SourceFile::new(name, path, source.text)
         }
     }
 
@@ -160,12 +213,12 @@ impl SourceMap {
     }
 
     /// Adds a file read from disk, or returns the existing one with that path.
-    pub fn add_path(&mut self, path: &Path, text: String) -> FileId {
+    pub fn add_path(&mut self, path: &Path, source: SourceText) -> FileId {
         if let Some(id) = self.find_path(path) {
             return id;
         }
         let name = path.display().to_string();
-        self.add(SourceFile::new(name, Some(path.to_path_buf()), text))
+        self.add(SourceFile::decoded(name, Some(path.to_path_buf()), source))
     }
 
     pub fn find_path(&self, path: &Path) -> Option<FileId> {
@@ -203,5 +256,36 @@ impl SourceMap {
 
     pub fn line_col(&self, file: FileId, offset: u32) -> (u32, u32) {
         self.get(file).line_col(offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_is_kept_and_other_bytes_are_latin1() {
+        let utf8 = "a \u{e9} \u{20ac} b".as_bytes();
+        assert_eq!(
+            decode_source(utf8),
+            SourceText::from("a \u{e9} \u{20ac} b".to_string())
+        );
+        // 0xE9 alone, a truncated 3-byte sequence, a lone continuation byte.
+        let mixed = b"x\xE9y \xE2\x82z \x80\n\xC3\xA9";
+        let s = decode_source(mixed);
+        assert_eq!(s.text, "x\u{e9}y \u{e2}\u{82}z \u{80}\n\u{e9}");
+        assert_eq!(s.latin1_at, Some(1));
+        assert_eq!(decode_source(b"").latin1_at, None);
+    }
+
+    #[test]
+    fn columns_count_latin1_characters_once() {
+        let s = decode_source(b"/* \xA9\xA9 */ int x;");
+        let f = SourceFile::decoded("k.cl", None, s);
+        assert_eq!(f.latin1_at, Some(3));
+        let x = f.text.find('x').unwrap() as u32;
+        // 1-based column in characters: `/* ©© */ int ` is 13 characters.
+        assert_eq!(f.line_col(x), (1, 14));
+        assert_eq!(f.offset_utf16(0, 13), x);
     }
 }

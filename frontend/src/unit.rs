@@ -35,8 +35,18 @@ pub fn check_text(
     options: &PreprocessOptions,
     loader: &dyn FileLoader,
 ) -> CheckedUnit {
+    check_source(SourceFile::new(name, path, text), options, loader)
+}
+
+/// Checks a main file already made into a [`SourceFile`] (e.g. one decoded
+/// from disk, which keeps where its first Latin-1 byte is).
+pub fn check_source(
+    file: SourceFile,
+    options: &PreprocessOptions,
+    loader: &dyn FileLoader,
+) -> CheckedUnit {
     let mut sources = SourceMap::new();
-    let main = sources.add(SourceFile::new(name, path, text));
+    let main = sources.add(file);
     check_in(sources, main, options, loader)
 }
 
@@ -46,14 +56,10 @@ pub fn check_file(
     options: &PreprocessOptions,
     loader: &dyn FileLoader,
 ) -> std::io::Result<CheckedUnit> {
-    let text = loader.read(path)?;
-    Ok(check_text(
-        &path.display().to_string(),
-        Some(path.to_path_buf()),
-        &text,
-        options,
-        loader,
-    ))
+    let source = loader.read(path)?;
+    let name = path.display().to_string();
+    let file = SourceFile::decoded(name, Some(path.to_path_buf()), source);
+    Ok(check_source(file, options, loader))
 }
 
 fn check_in(

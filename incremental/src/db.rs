@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use lanes_frontend::diag::{Code, Severity};
 use lanes_frontend::preprocess::{FileLoader, PreprocessOptions};
+use lanes_frontend::source::SourceText;
 use salsa::Setter;
 
 /// One source file: an editor buffer, a file on disk, or a header found by
@@ -17,6 +18,10 @@ pub struct File {
     pub path: PathBuf,
     #[returns(ref)]
     pub contents: Option<Arc<str>>,
+    /// Where the first byte read as Latin-1 is, for a file read from disk
+    /// that is not UTF-8 (see `lanes_frontend::source::decode_source`).
+    #[returns(copy)]
+    pub latin1_at: Option<u32>,
     /// The editor's document version (0 for files read from disk).
     #[returns(copy)]
     pub version: i32,
@@ -192,6 +197,10 @@ impl LanesDatabase {
                 if !same {
                     f.set_contents(self).to(Some(Arc::from(text)));
                 }
+                // An editor buffer is text already.
+                if f.latin1_at(self).is_some() {
+                    f.set_latin1_at(self).to(None);
+                }
                 if f.version(self) != version {
                     f.set_version(self).to(version);
                 }
@@ -202,6 +211,7 @@ impl LanesDatabase {
                     self,
                     path.clone(),
                     Some(Arc::from(text)),
+                    None,
                     version,
                     Arc::default(),
                 );
@@ -214,16 +224,19 @@ impl LanesDatabase {
     /// Re-reads a file from disk (a closed document, or a header changed on
     /// disk); a missing file becomes `None` contents.
     pub fn reload_from_disk(&mut self, path: &Path) -> File {
-        let text: Option<Arc<str>> = std::fs::read_to_string(path).ok().map(Arc::from);
+        let (text, latin1_at) = read_from_disk(path);
         match self.file(path) {
             Some(f) => {
                 if *f.contents(self) != text {
                     f.set_contents(self).to(text);
                 }
+                if f.latin1_at(self) != latin1_at {
+                    f.set_latin1_at(self).to(latin1_at);
+                }
                 f
             }
             None => {
-                let f = File::new(self, path.to_path_buf(), text, 0, Arc::default());
+                let f = File::new(self, path.to_path_buf(), text, latin1_at, 0, Arc::default());
                 self.files_map().insert(path.to_path_buf(), f);
                 f
             }
@@ -247,19 +260,28 @@ impl Db for LanesDatabase {
         if let Some(f) = self.file(path) {
             return f;
         }
-        let text: Option<Arc<str>> = std::fs::read_to_string(path).ok().map(Arc::from);
+        let (text, latin1_at) = read_from_disk(path);
         let mut map = self.files_map();
         // Another thread may have loaded it meanwhile.
         if let Some(&f) = map.get(path) {
             return f;
         }
-        let f = File::new(self, path.to_path_buf(), text, 0, Arc::default());
+        let f = File::new(self, path.to_path_buf(), text, latin1_at, 0, Arc::default());
         map.insert(path.to_path_buf(), f);
         f
     }
 
     fn file(&self, path: &Path) -> Option<File> {
         self.files_map().get(path).copied()
+    }
+}
+
+/// The contents of a file on disk as the front end decodes them (`None` when
+/// it cannot be read), and where its first Latin-1 byte is.
+fn read_from_disk(path: &Path) -> (Option<Arc<str>>, Option<u32>) {
+    match lanes_frontend::source::read_source(path) {
+        Ok(s) => (Some(Arc::from(s.text)), s.latin1_at),
+        Err(_) => (None, None),
     }
 }
 
@@ -270,10 +292,13 @@ pub(crate) struct DbLoader<'a> {
 }
 
 impl FileLoader for DbLoader<'_> {
-    fn read(&self, path: &Path) -> std::io::Result<String> {
+    fn read(&self, path: &Path) -> std::io::Result<SourceText> {
         let f = self.db.load(path);
         match f.contents(self.db) {
-            Some(t) => Ok(t.to_string()),
+            Some(t) => Ok(SourceText {
+                text: t.to_string(),
+                latin1_at: f.latin1_at(self.db),
+            }),
             None => Err(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
                 "no such file",

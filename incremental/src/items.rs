@@ -8,7 +8,8 @@ use std::sync::Arc;
 use lanes_frontend::ast::ItemKind;
 use lanes_frontend::lexer::{ExpnId, Token};
 use lanes_frontend::source::{FileId, SourceMap, Span};
-use lanes_frontend::unit::{check_text, CheckedUnit};
+use lanes_frontend::source::{SourceFile, SourceText};
+use lanes_frontend::unit::{check_source, CheckedUnit};
 use smol_str::SmolStr;
 
 use crate::db::{preprocess_options, Db, DbLoader, File};
@@ -89,13 +90,12 @@ pub fn parse(db: &dyn Db, file: File) -> Arc<Parsed> {
     let text = file.contents(db).clone().unwrap_or_else(|| Arc::from(""));
     let options = preprocess_options(db);
     let loader = DbLoader { db };
-    let unit = check_text(
-        &path.display().to_string(),
-        Some(path),
-        &text,
-        &options,
-        &loader,
-    );
+    let source = SourceText {
+        text: text.to_string(),
+        latin1_at: file.latin1_at(db),
+    };
+    let main = SourceFile::decoded(path.display().to_string(), Some(path), source);
+    let unit = check_source(main, &options, &loader);
     Arc::new(cut_items(unit))
 }
 

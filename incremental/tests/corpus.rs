@@ -75,7 +75,7 @@ fn corpus_matches_lanes_check() {
     for width in [4, 16] {
         let mut db = lanes_db::LanesDatabase::new(settings(width));
         for path in files() {
-            let text = std::fs::read_to_string(&path).unwrap();
+            let text = lanes_frontend::source::read_source(&path).unwrap().text;
             let file = db.set_file(path.clone(), &text, 0);
             let (d1, r1) = from_db(&db, file);
             let (d2, r2) = oracle_fs(&path, &text, width);

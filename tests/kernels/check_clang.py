@@ -50,7 +50,7 @@ def clang(path, extra=()):
 
 def expectations(path):
     exp = {}
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
         for n, line in enumerate(f, 1):
             m = EXPECT.search(line.rstrip("\n"))
             if m:

@@ -815,3 +815,79 @@ async def test_random_edits_keep_the_server_alive_and_end_as_a_fresh_open(
         )
 
     assert local(analysis_only(after_edits)) == local(analysis_only(fresh))
+
+
+# ---------------------------------------------------------------------------
+# headers that are not UTF-8: a document that `#include`s a header with
+# Latin-1 bytes (as the SDK samples' copyright comments are) gets its
+# diagnostics, hovers and definitions at the right positions.
+
+# Line 1: a Latin-1 copyright sign; line 2: two Latin-1 letters in a comment
+# before the function name and the undeclared identifier.
+HEADER = (
+    b"/* Copyright \xa9 2010 Advanced Micro Devices, Inc. */\n"
+    b"/* d\xe9j\xe0 */ inline float scale(float x) { return x * FACTOR; }\n"
+)
+HEADER_TEXT = HEADER.decode("latin-1")
+
+KERNEL = """#include "scale.h"
+
+__kernel void scale_all(__global float *data)
+{
+    int i = get_global_id(0);
+    data[i] = scale(data[i]);
+}
+"""
+
+
+async def open_kernel(client, header: bytes):
+    (client.tmp / "scale.h").write_bytes(header)
+    return await open_doc(client, "k.cl", KERNEL)
+
+
+def header_position(needle: str) -> tuple[int, int]:
+    """Line and UTF-16 column of `needle` in the decoded header."""
+    at = HEADER_TEXT.index(needle)
+    line = HEADER_TEXT.count("\n", 0, at)
+    return line, at - (HEADER_TEXT.rfind("\n", 0, at) + 1)
+
+
+async def test_header_errors_point_after_latin1_characters(client: LanguageClient):
+    uri, diags = await open_kernel(client, HEADER)
+    header_uri = (client.tmp / "scale.h").as_uri()
+    by_code = {d.code: d for d in diags}
+    # Shown at the `#include`, with the header's own place as related information.
+    hint = by_code["L0102"]
+    assert hint.severity == types.DiagnosticSeverity.Hint
+    assert hint.range.start.line == 0
+    where = hint.related_information[0].location
+    assert where.uri == header_uri
+    assert (where.range.start.line, where.range.start.character) == header_position("\u00a9")
+    assert where.range.end.character == where.range.start.character + 1
+    err = by_code["L0003"]
+    assert "FACTOR" in err.message
+    where = err.related_information[0].location
+    assert where.uri == header_uri
+    assert (where.range.start.line, where.range.start.character) == header_position("FACTOR")
+    assert where.range.end.character - where.range.start.character == len("FACTOR")
+    assert sum(1 for d in diags if d.code == "L0102") == 1
+
+
+async def test_hover_and_definition_across_a_latin1_header(client: LanguageClient):
+    header = HEADER.replace(b"FACTOR", b"2.0f")
+    uri, diags = await open_kernel(client, header)
+    assert not [d for d in diags if d.severity == types.DiagnosticSeverity.Error], diags
+    doc = types.TextDocumentIdentifier(uri=uri)
+    line = KERNEL.split("\n").index("    int i = get_global_id(0);")
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=doc, position=types.Position(line=line, character=8))
+    )
+    assert hover is not None and "contiguous" in hover.contents.value
+    assert (hover.range.start.line, hover.range.start.character) == (line, 8)
+    call = KERNEL.split("\n").index("    data[i] = scale(data[i]);")
+    loc = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc, position=types.Position(line=call, character=16))
+    )
+    loc = loc[0] if isinstance(loc, list) else loc
+    assert loc.uri == (client.tmp / "scale.h").as_uri()
+    assert (loc.range.start.line, loc.range.start.character) == header_position("scale(")

@@ -153,7 +153,9 @@ fn lowering_never_panics() {
     };
     let mut lowered = 0;
     for path in &files {
-        let text = std::fs::read_to_string(path).expect("readable");
+        let text = lanes_frontend::source::read_source(path)
+            .expect("readable")
+            .text;
         let mut variants = vec![text.clone()];
         let lines: Vec<&str> = text.lines().collect();
         for _ in 0..12 {

@@ -314,7 +314,9 @@ fn one_file() {
     let Ok(path) = std::env::var("LANES_VEXEC_FILE") else {
         return;
     };
-    let text = std::fs::read_to_string(&path).expect("reads");
+    let text = lanes_frontend::source::read_source(&path)
+        .expect("reads")
+        .text;
     let unit = check_text(
         "gen.cl",
         None,

@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 
-struct MemFs(HashMap<PathBuf, String>);
+/// Files as bytes, decoded as from disk.
+struct MemFs(HashMap<PathBuf, Vec<u8>>);
 
 impl FileLoader for MemFs {
-    fn read(&self, path: &Path) -> std::io::Result<String> {
+    fn read(&self, path: &Path) -> std::io::Result<SourceText> {
         self.0
             .get(path)
-            .cloned()
+            .map(|bytes| crate::source::decode_source(bytes))
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
     }
 }
@@ -79,7 +80,7 @@ fn run_with(files: &[(&str, &str)], src: &str, opts: &PreprocessOptions) -> Out 
     let fs = MemFs(
         files
             .iter()
-            .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+            .map(|(p, t)| (PathBuf::from(p), t.as_bytes().to_vec()))
             .collect(),
     );
     let mut sources = SourceMap::new();
@@ -1416,4 +1417,39 @@ mod fuzz {
             check(&run(&format!("#define f(x, ...) #x a##x __VA_ARGS__ f\n#define a(b) b(b)\n{src}")))?;
         }
     }
+}
+
+#[test]
+fn latin1_header_is_read_with_one_hint_at_its_first_byte() {
+    // "/* (c) 2009 Advanced Micro Devices, Inc.\xA9 D\xE9j\xE0 */"
+    let mut header = b"/* Copyright \xA9 2009 D\xE9j\xE0 */\n#define SCALE 2\n".to_vec();
+    header.extend_from_slice("/* \u{e9} is UTF-8 here */\n".as_bytes());
+    let fs = MemFs(HashMap::from([(PathBuf::from("/src/h.h"), header)]));
+    let mut sources = SourceMap::new();
+    let main = sources.add(SourceFile::new(
+        "main.cl",
+        Some(PathBuf::from("/src/main.cl")),
+        "#include \"h.h\"\n#include \"h.h\"\nint x = SCALE;\n",
+    ));
+    let mut diags = Vec::new();
+    let pp = preprocess(
+        &mut sources,
+        main,
+        &PreprocessOptions::default(),
+        &fs,
+        &mut diags,
+    );
+    let codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::NotUtf8], "{diags:#?}");
+    let d = &diags[0];
+    let header = sources.get(d.span.file);
+    assert_eq!(header.name, "/src/h.h");
+    assert_eq!(sources.text(d.span), "\u{a9}");
+    assert_eq!(header.line_col(d.span.start), (1, 14));
+    assert!(header
+        .text
+        .starts_with("/* Copyright \u{a9} 2009 D\u{e9}j\u{e0} */"));
+    // The macro defined after the Latin-1 line expands as usual.
+    let text: Vec<&str> = pp.tokens.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(text, vec!["int", "x", "=", "2", ";", ""]);
 }

@@ -85,10 +85,11 @@ pub fn ran(events: &[(String, Option<String>)], query: &str) -> Vec<String> {
 pub struct MemFs(pub HashMap<PathBuf, String>);
 
 impl FileLoader for MemFs {
-    fn read(&self, path: &Path) -> std::io::Result<String> {
+    fn read(&self, path: &Path) -> std::io::Result<lanes_frontend::source::SourceText> {
         self.0
             .get(path)
             .cloned()
+            .map(Into::into)
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "missing"))
     }
 }
