@@ -6,7 +6,10 @@
 //! `codegen`: generated code against PoCL and gcc (see codegen/mod.rs).
 //! `precond`: fast paths on inferred preconditions, the paper's experiment
 //! (see precond.rs).
+//! `budget`: `lanes check`/`build` on a 5,000-line file of branches no
+//! precondition settles (see budget.rs).
 
+mod budget;
 mod codegen;
 mod lsp;
 mod precond;
@@ -315,6 +318,9 @@ fn main() {
     }
     if all || which.iter().any(|w| w == "precond") {
         precond::main(options);
+    }
+    if all || which.iter().any(|w| w == "budget") {
+        budget::main(options);
     }
 }
 

@@ -22,7 +22,7 @@
 //!
 //! Options: `--kernel NAME[,NAME...]` (only these; RESULTS.md is then left
 //! alone), `--runs N` (default 9), `--target T` (default `host`),
-//! `--budget-ms N` (time for `specialize` per target, default its own),
+//! `--target-budget N` (solver resource units for `specialize` per target, default its own),
 //! `--no-write`.
 
 use std::fmt::Write as _;
@@ -534,11 +534,11 @@ struct Specialized {
 
 /// The main file's text with a fast path for every proven precondition
 /// (`lanes build --specialize auto`), and how long that took.
-fn specialize(unit: &CheckedUnit, width: u32, budget: Option<Duration>) -> Specialized {
+fn specialize(unit: &CheckedUnit, width: u32, budget: Option<u64>) -> Specialized {
     use lanes_vectorizer::precond;
     let mut opts = precond::Options::new(width);
     if let Some(b) = budget {
-        opts.budget = b;
+        opts.budget.target = b;
     }
     let t = Instant::now();
     let s = precond::specialize(unit, &opts);
@@ -1049,8 +1049,8 @@ struct Options {
     kernels: Option<Vec<String>>,
     runs: usize,
     target: String,
-    /// `specialize`'s budget per kernel (None: its default).
-    budget: Option<Duration>,
+    /// `specialize`'s budget per target in resource units (None: its default).
+    budget: Option<u64>,
     write: bool,
     pocl_child: Option<String>,
     out: Option<PathBuf>,
@@ -1085,12 +1085,12 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     .map_err(|_| format!("--runs: not a number: {v}"))?;
             }
             "--target" => o.target = value("--target")?,
-            "--budget-ms" => {
-                let v = value("--budget-ms")?;
-                let ms: u64 = v
+            "--target-budget" => {
+                let v = value("--target-budget")?;
+                let units: u64 = v
                     .parse()
-                    .map_err(|_| format!("--budget-ms: not a number: {v}"))?;
-                o.budget = Some(Duration::from_millis(ms));
+                    .map_err(|_| format!("--target-budget: not a number: {v}"))?;
+                o.budget = Some(units);
             }
             "--no-write" => o.write = false,
             "--pocl-child" => o.pocl_child = Some(value("--pocl-child")?),
@@ -1323,7 +1323,7 @@ pub fn main(args: &[String]) {
         Err(e) => {
             eprintln!("{e}");
             eprintln!(
-                "usage: lanes-bench precond [--kernel NAME[,NAME...]] [--runs N] [--target T] [--budget-ms N] [--no-write]"
+                "usage: lanes-bench precond [--kernel NAME[,NAME...]] [--runs N] [--target T] [--target-budget N] [--no-write]"
             );
             std::process::exit(2);
         }

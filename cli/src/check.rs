@@ -183,19 +183,15 @@ pub fn run(args: CheckArgs) -> ExitCode {
         if u.has_errors() {
             continue;
         }
-        for k in u.hir.kernels() {
-            match lanes_vectorizer::report::analyze_kernel(&u.hir, k, s.target.width) {
-                Ok(ka) => {
-                    let r = lanes_vectorizer::report::report(&ka, &u.hir, k, &u.sources);
-                    u.diagnostics.extend(r.diagnostics);
-                    let found =
-                        lanes_vectorizer::precond::infer(&ka, &u.hir, k, &s.precond_options());
-                    u.diagnostics
-                        .extend(lanes_vectorizer::precond::diagnostics(&found));
-                }
-                Err(diags) => u.diagnostics.extend(diags),
-            }
-        }
+        // On a thread of its own: a fresh solver context per file, so that
+        // a file's findings do not depend on the files checked before it.
+        let found = std::thread::scope(|scope| {
+            scope
+                .spawn(|| kernel_diagnostics(u, s))
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        u.diagnostics.extend(found);
     }
     let deny_warnings = args.deny.contains(&Deny::Warnings);
     let mut units: Vec<CheckedUnit> = units.into_iter().map(|(u, _)| u).collect();
@@ -272,6 +268,27 @@ pub fn run(args: CheckArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The analysis and precondition diagnostics of every kernel of a file
+/// without errors, in kernel order; the kernels share the file's budget.
+fn kernel_diagnostics(u: &CheckedUnit, s: &FileSettings) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let opts = s.precond_options();
+    let mut meter = lanes_vectorizer::precond::Meter::new(&opts.budget);
+    for k in u.hir.kernels() {
+        match lanes_vectorizer::report::analyze_kernel(&u.hir, k, s.target.width) {
+            Ok(ka) => {
+                let r = lanes_vectorizer::report::report(&ka, &u.hir, k, &u.sources);
+                out.extend(r.diagnostics);
+                let found =
+                    lanes_vectorizer::precond::infer_with(&ka, &u.hir, k, &opts, &mut meter);
+                out.extend(lanes_vectorizer::precond::diagnostics(&found));
+            }
+            Err(diags) => out.extend(diags),
+        }
+    }
+    out
 }
 
 pub fn write_json(value: &impl serde::Serialize) -> std::io::Result<()> {

@@ -97,6 +97,9 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     // Per kernel, per loop of its report: the coverage of its precondition.
     let mut coverages: Vec<Vec<Option<Coverage>>> = Vec::new();
     let mut failed = false;
+    let opts = settings.precond_options();
+    // The kernels of a file share its budget, in file order.
+    let mut meter = lanes_vectorizer::precond::Meter::new(&opts.budget);
     for k in kernels {
         match analyze_kernel(&unit.hir, k, target.width) {
             Ok(ka) => {
@@ -105,12 +108,8 @@ pub fn run(args: ExplainArgs) -> ExitCode {
                     irs.push('\n');
                 }
                 let mut r = report(&ka, &unit.hir, k, &unit.sources);
-                let found = lanes_vectorizer::precond::infer(
-                    &ka,
-                    &unit.hir,
-                    k,
-                    &settings.precond_options(),
-                );
+                let found =
+                    lanes_vectorizer::precond::infer_with(&ka, &unit.hir, k, &opts, &mut meter);
                 lanes_vectorizer::precond::annotate(&mut r, &found);
                 coverages.push(
                     r.loops

@@ -75,8 +75,8 @@ pub use kernel::{
 };
 pub use lines::{line_index, LineIndex};
 pub use precond::{
-    infer, kernel_findings, pending, set_kernel_preconditions, FilePreconditions, KernelFindings,
-    Pending,
+    infer, kernel_findings, pending, set_kernel_preconditions, spent, FilePreconditions,
+    KernelFindings, Pending,
 };
 
 /// Re-exported so that users of the database need not depend on salsa for

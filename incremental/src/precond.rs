@@ -84,8 +84,22 @@ pub fn pending(db: &dyn Db, file: File, options: &Options) -> Vec<Pending> {
     out
 }
 
-/// Runs the inference on an analysis (no database involved; may take up to
-/// `options.budget` per target). A panic in the inference is a bug: it is
+/// What the kernels of `file` whose findings for `options` are current
+/// spent of the file's budget (resource units).
+pub fn spent(db: &dyn Db, file: File, options: &Options) -> u64 {
+    let have = file.preconditions(db);
+    kernels(db, file)
+        .into_iter()
+        .filter_map(|k| {
+            let f = have.kernels.get(k.name(db))?;
+            (Arc::ptr_eq(&f.analysis, kernel_analysis(db, k)) && f.options == *options)
+                .then(|| f.findings.iter().map(|x| x.spent).sum::<u64>())
+        })
+        .sum()
+}
+
+/// Runs the inference on an analysis (no database involved; spends at most
+/// `options.budget.file`, each target at most `options.budget.target`). A panic in the inference is a bug: it is
 /// reported as no findings rather than taking the caller down.
 pub fn infer(a: &Analysis, options: &Options) -> Vec<Finding> {
     let (Some(ka), Some((unit, func))) = (&a.analysis, &a.unit) else {

@@ -132,7 +132,7 @@ fn findings_follow_the_analysis_they_belong_to() {
 
     // Other options (a budget, a launch hint) make every kernel pending.
     let mut o2 = o.clone();
-    o2.budget = std::time::Duration::from_millis(900);
+    o2.budget.target = 900_000;
     assert_eq!(lanes_db::pending(&db, file, &o2).len(), 2);
 }
 

@@ -3,13 +3,12 @@
 //! of editors/vscode/src/config.ts): `target`, `width`, `defines`,
 //! `includePaths`, `diagnostics` (code → warning|information|hint|error|off),
 //! `launch` (a typical launch: `globalSize`, `args`; coverage of inferred
-//! preconditions is counted on it), `preconditions` (`enabled`, `budgetMs`
-//! per target) and `outDir` (where `lanes.build` writes; default: next to
+//! preconditions is counted on it), `preconditions` (`enabled`,
+//! `targetBudget` and `fileBudget` in solver resource units) and `outDir` (where `lanes.build` writes; default: next to
 //! the source file).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use lanes_db::Settings;
 use lanes_frontend::diag::{Code, Severity};
@@ -132,12 +131,22 @@ pub fn precond_options(options: &Value, width: u32) -> (Option<Options>, Vec<Str
         if p.get("enabled").and_then(Value::as_bool) == Some(false) {
             return (None, warnings);
         }
-        match p.get("budgetMs").map(|b| (b, b.as_u64())) {
-            None => {}
-            Some((_, Some(ms))) if ms > 0 => o.budget = Duration::from_millis(ms),
-            Some((b, _)) => warnings.push(format!(
-                "preconditions.budgetMs must be a positive number of milliseconds, not {b}"
-            )),
+        for (key, slot) in [
+            ("targetBudget", &mut o.budget.target),
+            ("fileBudget", &mut o.budget.file),
+        ] {
+            match p.get(key).map(|b| (b, b.as_u64())) {
+                None => {}
+                Some((_, Some(units))) if units > 0 => *slot = units,
+                Some((b, _)) => warnings.push(format!(
+                    "preconditions.{key} must be a positive number of solver resource units, not {b}"
+                )),
+            }
+        }
+        if p.get("budgetMs").is_some() {
+            warnings.push(
+                "preconditions.budgetMs is no longer read: budgets are counted in solver resource units (targetBudget, fileBudget)".into(),
+            );
         }
     }
     if let Some(l) = options.get("launch") {
@@ -217,20 +226,20 @@ mod tests {
     fn precondition_options() {
         let (o, w) = precond_options(
             &json!({"launch": {"globalSize": [1920, 1080], "args": {"width": 1920}},
-                    "preconditions": {"budgetMs": 500}}),
+                    "preconditions": {"targetBudget": 500000, "fileBudget": 900000}}),
             8,
         );
         assert!(w.is_empty(), "{w:?}");
         let o = o.unwrap();
         assert_eq!(o.width, 8);
-        assert_eq!(o.budget, Duration::from_millis(500));
+        assert_eq!((o.budget.target, o.budget.file), (500_000, 900_000));
         let l = o.launch.unwrap();
         assert_eq!(l.global, vec![1920, 1080]);
         assert_eq!(l.args.get("width"), Some(&1920));
         let (o, _) = precond_options(&json!({"preconditions": {"enabled": false}}), 8);
         assert!(o.is_none());
         let (o, w) = precond_options(
-            &json!({"launch": {"globalSize": [0], "args": {"w": "x"}}, "preconditions": {"budgetMs": -1}}),
+            &json!({"launch": {"globalSize": [0], "args": {"w": "x"}}, "preconditions": {"targetBudget": -1}}),
             4,
         );
         assert_eq!(w.len(), 3, "{w:?}");

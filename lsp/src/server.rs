@@ -308,9 +308,17 @@ impl Backend {
         }
         let snap = self.state().db.clone();
         let o = options.clone();
-        let Ok(pending) = run_blocking(move || lanes_db::pending(&snap, file, &o)).await else {
+        let Ok((pending, spent)) = run_blocking(move || {
+            let spent = lanes_db::spent(&snap, file, &o);
+            (lanes_db::pending(&snap, file, &o), spent)
+        })
+        .await
+        else {
             return;
         };
+        // The file's budget, less what the kernels whose findings are kept
+        // spent; the pending kernels spend the rest in file order.
+        let mut file_left = options.budget.file.saturating_sub(spent);
         let started = std::time::Instant::now();
         let mut last = std::time::Instant::now();
         let mut done = Vec::new();
@@ -319,10 +327,14 @@ impl Backend {
             if self.current(key, generation).is_none() {
                 break;
             }
-            let inferred = self.0.worker.infer(p.analysis.clone(), options.clone());
+            let mut job = options.clone();
+            job.budget.file = file_left;
+            let inferred = self.0.worker.infer(p.analysis.clone(), job);
             let Some(findings) = inferred.await else {
                 break;
             };
+            let used: u64 = findings.iter().map(|f| f.spent).sum();
+            file_left = file_left.saturating_sub(used);
             done.push((
                 p.name,
                 lanes_db::KernelFindings {

@@ -3,7 +3,7 @@
 
 use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
 use lanes_frontend::unit::{check_text, CheckedUnit};
-use lanes_vectorizer::precond::{infer, Finding, Options, Outcome, TargetKind};
+use lanes_vectorizer::precond::{infer, Budget, Exhausted, Finding, Options, Outcome, TargetKind};
 use lanes_vectorizer::report::analyze_kernel;
 
 fn unit(src: &str) -> CheckedUnit {
@@ -12,11 +12,13 @@ fn unit(src: &str) -> CheckedUnit {
     unit
 }
 
+/// With the default budget (solver resource units, not time: the same
+/// findings on an idle and on a loaded machine).
 fn findings(src: &str, width: u32) -> Vec<Finding> {
-    findings_within(src, width, std::time::Duration::from_secs(2))
+    findings_within(src, width, Budget::default())
 }
 
-fn findings_within(src: &str, width: u32, budget: std::time::Duration) -> Vec<Finding> {
+fn findings_within(src: &str, width: u32, budget: Budget) -> Vec<Finding> {
     let u = unit(src);
     let k = *u.hir.kernels().first().expect("a kernel");
     let ka = analyze_kernel(&u.hir, k, width).expect("analyses");
@@ -160,9 +162,69 @@ __kernel void k(__global int *a) {
         a[x] = 1;
 }
 "#;
-    let fs = findings_within(src, 16, std::time::Duration::from_millis(1500));
+    let fs = findings(src, 16);
     let b = fs.iter().find(|f| f.kind == TargetKind::Branch).unwrap();
     assert!(!matches!(b.outcome, Outcome::Found(_)), "{:?}", b.outcome);
+}
+
+/// Budgets are counts: a tight one cuts inference off at the same place on
+/// every run (whatever the machine's load), with the same findings and the
+/// same units spent; targets after the file's budget are not tried.
+#[test]
+fn budgets_cut_off_deterministically() {
+    let src = r#"
+__kernel void k(__global int *a, int n, int s) {
+    int x = get_global_id(0);
+    if ((x / 8) % 2 == 0)
+        a[x] = 1;
+    if ((x * s) % 3 == n)
+        a[x] = 2;
+    if ((x / s) % 5 == 1)
+        a[x] = 3;
+    if (x < n)
+        a[x] = 4;
+}
+"#;
+    let tight = Budget {
+        target: 300_000,
+        file: 400_000,
+        ..Budget::default()
+    };
+    // Each run on a fresh thread: a fresh Z3 context, as for each file of
+    // `lanes check`.
+    let run = || {
+        std::thread::spawn(move || {
+            findings_within(src, 8, tight)
+                .into_iter()
+                .map(|f| (f.span, f.outcome, f.spent, f.queries))
+                .collect::<Vec<_>>()
+        })
+        .join()
+        .unwrap()
+    };
+    let first = run();
+    assert_eq!(first, run());
+    let untried = first
+        .iter()
+        .filter(|f| f.1 == Outcome::OutOfBudget(Exhausted::File))
+        .count();
+    assert!(untried >= 1, "{first:?}");
+    // What was tried stayed within the file's budget (one step's overshoot).
+    let spent: u64 = first.iter().map(|f| f.2).sum();
+    assert!(spent < tight.file + 300_000, "{spent}");
+    // The first target untried is the one L0302 points at, once.
+    let found = findings_within(src, 8, tight);
+    let diags = lanes_vectorizer::precond::diagnostics(&found);
+    let file_notes: Vec<_> = diags
+        .iter()
+        .filter(|d| d.message.contains("the file's budget is spent"))
+        .collect();
+    assert_eq!(file_notes.len(), 1, "{diags:?}");
+    let first_untried = found
+        .iter()
+        .find(|f| f.outcome == Outcome::OutOfBudget(Exhausted::File))
+        .unwrap();
+    assert_eq!(file_notes[0].span, first_untried.span);
 }
 
 /// The obvious group form (each condition at the lane where it binds,

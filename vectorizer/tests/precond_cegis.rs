@@ -20,12 +20,9 @@ fn unit(src: &str) -> CheckedUnit {
     unit
 }
 
-/// The tests here measure against the default budget: one at a time.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// The findings with the default options (2 s per target).
+/// The findings with the default options (the default budget, in solver
+/// resource units: the same findings however busy the machine is).
 fn findings(src: &str, width: u32) -> Vec<Finding> {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let u = unit(src);
     let k = *u.hir.kernels().first().expect("a kernel");
     let ka = analyze_kernel(&u.hir, k, width).expect("analyses");
@@ -101,7 +98,6 @@ fn fast_walsh_transform_is_packed_when_step_and_group_are_aligned() {
                 Some(format!("step % {w} == 0 && tid0 % {w} == 0").as_str())
             );
             assert_eq!(p.effect, "the access is a packed vector access");
-            assert!(f.millis < 2500.0, "{} ms", f.millis);
         }
     }
 }
@@ -273,7 +269,6 @@ fn fast_paths_make_the_accesses_packed_and_the_guards_uniform() {
         }
         out
     };
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let s = lanes_vectorizer::precond::specialize(&unit(FWT), &Options::new(w));
     assert_eq!(s.applied.len(), 1, "{:?}", s.applied);
     assert_eq!(

@@ -149,11 +149,18 @@ fn fast_path_section(
                 let _ = write!(s, "\n\nRejected by the verifier: `{r}`.");
             }
         }
-        Outcome::Timeout => {
+        Outcome::OutOfBudget(why) => {
+            let budget = match why {
+                lanes_vectorizer::precond::Exhausted::Target => "its budget",
+                lanes_vectorizer::precond::Exhausted::File => {
+                    "the file's budget (spent by earlier targets; not tried)"
+                }
+                lanes_vectorizer::precond::Exhausted::Wall => "the wall-clock safety limit",
+            };
             let _ = write!(
                 s,
-                "**No fast path** for this {what} found within the budget ({:.0} ms).",
-                f.millis
+                "**No fast path** for this {what} found within {budget} ({} resource units, {:.0} ms).",
+                f.spent, f.millis
             );
         }
         Outcome::NotFound(why) => {

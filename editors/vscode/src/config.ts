@@ -34,7 +34,7 @@ export interface LanesOptions {
   includePaths?: string[];
   diagnostics?: Record<string, string>;
   launch?: { globalSize?: number[]; args?: Record<string, number> };
-  preconditions?: { enabled?: boolean; budgetMs?: number };
+  preconditions?: { enabled?: boolean; targetBudget?: number; fileBudget?: number };
 }
 
 /**
@@ -92,9 +92,11 @@ export function buildOptions(explicit: (key: string) => unknown, expand: (s: str
     if (typeof preconditions['enabled'] === 'boolean') {
       out.enabled = preconditions['enabled'];
     }
-    const budget = preconditions['budgetMs'];
-    if (typeof budget === 'number' && Number.isInteger(budget) && budget > 0) {
-      out.budgetMs = budget;
+    for (const key of ['targetBudget', 'fileBudget'] as const) {
+      const budget = preconditions[key];
+      if (typeof budget === 'number' && Number.isInteger(budget) && budget > 0) {
+        out[key] = budget;
+      }
     }
     options.preconditions = out;
   }

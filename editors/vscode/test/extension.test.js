@@ -58,7 +58,7 @@ module.exports = async function extensionTest() {
   state.settings['lanes.server.path'] = mockServer;
   state.settings['lanes.target'] = 'avx512skx-x16';
   state.settings['lanes.defines'] = ['N=16'];
-  state.settings['lanes.preconditions'] = { budgetMs: 500, enabled: true, budget: 'x' };
+  state.settings['lanes.preconditions'] = { targetBudget: 500000, enabled: true, budget: 'x' };
   const doc = vscode.__makeDocument(vscode.Uri.file(clFile), fs.readFileSync(clFile, 'utf8'), 'opencl');
   vscode.__openDocument(doc);
   vscode.window.activeTextEditor = { document: doc, viewColumn: 1 };
@@ -74,7 +74,7 @@ module.exports = async function extensionTest() {
     assert.deepStrictEqual(init.params.initializationOptions, {
       target: 'avx512skx-x16',
       defines: ['N=16'],
-      preconditions: { enabled: true, budgetMs: 500 },
+      preconditions: { enabled: true, targetBudget: 500000 },
     });
     await waitFor('didOpen of k.cl', () => readLog(logFile).find((m) => m.method === 'textDocument/didOpen'));
     await waitFor('diagnostics', () => state.diagnostics.get(String(doc.uri)));
@@ -115,7 +115,7 @@ module.exports = async function extensionTest() {
       readLog(logFile).find((m) => m.method === 'workspace/didChangeConfiguration'),
     );
     assert.deepStrictEqual(change.params.settings, {
-      lanes: { target: 'avx2-i32x8', defines: ['N=16'], preconditions: { enabled: true, budgetMs: 500 } },
+      lanes: { target: 'avx2-i32x8', defines: ['N=16'], preconditions: { enabled: true, targetBudget: 500000 } },
     });
     assert.strictEqual(status.text, 'lanes: avx2-i32x8');
 

@@ -48,10 +48,10 @@
 //! [`Spec::lemmas`] for the moduli of the clause under proof). No `bv2int`
 //! anywhere. A model of a query may satisfy the abstraction without
 //! satisfying the spec, so a seed Z3 proposes is evaluated before it is
-//! used. Z3's time on one query is heavy-tailed: a query that runs longer
-//! than 300 ms is restarted with another random seed (twice the time), and
-//! a watchdog thread interrupts the solver at the deadline in case it does
-//! not look at its own timeout.
+//! used. Z3's effort on one query is heavy-tailed: a query that spends more
+//! than [`FIRST_ATTEMPT`] resource units is restarted with another random
+//! seed (twice the units); every query is charged to the target's
+//! [`Meter`] ([`super::budget`]).
 //!
 //! *Measured* (debug build, `spec::tests::query_times`, on the shared
 //! 2-core machine): the proof of the clause `x0 % 8 == 0` for the branch
@@ -65,11 +65,13 @@
 //! step]`) at W = 16. The whole synthesis of one FastWalshTransform access
 //! takes 0.1–0.7 s (of a 2 s budget) at W = 4, 8, 16.
 //!
-//! Deterministic but for the budget cut-off and Z3's restarts: a
-//! fixed-seed RNG.
+//! Deterministic: a fixed-seed RNG, and budgets and restarts counted in
+//! Z3's resource units and samples, not in time.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
+
+use super::budget::{self, Meter};
 
 use z3::ast::{Bool, Int};
 use z3::{Params, SatResult, Solver};
@@ -554,24 +556,23 @@ struct Smt {
     spec: Bool,
 }
 
-/// Z3's run time on one query is heavy-tailed: an attempt that takes
-/// longer than this is restarted with another random seed (up to
-/// `RESTARTS` times, the last one with all the time left).
-const FIRST_ATTEMPT: Duration = Duration::from_millis(300);
+/// Z3's effort on one query is heavy-tailed: an attempt that spends more
+/// than this many resource units is restarted with another random seed (up
+/// to `RESTARTS` times, each with twice the units, the last one with all
+/// that is left).
+const FIRST_ATTEMPT: u64 = 300_000;
 const RESTARTS: u32 = 3;
 
 impl Smt {
-    fn check(&self, deadline: Instant, extra: &[Bool]) -> Check {
+    fn check(&self, meter: &mut Meter, extra: &[Bool]) -> Check {
         let mut slice = FIRST_ATTEMPT;
         for attempt in 0..=RESTARTS {
-            let now = Instant::now();
-            if now >= deadline {
+            if meter.is_exhausted() {
                 return Check::Unknown;
             }
-            let left = deadline - now;
-            let last = attempt == RESTARTS || left <= slice * 2;
-            let time = if last { left } else { slice };
-            match self.attempt(time, attempt, extra) {
+            let last = attempt == RESTARTS || meter.left() <= slice * 2;
+            let cap = if last { None } else { Some(slice) };
+            match self.attempt(meter, cap, attempt, extra) {
                 Some(r) => return r,
                 None if last => return Check::Unknown,
                 None => slice *= 2,
@@ -580,21 +581,30 @@ impl Smt {
         Check::Unknown
     }
 
-    /// One solver run; `None` when it gave up (time or incompleteness).
-    fn attempt(&self, time: Duration, seed: u32, extra: &[Bool]) -> Option<Check> {
-        let ms = time.as_millis().clamp(1, u32::MAX as u128) as u32;
+    /// One solver run; `None` when it gave up (resources or incompleteness).
+    fn attempt(
+        &self,
+        meter: &mut Meter,
+        cap: Option<u64>,
+        seed: u32,
+        extra: &[Bool],
+    ) -> Option<Check> {
         let solver = Solver::new();
         let mut params = Params::new();
-        params.set_u32("timeout", ms);
         params.set_u32("random_seed", seed);
         solver.set_params(&params);
         for b in self.base.iter().chain(extra) {
             solver.assert(b);
         }
+        let spent = meter.target_spent();
         let t = Instant::now();
-        let r = checked(&solver, time);
+        let r = meter.check(&solver, cap);
         if std::env::var_os("LANES_CEGIS_DEBUG").is_some() {
-            eprintln!("  z3 {r:?} in {:?} (seed {seed})", t.elapsed());
+            eprintln!(
+                "  z3 {r:?} in {} units, {:?} (seed {seed})",
+                meter.target_spent() - spent,
+                t.elapsed()
+            );
         }
         match r {
             SatResult::Unsat => Some(Check::Unsat),
@@ -616,32 +626,10 @@ impl Smt {
     }
 }
 
-/// `solver.check()`, interrupted from a watchdog thread shortly after
-/// `time` in case the solver does not look at its own timeout (Z3's
-/// non-linear arithmetic does not, often).
-fn checked(solver: &Solver, time: Duration) -> SatResult {
-    let ctx = z3::Context::thread_local();
-    let handle = ctx.handle();
-    let (done, wait) = std::sync::mpsc::channel::<()>();
-    std::thread::scope(|s| {
-        let handle = &handle;
-        s.spawn(move || {
-            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                wait.recv_timeout(time + Duration::from_millis(20))
-            {
-                handle.interrupt();
-            }
-        });
-        let r = solver.check();
-        drop(done);
-        r
-    })
-}
-
 /// A clause under construction: literal indices and negate flags.
 type Lits = Vec<(usize, bool)>;
 
-struct Synth<'a> {
+struct Synth<'a, 'm> {
     spec: &'a dyn Spec,
     vars: Vec<Var>,
     n: usize,
@@ -649,7 +637,7 @@ struct Synth<'a> {
     stride: Vec<i64>,
     offset: Vec<i64>,
     rng: Rng,
-    deadline: Instant,
+    meter: &'m mut Meter,
     stats: Stats,
     smt: Smt,
     pos: Vec<Vec<i64>>,
@@ -673,10 +661,9 @@ struct Synth<'a> {
 }
 
 /// Synthesizes a DNF `p` with `p ⇒ spec` on the box (and domain), proven by
-/// Z3 clause by clause, within `budget` (Z3 timeouts included).
-pub fn synthesize(spec: &dyn Spec, budget: Duration) -> (Outcome, Stats) {
+/// Z3 clause by clause, within what `meter` has left for the target.
+pub fn synthesize(spec: &dyn Spec, meter: &mut Meter) -> (Outcome, Stats) {
     let start = Instant::now();
-    let deadline = start + budget;
     let vars: Vec<Var> = spec.vars().to_vec();
     if vars
         .iter()
@@ -708,7 +695,7 @@ pub fn synthesize(spec: &dyn Spec, budget: Duration) -> (Outcome, Stats) {
         stride: vec![1; n],
         offset: vec![0; n],
         rng: Rng(0x5eed_cafe_f00d_0001),
-        deadline,
+        meter,
         stats: Stats::default(),
         smt: Smt {
             vars: zvars,
@@ -735,9 +722,9 @@ pub fn synthesize(spec: &dyn Spec, budget: Duration) -> (Outcome, Stats) {
     (outcome, s.stats)
 }
 
-impl Synth<'_> {
+impl Synth<'_, '_> {
     fn expired(&mut self) -> bool {
-        if Instant::now() >= self.deadline {
+        if self.meter.is_exhausted() {
             self.stats.timed_out = true;
         }
         self.stats.timed_out
@@ -745,6 +732,7 @@ impl Synth<'_> {
 
     fn holds(&mut self, p: &[i64]) -> bool {
         self.stats.samples = self.stats.samples.saturating_add(1);
+        self.meter.charge(budget::SAMPLE_STEP);
         self.spec.holds(p)
     }
 
@@ -772,8 +760,8 @@ impl Synth<'_> {
 
     fn smt_clause(&mut self, extra: &[Bool]) -> Check {
         self.stats.clause_queries += 1;
-        let r = self.smt.check(self.deadline, extra);
-        if matches!(r, Check::Unknown) && Instant::now() >= self.deadline {
+        let r = self.smt.check(self.meter, extra);
+        if matches!(r, Check::Unknown) && self.meter.is_exhausted() {
             self.stats.timed_out = true;
         }
         r
@@ -787,7 +775,7 @@ impl Synth<'_> {
             // Sampling missed the spec: ask Z3 for one point where it holds.
             self.stats.literal_queries += 1;
             let spec = self.smt.spec.not();
-            match self.smt.check(self.deadline, &[spec]) {
+            match self.smt.check(self.meter, &[spec]) {
                 // The encoding may over-approximate the program (abstract
                 // terms), so a model is only a candidate: evaluate it.
                 Check::Sat(p) if self.holds(&p) => {
@@ -800,7 +788,7 @@ impl Synth<'_> {
                 }
                 Check::Unknown => {
                     self.literal_time += t.elapsed();
-                    self.stats.timed_out = Instant::now() >= self.deadline;
+                    self.stats.timed_out = self.meter.is_exhausted();
                     return if self.stats.timed_out {
                         Outcome::Timeout
                     } else {
@@ -1948,7 +1936,7 @@ impl Synth<'_> {
             let ck = self.encode_lits(&dnf[k]);
             let rest: Vec<Bool> = others.iter().map(|c| self.encode_lits(c)).collect();
             self.stats.clause_queries += 1;
-            if let Check::Unsat = self.smt.check(self.deadline, &[ck, Bool::or(&rest).not()]) {
+            if let Check::Unsat = self.smt.check(self.meter, &[ck, Bool::or(&rest).not()]) {
                 dnf.remove(k);
             }
         }
@@ -1978,7 +1966,7 @@ impl Synth<'_> {
         self.stats.clause_queries += 1;
         let mut extra = vec![ea, eb.not()];
         extra.extend(self.lemmas(&[a, b]));
-        matches!(self.smt.check(self.deadline, &extra), Check::Unsat)
+        matches!(self.smt.check(self.meter, &extra), Check::Unsat)
     }
 
     /// Greedy cover (concrete rejection): adds literals, oriented true at
@@ -2303,6 +2291,7 @@ enum Built {
 
 #[cfg(test)]
 mod tests {
+    use super::budget::Budget;
     use super::*;
 
     type Holds = Box<dyn Fn(&[i64]) -> bool>;
@@ -2369,8 +2358,20 @@ mod tests {
         pts
     }
 
-    fn found(s: &FnSpec, budget_ms: u64) -> (Dnf, Stats) {
-        let (o, st) = synthesize(s, Duration::from_millis(budget_ms));
+    /// Synthesis within `units` resource units.
+    fn within(s: &FnSpec, units: u64) -> (Outcome, Stats) {
+        let budget = Budget {
+            target: units,
+            file: units,
+            wall: budget::DEFAULT_WALL,
+        };
+        let mut meter = Meter::new(&budget);
+        meter.begin_target();
+        synthesize(s, &mut meter)
+    }
+
+    fn found(s: &FnSpec, units: u64) -> (Dnf, Stats) {
+        let (o, st) = within(s, units);
         match o {
             Outcome::Found(d) => (d, st),
             other => panic!("expected Found, got {other:?} ({st:?})"),
@@ -2423,7 +2424,7 @@ mod tests {
             |p| 2 <= p[0] && p[0] <= 40,
             |v| Some(v[0].ge(c(2)) & v[0].le(c(40))),
         );
-        let (d, st) = found(&s, 1500);
+        let (d, st) = found(&s, 1_500_000);
         let (np, ns) = check_sound(&s, &d, "");
         assert_eq!(np, ns, "{}", d.display(&names(&s)));
         assert!(z3_equivalent(&s, &d));
@@ -2438,7 +2439,7 @@ mod tests {
             |p| p[0] + 7 < p[1] && p[0] >= 3,
             |v| Some((&v[0] + c(7)).lt(&v[1]) & v[0].ge(c(3))),
         );
-        let (d, _) = found(&s, 1500);
+        let (d, _) = found(&s, 1_500_000);
         assert!(z3_equivalent(&s, &d), "{}", d.display(&names(&s)));
         let (np, ns) = check_sound(&s, &d, "");
         assert_eq!(np, ns);
@@ -2453,7 +2454,7 @@ mod tests {
             |p| p[0] % 4 == 0 && p[0] > 0,
             |v| Some(v[0].modulo(c(4)).eq(c(0)) & v[0].gt(c(0))),
         );
-        let (d, _) = found(&s, 1500);
+        let (d, _) = found(&s, 1_500_000);
         let (np, ns) = check_sound(&s, &d, "");
         assert_eq!(np, ns, "{}", d.display(&names(&s)));
         assert!(z3_equivalent(&s, &d));
@@ -2477,7 +2478,7 @@ mod tests {
             Box::new(|p: &[i64]| p[0] % 4 == 0),
             Box::new(|v: &[Int]| Some(v[0].modulo(c(4)).eq(c(0)))),
         ));
-        let (d, _) = found(&s, 1900);
+        let (d, _) = found(&s, 1_900_000);
         check_sound(&s, &d, "");
         for p in points(&s) {
             if p[1] % 4 == 0 && p[1] > 0 {
@@ -2493,52 +2494,59 @@ mod tests {
             |_| false,
             |_| Some(Bool::from_bool(false)),
         );
-        assert_eq!(
-            synthesize(&f, Duration::from_millis(500)).0,
-            Outcome::NotFound
-        );
+        assert_eq!(within(&f, 500_000).0, Outcome::NotFound);
         let t = spec(
             vec![Var::new("x", -10, 10), Var::new("y", 0, 5)],
             |_| true,
             |_| Some(Bool::from_bool(true)),
         );
-        let (d, st) = found(&t, 500);
+        let (d, st) = found(&t, 500_000);
         assert_eq!(d.display(&names(&t)), "true");
         assert!(st.exact);
         let none = spec(vec![Var::new("x", 0, 1)], |_| true, |_| None);
-        assert_eq!(
-            synthesize(&none, Duration::from_millis(500)).0,
-            Outcome::NotFound
-        );
+        assert_eq!(within(&none, 500_000).0, Outcome::NotFound);
     }
 
     #[test]
-    fn budget_is_respected() {
-        // Every evaluation of the spec is slow: sampling alone would take
-        // seconds, and the proofs need modulus reasoning.
-        let slow = |p: &[i64]| {
-            let t = Instant::now();
-            while t.elapsed() < Duration::from_micros(400) {
-                std::hint::spin_loop();
-            }
-            p[0] + p[1] < 17 && p[0].rem_euclid(7) == 3
+    fn budget_is_respected_and_the_cut_off_is_deterministic() {
+        // The proofs need modulus reasoning; a budget that covers sampling
+        // but few queries stops synthesis at the same place every time.
+        let make = || {
+            spec(
+                vec![
+                    Var::new("x", -1000, 1000).with_domain(-(1 << 40), 1 << 40),
+                    Var::new("y", -1000, 1000).with_domain(-(1 << 40), 1 << 40),
+                ],
+                |p| p[0] + p[1] < 17 && p[0].rem_euclid(7) == 3,
+                |v| Some((&v[0] + &v[1]).lt(c(17)) & v[0].modulo(c(7)).eq(c(3))),
+            )
         };
-        let s = spec(
-            vec![
-                Var::new("x", -1000, 1000).with_domain(-(1 << 40), 1 << 40),
-                Var::new("y", -1000, 1000).with_domain(-(1 << 40), 1 << 40),
-            ],
-            slow,
-            |v| Some((&v[0] + &v[1]).lt(c(17)) & v[0].modulo(c(7)).eq(c(3))),
-        );
-        let t = Instant::now();
-        let (o, st) = synthesize(&s, Duration::from_millis(300));
-        let el = t.elapsed();
-        assert!(el < Duration::from_millis(900), "took {el:?}");
-        if let Outcome::Found(d) = &o {
-            // Whatever was found in time is proven.
-            assert!(st.timed_out || !d.0.is_empty(), "{o:?} {st:?}");
-        }
+        let units = 40_000;
+        // Each run on a fresh thread, so on a fresh Z3 context.
+        let run = move || {
+            std::thread::spawn(move || {
+                let s = make();
+                let budget = Budget {
+                    target: units,
+                    file: units,
+                    wall: budget::DEFAULT_WALL,
+                };
+                let mut meter = Meter::new(&budget);
+                meter.begin_target();
+                let (o, st) = synthesize(&s, &mut meter);
+                if let Outcome::Found(d) = &o {
+                    check_sound(&s, d, "cut-off");
+                }
+                (o, st.samples, st.clause_queries, meter.target_spent())
+            })
+            .join()
+            .unwrap()
+        };
+        let (o, samples, queries, spent) = run();
+        // Nothing is charged beyond the budget but the last step's overshoot
+        // (one sample, or Z3 noticing its limit).
+        assert!(spent < units + FIRST_ATTEMPT, "spent {spent}");
+        assert_eq!(run(), (o, samples, queries, spent));
     }
 
     #[test]
@@ -2551,7 +2559,7 @@ mod tests {
             |p| p[0] >= 5 && p[1] <= p[0],
             |v| Some(v[0].ge(c(5)) & v[1].le(&v[0])),
         );
-        let (d, _) = found(&s, 1500);
+        let (d, _) = found(&s, 1_500_000);
         assert!(z3_equivalent(&s, &d), "{}", d.display(&names(&s)));
         assert_eq!(d.display(&names(&s)), "x >= 5 && y <= x");
     }
@@ -2626,7 +2634,7 @@ mod tests {
                 Some(acc)
             };
             let s = spec(vars.clone(), eval, enc);
-            let (o, _) = synthesize(&s, Duration::from_millis(400));
+            let (o, _) = within(&s, 400_000);
             if let Outcome::Found(d) = o {
                 let (np, ns) = check_sound(&s, &d, &shown);
                 exact += (np == ns) as usize;

@@ -62,11 +62,15 @@ pub(crate) fn guard_edges(f: &Function, cfg: &Cfg, block: BlockId) -> Vec<(Value
 
 /// Which of `conjuncts` to keep: each one, last first, is dropped when
 /// `base` (assumptions and context) and the conjuncts still kept imply it.
-/// Returns the mask of kept conjuncts and the number of queries made. A
-/// query that is not answered keeps its conjunct.
-pub(crate) fn drop_implied(s: &Solver, base: &Bool, conjuncts: &[Bool]) -> (Vec<bool>, u32) {
+/// Returns the mask of kept conjuncts; `check` runs each query (on the
+/// target's budget). A query that is not answered keeps its conjunct.
+pub(crate) fn drop_implied(
+    s: &Solver,
+    base: &Bool,
+    conjuncts: &[Bool],
+    mut check: impl FnMut(&Solver) -> SatResult,
+) -> Vec<bool> {
     let mut keep = vec![true; conjuncts.len()];
-    let mut queries = 0;
     for i in (0..conjuncts.len()).rev() {
         if keep.iter().filter(|&&k| k).count() <= 1 {
             break;
@@ -81,11 +85,10 @@ pub(crate) fn drop_implied(s: &Solver, base: &Bool, conjuncts: &[Bool]) -> (Vec<
         s.assert(base);
         s.assert(Bool::and(&others));
         s.assert(conjuncts[i].not());
-        queries += 1;
-        if s.check() == SatResult::Unsat {
+        if check(s) == SatResult::Unsat {
             keep[i] = false;
         }
         s.pop(1);
     }
-    (keep, queries)
+    keep
 }

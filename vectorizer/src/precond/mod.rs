@@ -31,6 +31,7 @@
 
 pub mod assume;
 mod assume_mod;
+pub mod budget;
 pub mod cegis;
 mod eval;
 pub(crate) mod gist;
@@ -42,13 +43,13 @@ mod spec;
 pub mod specialize;
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use lanes_frontend::hir;
 use lanes_frontend::source::Span;
 
 use crate::report::KernelAnalysis;
 
+pub use budget::{Budget, Exhausted, Meter};
 pub use specialize::{specialize, Applied, Specialization};
 
 /// A typical launch (from `lanes.toml`'s `[launch]`): coverage is counted
@@ -62,8 +63,9 @@ pub struct Launch {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Options {
     pub width: u32,
-    /// Time for one target (search, synthesis and proofs).
-    pub budget: Duration,
+    /// What one target and one file may spend (search, synthesis and
+    /// proofs), in solver resource units.
+    pub budget: Budget,
     pub launch: Option<Launch>,
 }
 
@@ -71,7 +73,7 @@ impl Options {
     pub fn new(width: u32) -> Options {
         Options {
             width,
-            budget: Duration::from_millis(2000),
+            budget: Budget::default(),
             launch: None,
         }
     }
@@ -104,6 +106,10 @@ pub struct Finding {
     /// function, or in a declaration whose variable is used later).
     pub stmt: Option<Span>,
     pub outcome: Outcome,
+    /// Resource units spent ([`budget`]).
+    pub spent: u64,
+    /// Wall-clock time taken: informational only (hovers), never part of a
+    /// decision or of a diagnostic.
     pub millis: f64,
     /// Z3 queries made.
     pub queries: u32,
@@ -114,8 +120,9 @@ pub enum Outcome {
     Found(Precondition),
     /// No precondition exists among the candidates, or none could be proven.
     NotFound(String),
-    /// The budget ran out first.
-    Timeout,
+    /// The budget ran out first: the target's, the file's (the target was
+    /// not tried) or the wall-clock safety net.
+    OutOfBudget(Exhausted),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -157,21 +164,42 @@ impl Coverage {
 }
 
 /// Preconditions for every divergent loop, divergent branch and
-/// gather/scatter of an analysed kernel, each within `opts.budget`.
+/// gather/scatter of an analysed kernel, the kernel alone on the file's
+/// budget (`opts.budget`).
 pub fn infer(
     ka: &KernelAnalysis,
     unit: &hir::Unit,
     kernel: hir::FuncId,
     opts: &Options,
 ) -> Vec<Finding> {
-    search::run(ka, unit, kernel, opts)
+    infer_with(ka, unit, kernel, opts, &mut Meter::new(&opts.budget))
+}
+
+/// [`infer`] on a file's account: kernels of one file share `meter`, in
+/// file order. Targets after the file's budget is spent are not tried
+/// (their outcome is [`Exhausted::File`]).
+pub fn infer_with(
+    ka: &KernelAnalysis,
+    unit: &hir::Unit,
+    kernel: hir::FuncId,
+    opts: &Options,
+    meter: &mut Meter,
+) -> Vec<Finding> {
+    search::run(ka, unit, kernel, opts, meter)
 }
 
 /// The diagnostics of the findings: `L0301` (information) where a fast
-/// path exists, `L0302` (hint) where the budget ran out.
+/// path exists, `L0302` (hint) where a budget ran out — at each target
+/// whose own budget ran out, and once, at the first target not tried, when
+/// the file's budget is spent. Nothing in them depends on time.
 pub fn diagnostics(findings: &[Finding]) -> Vec<lanes_frontend::diag::Diagnostic> {
     use lanes_frontend::diag::{Code, Diagnostic};
     let mut out = Vec::new();
+    let untried = findings
+        .iter()
+        .filter(|f| f.outcome == Outcome::OutOfBudget(Exhausted::File))
+        .count();
+    let mut file_note = false;
     for f in findings {
         let what = f.kind.as_str();
         match &f.outcome {
@@ -191,20 +219,50 @@ pub fn diagnostics(findings: &[Finding]) -> Vec<lanes_frontend::diag::Diagnostic
                     d = d.with_note(format!("for the group, with x0 the value of lane 0: `{g}`"));
                 }
                 d = d.with_note(format!(
-                    "proven with Z3 in {:.0} ms ({} queries); the fast path is `if (sub_group_all({})) {{ <copy> }} else {{ <original> }}` (the code action *Add fast path* inserts it; `lanes build --specialize auto` does too, except around an early `return`)",
-                    f.millis, f.queries, p.lane
+                    "proven with Z3 ({} queries); the fast path is `if (sub_group_all({})) {{ <copy> }} else {{ <original> }}` (the code action *Add fast path* inserts it; `lanes build --specialize auto` does too, except around an early `return`)",
+                    f.queries, p.lane
                 ));
                 out.push(d);
             }
-            Outcome::Timeout => out.push(Diagnostic::new(
+            Outcome::OutOfBudget(Exhausted::Target) => out.push(
+                Diagnostic::new(
+                    Code::NoPrecondition,
+                    f.span,
+                    format!("no precondition for this {what} found within its budget"),
+                )
+                .with_note(
+                    "a target may spend `preconditions.targetBudget` solver resource units, or what is left of the file's `preconditions.fileBudget` (settings; docs/analysis.md)",
+                ),
+            ),
+            Outcome::OutOfBudget(Exhausted::File) if !file_note => {
+                file_note = true;
+                let others = untried - 1;
+                let more = match others {
+                    0 => String::new(),
+                    1 => " (and 1 more target of this kernel)".to_string(),
+                    n => format!(" (and {n} more targets of this kernel)"),
+                };
+                out.push(
+                    Diagnostic::new(
+                        Code::NoPrecondition,
+                        f.span,
+                        format!(
+                            "no precondition sought for this {what}{more}: the file's budget is spent"
+                        ),
+                    )
+                    .with_note(
+                        "the targets of a file share `preconditions.fileBudget` solver resource units (settings; docs/analysis.md); earlier targets spent them",
+                    ),
+                )
+            }
+            Outcome::OutOfBudget(Exhausted::Wall) => out.push(Diagnostic::new(
                 Code::NoPrecondition,
                 f.span,
                 format!(
-                    "no precondition for this {what} found within {:.0} ms",
-                    f.millis
+                    "no precondition for this {what}: inference stopped at the wall-clock safety limit of the file"
                 ),
             )),
-            Outcome::NotFound(_) => {}
+            Outcome::OutOfBudget(Exhausted::File) | Outcome::NotFound(_) => {}
         }
     }
     out

@@ -6,7 +6,7 @@ use std::time::Instant;
 use lanes_frontend::hir;
 use lanes_frontend::source::Span;
 use z3::ast::{Bool, Int};
-use z3::{Params, SatResult, Solver};
+use z3::{SatResult, Solver};
 
 use crate::cfg::LoopId;
 use crate::divergence::{self, Divergence};
@@ -14,6 +14,7 @@ use crate::ir::{BlockId, Const, Function, InstKind, MathFn, Ty, ValueDef, ValueI
 use crate::report::KernelAnalysis;
 use crate::shape::Shape;
 
+use super::budget::{self, Exhausted, Meter};
 use super::eval::{self, Sample};
 use super::linear::{self, Cond};
 use super::names::{self, Namer};
@@ -51,28 +52,44 @@ pub fn run(
     unit: &hir::Unit,
     kernel: hir::FuncId,
     opts: &Options,
+    meter: &mut Meter,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     for (target, kind, span) in targets(ka) {
         let start = Instant::now();
         let stmt = names::statement(unit, kernel, span, kind);
+        meter.begin_target();
         let mut s = Search {
             ka,
             unit,
             kernel,
             opts,
+            meter: &mut *meter,
             start,
             queries: 0,
             stmt,
         };
-        let outcome = s.target(target);
+        let outcome = match s.meter.exhausted() {
+            Some(Exhausted::Target) | None => s.target(target),
+            Some(why) => Outcome::OutOfBudget(why),
+        };
+        let queries = s.queries;
+        if std::env::var_os("LANES_PRECOND_DEBUG").is_some() {
+            eprintln!(
+                "{kind:?} at {}: {} units, {:.0} ms, {queries} queries",
+                span.start,
+                meter.target_spent(),
+                start.elapsed().as_secs_f64() * 1e3
+            );
+        }
         out.push(Finding {
             kind,
             span,
             stmt,
             outcome,
+            spent: meter.target_spent(),
             millis: start.elapsed().as_secs_f64() * 1e3,
-            queries: s.queries,
+            queries,
         });
     }
     out
@@ -151,6 +168,8 @@ struct Search<'a> {
     unit: &'a hir::Unit,
     kernel: hir::FuncId,
     opts: &'a Options,
+    meter: &'a mut Meter,
+    /// For debugging output only.
     start: Instant,
     queries: u32,
     stmt: Option<Span>,
@@ -165,8 +184,12 @@ struct Candidate {
 }
 
 impl Search<'_> {
-    fn out_of_time(&self) -> bool {
-        self.start.elapsed() >= self.opts.budget
+    fn out_of_budget(&mut self) -> bool {
+        self.meter.is_exhausted()
+    }
+
+    fn budget_outcome(&mut self) -> Outcome {
+        Outcome::OutOfBudget(self.meter.exhausted().unwrap_or(Exhausted::Target))
     }
 
     fn target(&mut self, t: Target) -> Outcome {
@@ -186,8 +209,8 @@ impl Search<'_> {
                 eprintln!("  {:?} hits {}/{}", c.decisions, c.hits, c.known);
             }
         }
-        if self.out_of_time() {
-            return Outcome::Timeout;
+        if self.out_of_budget() {
+            return self.budget_outcome();
         }
         if candidates.is_empty() {
             return self.cegis(t);
@@ -202,7 +225,7 @@ impl Search<'_> {
             match self.verify(t, c, &mut rejected) {
                 Some(Ok(p)) => return Outcome::Found(p),
                 Some(Err(())) => continue,
-                None => return Outcome::Timeout,
+                None => return self.budget_outcome(),
             }
         }
         Outcome::NotFound(if rejected.is_empty() {
@@ -360,7 +383,7 @@ impl Search<'_> {
         let mut working: Vec<Vec<usize>> = Vec::new();
         for size in 1..=MAX_SET.min(usable.len()) {
             for set in subsets(&usable, size) {
-                if analyses >= MAX_ANALYSES || self.out_of_time() {
+                if analyses >= MAX_ANALYSES || self.out_of_budget() {
                     break;
                 }
                 // One arm per decided value; supersets of working sets are not minimal.
@@ -408,7 +431,8 @@ impl Search<'_> {
 
     /// Whether the divergence analysis finds the target uniform once the
     /// decisions are taken (decided values replaced by their arms).
-    fn uniform_under(&self, t: Target, ds: &[Decision]) -> bool {
+    fn uniform_under(&mut self, t: Target, ds: &[Decision]) -> bool {
+        self.meter.charge(budget::ANALYSIS_STEP);
         let f = apply(&self.ka.func, ds);
         let div = divergence::analyze(&f, &self.ka.cfg, self.opts.width);
         target_ok(&div, t)
@@ -441,13 +465,10 @@ impl Search<'_> {
         (hits, known)
     }
 
-    fn solver(&mut self) -> Solver {
-        let s = Solver::new();
-        let left = self.opts.budget.saturating_sub(self.start.elapsed());
-        let mut p = Params::new();
-        p.set_u32("timeout", (left.as_millis() as u32).max(1));
-        s.set_params(&p);
-        s
+    /// One query on the target's account.
+    fn check(&mut self, s: &Solver) -> SatResult {
+        self.queries += 1;
+        self.meter.check(s, None)
     }
 
     /// `Some(Ok)`: proven; `Some(Err)`: refuted or unprovable; `None`: out of time.
@@ -517,12 +538,11 @@ impl Search<'_> {
         let pieces = Bool::and(&pieces);
         let p_parts = p_lane;
         let p_lane = Bool::and(&p_parts);
-        self.queries += 1;
-        let s = self.solver();
+        let s = Solver::new();
         s.assert(enc.assumptions());
         s.assert(&p_lane);
         s.assert(pieces.not());
-        let r = s.check();
+        let r = self.check(&s);
         if std::env::var_os("LANES_PRECOND_DEBUG").is_some() {
             eprintln!("verify {shown}: {r:?} at {:?}", self.start.elapsed());
         }
@@ -533,7 +553,7 @@ impl Search<'_> {
                 return Some(Err(()));
             }
             SatResult::Unknown => {
-                return if self.out_of_time() {
+                return if self.out_of_budget() {
                     None
                 } else {
                     Some(Err(()))
@@ -622,7 +642,7 @@ impl Search<'_> {
         pieces: &Bool,
     ) -> (Option<(Candidate, Vec<Cond>)>, Bool) {
         let none = (None, Bool::from_bool(true));
-        if parts.len() != c.conds.len() || self.out_of_time() {
+        if parts.len() != c.conds.len() || self.out_of_budget() {
             return none;
         }
         let Some(block) = self.target_block(t) else {
@@ -638,9 +658,8 @@ impl Search<'_> {
         // The id ranges are assumptions of the encoding already.
         let context = Bool::and(&facts);
         let base = Bool::and(&[enc.assumptions(), context.clone()]);
-        let s = self.solver();
-        let (keep, queries) = super::gist::drop_implied(&s, &base, parts);
-        self.queries += queries;
+        let s = Solver::new();
+        let keep = super::gist::drop_implied(&s, &base, parts, |s| self.check(s));
         if keep.iter().all(|&k| k) {
             return none;
         }
@@ -656,12 +675,11 @@ impl Search<'_> {
             }
         }
         // The same proof as for P, with the context assumed.
-        self.queries += 1;
-        let s = self.solver();
+        let s = Solver::new();
         s.assert(&base);
         s.assert(Bool::and(&kept_parts));
         s.assert(pieces.not());
-        if s.check() != SatResult::Unsat {
+        if self.check(&s) != SatResult::Unsat {
             return none;
         }
         let g = Candidate {
@@ -736,14 +754,13 @@ impl Search<'_> {
             formulas.push(sum.ge(Int::from_i64(0)));
         }
         let text = parts.join(" && ");
-        self.queries += 1;
-        let s = self.solver();
+        let s = Solver::new();
         s.assert(enc.assumptions());
         s.assert(at0.assumptions());
         s.assert(context);
         s.assert(Bool::and(&formulas));
         s.assert(pieces.not());
-        match s.check() {
+        match self.check(&s) {
             SatResult::Unsat => Some(text),
             _ => {
                 rejected.push(format!(
@@ -806,7 +823,6 @@ impl Search<'_> {
                 )
             }
         };
-        let left = self.opts.budget.saturating_sub(self.start.elapsed());
         let r = super::spec::synthesize(
             f,
             &self.ka.div,
@@ -815,7 +831,7 @@ impl Search<'_> {
             self.stmt,
             self.opts.width,
             goal,
-            left,
+            self.meter,
         );
         self.queries += r.queries;
         r.outcome

@@ -19,7 +19,6 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::time::Duration;
 
 use lanes_frontend::hir;
 use lanes_frontend::source::Span;
@@ -30,6 +29,7 @@ use crate::ir::{
     BinOp, CastOp, CmpPred, Const, Function, InstKind, MathFn, Ty, ValueDef, ValueId, WorkItem,
 };
 
+use super::budget::{Exhausted, Meter};
 use super::cegis::{self, Var};
 use super::linear::signed_const;
 use super::names::Namer;
@@ -544,7 +544,7 @@ pub fn synthesize(
     stmt: Option<Span>,
     width: u32,
     goal: Goal,
-    budget: Duration,
+    meter: &mut Meter,
 ) -> Synthesis {
     let not_found = |why: &str| Synthesis {
         outcome: Outcome::NotFound(why.to_string()),
@@ -626,13 +626,16 @@ pub fn synthesize(
     if spec.vars.is_empty() {
         return not_found("it depends on no value of the group");
     }
-    let (outcome, stats) = cegis::synthesize(&spec, budget);
+    let (outcome, stats) = cegis::synthesize(&spec, meter);
     let queries = stats.literal_queries + stats.clause_queries;
+    if std::env::var_os("LANES_PRECOND_DEBUG").is_some() {
+        eprintln!("cegis: {stats:?}");
+    }
     let dnf = match outcome {
         cegis::Outcome::Found(d) if !d.0.is_empty() => d,
         cegis::Outcome::Timeout => {
             return Synthesis {
-                outcome: Outcome::Timeout,
+                outcome: Outcome::OutOfBudget(meter.exhausted().unwrap_or(Exhausted::Target)),
                 queries,
             }
         }
@@ -741,7 +744,7 @@ mod tests {
 
     /// One clause proof (`clause ⇒ spec`, the query CEGIS makes most):
     /// its time, and that it is proven.
-    fn prove(spec: &GroupSpec<'_>, clause: &[(usize, i64)]) -> Duration {
+    fn prove(spec: &GroupSpec<'_>, clause: &[(usize, i64)]) -> std::time::Duration {
         let vars: Vec<Int> = spec
             .vars
             .iter()

@@ -16,7 +16,7 @@ use lanes_frontend::source::Span;
 use lanes_frontend::unit::CheckedUnit;
 use smol_str::SmolStr;
 
-use super::{infer, Options, Outcome, TargetKind};
+use super::{Options, Outcome, TargetKind};
 
 /// One fast path inserted by [`specialize`].
 #[derive(Clone, Debug, PartialEq)]
@@ -269,13 +269,15 @@ fn extend(
 pub fn specialize(unit: &CheckedUnit, opts: &Options) -> Specialization {
     let text = unit.sources.get(unit.main).text.to_string();
     let mut edits: Vec<Edit> = Vec::new();
+    // The kernels share the file's budget, in file order.
+    let mut meter = super::Meter::new(&opts.budget);
     for k in unit.hir.kernels() {
         let Ok(ka) = crate::report::analyze_kernel(&unit.hir, k, opts.width) else {
             continue;
         };
         let func = unit.hir.function(k);
         let Some(body) = &func.body else { continue };
-        let found = infer(&ka, &unit.hir, k, opts);
+        let found = super::infer_with(&ka, &unit.hir, k, opts, &mut meter);
         // Groups: (rank, condition, readable condition, kind, block, lo, hi).
         struct Group<'b> {
             rank: u8,

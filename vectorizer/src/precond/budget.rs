@@ -1,0 +1,276 @@
+//! What precondition inference may spend, counted so that the same input
+//! gets the same findings on an idle and on a loaded machine.
+//!
+//! The unit is Z3's resource counter (`rlimit`): a solver query costs what
+//! Z3 counts for it, which depends on the query, not on the machine, plus
+//! [`FINAL_CHECK_STEP`] per final check of its arithmetic (the cuts and
+//! branches of integer arithmetic work on big numbers that `rlimit` hardly
+//! counts: measured, a query of 37,000 units took 1.4 s, one of 14,000
+//! units 46 ms; their final checks told them apart). Steps
+//! of our own are charged fixed amounts in the same unit (a re-run of the
+//! divergence analysis under a choice of pieces, an evaluation of a CEGIS
+//! spec on a sample point). A target (loop, branch, access) may spend
+//! [`Budget::target`], a whole file [`Budget::file`]; targets are visited in
+//! file order, so the targets that get no budget are the same on every
+//! run. Wall-clock time is only a safety net ([`Budget::wall`], per file)
+//! for a solver that stops counting; it is far above what the resource
+//! budgets take, and findings cut off by it say so.
+
+use std::time::{Duration, Instant};
+
+use z3::{Params, SatResult, Solver};
+
+/// Resource limits of precondition inference (settings
+/// `preconditions.targetBudget`, `preconditions.fileBudget`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Budget {
+    /// Resource units for one target (search, synthesis and proofs).
+    pub target: u64,
+    /// Resource units for all targets of one file together.
+    pub file: u64,
+    /// Wall-clock safety net for one file.
+    pub wall: Duration,
+}
+
+/// About 2 s of solver time per target and 5 s per file on the machine the
+/// benchmarks ran on (Z3 counts roughly one unit per microsecond there;
+/// bench/RESULTS.md); both are counts, not times.
+pub const DEFAULT_TARGET: u64 = 2_000_000;
+pub const DEFAULT_FILE: u64 = 5_000_000;
+/// Far above anything [`DEFAULT_FILE`] takes.
+pub const DEFAULT_WALL: Duration = Duration::from_secs(60);
+
+/// Charge for one final check of Z3's theory solvers (between 1 and 7 ms each on
+/// the integer queries of CEGIS).
+pub const FINAL_CHECK_STEP: u64 = 1_000;
+/// Charge for one re-run of the divergence analysis.
+pub const ANALYSIS_STEP: u64 = 2_000;
+/// Charge for one evaluation of a spec on a sample point.
+pub const SAMPLE_STEP: u64 = 20;
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            target: DEFAULT_TARGET,
+            file: DEFAULT_FILE,
+            wall: DEFAULT_WALL,
+        }
+    }
+}
+
+/// Why a target's inference stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exhausted {
+    /// The target's budget (or the rest of the file's, if smaller) ran out
+    /// while it was searched.
+    Target,
+    /// The file's budget was spent by earlier targets: not tried.
+    File,
+    /// The wall-clock safety net.
+    Wall,
+}
+
+/// The account of one file: what is left of its budget and of the current
+/// target's.
+#[derive(Debug)]
+pub struct Meter {
+    budget: Budget,
+    file_left: u64,
+    target_left: u64,
+    /// Spent on the current target.
+    target_spent: u64,
+    deadline: Instant,
+    wall_hit: bool,
+}
+
+impl Meter {
+    pub fn new(budget: &Budget) -> Meter {
+        Meter {
+            budget: *budget,
+            file_left: budget.file,
+            target_left: 0,
+            target_spent: 0,
+            deadline: Instant::now() + budget.wall,
+            wall_hit: false,
+        }
+    }
+
+    /// Starts the account of the next target.
+    pub fn begin_target(&mut self) {
+        self.target_left = self.budget.target.min(self.file_left);
+        self.target_spent = 0;
+    }
+
+    /// Units spent on the current target.
+    pub fn target_spent(&self) -> u64 {
+        self.target_spent
+    }
+
+    /// Units spent on the file so far.
+    pub fn file_spent(&self) -> u64 {
+        self.budget.file - self.file_left
+    }
+
+    /// Units the current target may still spend.
+    pub fn left(&self) -> u64 {
+        self.target_left
+    }
+
+    pub fn charge(&mut self, units: u64) {
+        let u = units.min(self.target_left);
+        self.target_left -= u;
+        self.file_left -= u.min(self.file_left);
+        self.target_spent += units;
+    }
+
+    /// Whether the current target must stop, and why.
+    pub fn exhausted(&mut self) -> Option<Exhausted> {
+        if self.wall_hit || Instant::now() >= self.deadline {
+            self.wall_hit = true;
+            return Some(Exhausted::Wall);
+        }
+        if self.target_left > 0 {
+            None
+        } else if self.file_left == 0 && self.target_spent == 0 {
+            Some(Exhausted::File)
+        } else {
+            // Begun: what it had (its budget, or the rest of the file's).
+            Some(Exhausted::Target)
+        }
+    }
+
+    pub fn is_exhausted(&mut self) -> bool {
+        self.exhausted().is_some()
+    }
+
+    /// `solver.check()` within at most `cap` units (and what is left),
+    /// charging what Z3 counted. `Unknown` without a query when nothing is
+    /// left.
+    pub fn check(&mut self, solver: &Solver, cap: Option<u64>) -> SatResult {
+        if self.is_exhausted() {
+            return SatResult::Unknown;
+        }
+        let limit = cap.map_or(self.target_left, |c| c.min(self.target_left));
+        let wall = self.deadline.saturating_duration_since(Instant::now());
+        let mut params = Params::new();
+        params.set_u32("rlimit", limit.clamp(1, u64::from(u32::MAX)) as u32);
+        params.set_u32(
+            "timeout",
+            wall.as_millis().clamp(1, u128::from(u32::MAX)) as u32,
+        );
+        solver.set_params(&params);
+        let before = counters(solver);
+        let r = interruptible_check(solver, wall);
+        let after = counters(solver);
+        // The counters are 32 bits wide in the statistics.
+        let delta = |a: u64, b: u64| a.wrapping_sub(b) & u64::from(u32::MAX);
+        self.charge(delta(after.0, before.0) + FINAL_CHECK_STEP * delta(after.1, before.1));
+        r
+    }
+}
+
+/// Z3's resource counter of the thread's context and the solver's final
+/// checks so far.
+fn counters(solver: &Solver) -> (u64, u64) {
+    let stats = solver.get_statistics();
+    let get = |key: &str| match stats.value(key) {
+        Some(z3::StatisticsValue::UInt(n)) => u64::from(n),
+        Some(z3::StatisticsValue::Double(d)) => d as u64,
+        None => 0,
+    };
+    (get("rlimit count"), get("final checks"))
+}
+
+/// `solver.check()`, interrupted from a watchdog thread shortly after
+/// `time` in case the solver does not look at its own timeout (Z3's
+/// non-linear arithmetic does not, often).
+fn interruptible_check(solver: &Solver, time: Duration) -> SatResult {
+    let ctx = z3::Context::thread_local();
+    let handle = ctx.handle();
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        let handle = &handle;
+        s.spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                wait.recv_timeout(time + Duration::from_millis(20))
+            {
+                handle.interrupt();
+            }
+        });
+        let r = solver.check();
+        drop(done);
+        r
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use z3::ast::Int;
+
+    fn hard_query(s: &Solver) {
+        // x * y == 2^31 - 1 (a prime) with x, y > 1: non-linear, unsat,
+        // and not cheap.
+        let x = Int::new_const("x");
+        let y = Int::new_const("y");
+        let z = Int::new_const("z");
+        s.assert((&x * &y).eq(Int::from_i64((1 << 31) - 1)));
+        s.assert(x.gt(Int::from_i64(1)));
+        s.assert(y.gt(Int::from_i64(1)));
+        s.assert((&x * &z).eq(&y * &y + Int::from_i64(7)));
+    }
+
+    #[test]
+    fn a_query_is_charged_what_z3_counts_and_stops_at_the_limit() {
+        let budget = Budget {
+            target: 50_000,
+            file: 1_000_000,
+            wall: DEFAULT_WALL,
+        };
+        let mut m = Meter::new(&budget);
+        m.begin_target();
+        let s = Solver::new();
+        hard_query(&s);
+        assert_eq!(m.check(&s, None), SatResult::Unknown);
+        assert!(m.target_spent() >= 50_000, "{}", m.target_spent());
+        assert_eq!(m.exhausted(), Some(Exhausted::Target));
+        assert_eq!(m.check(&s, None), SatResult::Unknown);
+        // The file account went down by the target's budget, no more.
+        assert_eq!(m.file_spent(), 50_000);
+    }
+
+    #[test]
+    fn the_same_query_costs_the_same() {
+        let cost = || {
+            let mut m = Meter::new(&Budget::default());
+            m.begin_target();
+            let s = Solver::new();
+            let x = Int::new_const("a");
+            s.assert(x.gt(Int::from_i64(3)));
+            s.assert((&x * Int::from_i64(2)).lt(Int::from_i64(9)));
+            assert_eq!(m.check(&s, None), SatResult::Sat);
+            m.target_spent()
+        };
+        assert_eq!(cost(), cost());
+    }
+
+    #[test]
+    fn the_file_budget_is_shared_by_targets_in_order() {
+        let budget = Budget {
+            target: 300,
+            file: 500,
+            wall: DEFAULT_WALL,
+        };
+        let mut m = Meter::new(&budget);
+        m.begin_target();
+        m.charge(1_000);
+        assert_eq!(m.exhausted(), Some(Exhausted::Target));
+        m.begin_target();
+        assert_eq!(m.left(), 200);
+        m.charge(200);
+        // Begun with the rest of the file's budget: its own ran out.
+        assert_eq!(m.exhausted(), Some(Exhausted::Target));
+        m.begin_target();
+        assert_eq!(m.exhausted(), Some(Exhausted::File));
+    }
+}
