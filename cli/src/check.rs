@@ -48,12 +48,16 @@ pub struct FileSettings {
     pub target: Target,
     pub options: PreprocessOptions,
     pub launch: Option<lanes_vectorizer::precond::Launch>,
+    pub budget: lanes_vectorizer::precond::Budget,
+    /// Severities of codes from `lanes.toml`.
+    pub severities: lanes_frontend::suppress::Severities,
 }
 
 impl FileSettings {
     pub fn precond_options(&self) -> lanes_vectorizer::precond::Options {
         let mut o = lanes_vectorizer::precond::Options::new(self.target.width);
         o.launch = self.launch.clone();
+        o.budget = self.budget;
         o
     }
 }
@@ -115,6 +119,8 @@ pub fn file_settings(
         target: t,
         options,
         launch: project.launch,
+        budget: project.budget,
+        severities: project.severities,
     })
 }
 
@@ -192,6 +198,13 @@ pub fn run(args: CheckArgs) -> ExitCode {
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         });
         u.diagnostics.extend(found);
+    }
+    // Severities and suppression pragmas, as in the editor: a suppressed
+    // finding is in no output format (nor in the SARIF log).
+    for (u, s) in &mut units {
+        let all = std::mem::take(&mut u.diagnostics);
+        let kept = lanes_frontend::suppress::filter(u, all, &s.severities);
+        u.diagnostics = kept;
     }
     let deny_warnings = args.deny.contains(&Deny::Warnings);
     let mut units: Vec<CheckedUnit> = units.into_iter().map(|(u, _)| u).collect();

@@ -119,6 +119,12 @@ pub fn run(args: ExplainArgs) -> ExitCode {
                 );
                 r.diagnostics
                     .extend(lanes_vectorizer::precond::diagnostics(&found));
+                // Severities and suppression pragmas, as in `lanes check`.
+                r.diagnostics = lanes_frontend::suppress::filter(
+                    &unit,
+                    std::mem::take(&mut r.diagnostics),
+                    &settings.severities,
+                );
                 r.diagnostics
                     .sort_by_key(|d| (d.span.file, d.span.start, d.code));
                 reports.push(r);

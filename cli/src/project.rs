@@ -12,18 +12,23 @@
 //! args = { width = 1920, vstep = 3 }
 //! ```
 //!
+//! `diagnostics = { L0202 = "off", L0201 = "hint" }` sets severities
+//! (error, warning, information, hint, off) of codes that are not errors,
+//! as in the editor. `[preconditions]` takes `targetBudget` and
+//! `fileBudget` (solver resource units, docs/preconditions.md).
 //! Flags on the command line override the file: `--target` replaces
 //! `target`, `-D`/`-U` of a name replace the file's definition of it, and
 //! `-I` directories are searched before the file's. Other keys
-//! (`diagnostics`, `outDir`, `width`) belong to the editor and are
-//! ignored here. A file that does not parse, or a key of the wrong type,
+//! (`outDir`, `width`) belong to the editor and are ignored here. A file that does not parse, or a key of the wrong type,
 //! is an error at `file:line:column`.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use lanes_vectorizer::precond::Launch;
+use lanes_frontend::diag::{Code, Severity};
+use lanes_frontend::suppress::Severities;
+use lanes_vectorizer::precond::{Budget, Launch};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -38,6 +43,10 @@ pub struct Project {
     /// Absolute, or relative to the current directory.
     pub include_dirs: Vec<PathBuf>,
     pub launch: Option<Launch>,
+    /// Severities of codes (`diagnostics`).
+    pub severities: Severities,
+    /// Precondition budgets (`[preconditions]`).
+    pub budget: Budget,
 }
 
 #[derive(Deserialize)]
@@ -49,6 +58,16 @@ struct File {
     #[serde(default)]
     include_paths: Vec<String>,
     launch: Option<Spanned<LaunchFile>>,
+    #[serde(default)]
+    diagnostics: BTreeMap<Spanned<String>, Spanned<String>>,
+    preconditions: Option<PreconditionsFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PreconditionsFile {
+    target_budget: Option<Spanned<i64>>,
+    file_budget: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -129,7 +148,55 @@ pub fn parse(path: &Path, text: &str) -> Result<Project, String> {
             })
             .collect(),
         launch: None,
+        severities: Severities::new(),
+        budget: Budget::default(),
     };
+    for (code, level) in &file.diagnostics {
+        let Some(c) = Code::from_str(&code.get_ref().to_ascii_uppercase()) else {
+            return Err(error_at(
+                path,
+                text,
+                Some(code.span()),
+                &format!("unknown diagnostic code `{}`", code.get_ref()),
+            ));
+        };
+        let sev = match level.get_ref().as_str() {
+            "error" => Some(Severity::Error),
+            "warning" => Some(Severity::Warning),
+            "information" | "info" => Some(Severity::Info),
+            "hint" => Some(Severity::Hint),
+            "off" | "none" => None,
+            other => {
+                return Err(error_at(
+                    path,
+                    text,
+                    Some(level.span()),
+                    &format!("unknown severity `{other}` (error, warning, information, hint, off)"),
+                ))
+            }
+        };
+        project.severities.insert(c, sev);
+    }
+    if let Some(p) = &file.preconditions {
+        for (value, slot) in [
+            (&p.target_budget, &mut project.budget.target),
+            (&p.file_budget, &mut project.budget.file),
+        ] {
+            if let Some(v) = value {
+                match u64::try_from(*v.get_ref()) {
+                    Ok(units) if units > 0 => *slot = units,
+                    _ => {
+                        return Err(error_at(
+                            path,
+                            text,
+                            Some(v.span()),
+                            "a budget is a positive number of solver resource units",
+                        ))
+                    }
+                }
+            }
+        }
+    }
     if let Some(launch) = file.launch {
         let at = launch.span();
         let launch = launch.into_inner();
@@ -222,6 +289,7 @@ mod tests {
             p.include_dirs,
             [PathBuf::from("/p/inc"), PathBuf::from("/abs")]
         );
+        assert_eq!(p.severities.get(&Code::Gather), Some(&None));
         let l = p.launch.unwrap();
         assert_eq!(l.global, [1000, 2]);
         assert_eq!(l.args, BTreeMap::from([("width".to_string(), 1000)]));
@@ -242,6 +310,12 @@ mod tests {
         assert!(e.starts_with("/p/lanes.toml:1:1: "), "{e}");
         let e = parse_str("defines = 3\n").unwrap_err();
         assert!(e.starts_with("/p/lanes.toml:1:11: "), "{e}");
+        let e = parse_str("diagnostics = { L0202 = \"loud\" }\n").unwrap_err();
+        assert!(e.starts_with("/p/lanes.toml:1:25: "), "{e}");
+        let e = parse_str("[preconditions]\nfileBudget = 0\n").unwrap_err();
+        assert!(e.starts_with("/p/lanes.toml:2:14: "), "{e}");
+        let p = parse_str("[preconditions]\ntargetBudget = 1000\n").unwrap();
+        assert_eq!(p.budget.target, 1000);
     }
 
     #[test]

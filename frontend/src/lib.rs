@@ -14,5 +14,6 @@ pub mod parser;
 pub mod preprocess;
 pub mod sema;
 pub mod source;
+pub mod suppress;
 pub mod types;
 pub mod unit;
