@@ -5,7 +5,6 @@
 //!
 //! Severities and suppression pragmas are applied by
 //! [`lanes_frontend::suppress`], as in `lanes check`.
-
 use lanes_db::{Db, File};
 use lanes_frontend::diag::{Code, Diagnostic, Severity};
 use lanes_frontend::source::{FileId, Span};

@@ -38,7 +38,7 @@ pub struct Budget {
 pub const DEFAULT_TARGET: u64 = 2_000_000;
 pub const DEFAULT_FILE: u64 = 5_000_000;
 /// Far above anything [`DEFAULT_FILE`] takes.
-pub const DEFAULT_WALL: Duration = Duration::from_secs(60);
+pub const DEFAULT_WALL: Duration = Duration::from_secs(300);
 
 /// Charge for one final check of Z3's theory solvers (between 1 and 7 ms each on
 /// the integer queries of CEGIS).
