@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use lanes_frontend::source::{SourceMap, Span};
-use lanes_vectorizer::report::{AccessKind, KernelReport, Step};
+use lanes_vectorizer::report::{KernelReport, Step};
 use lanes_vectorizer::shape::Shape;
 use serde::Serialize;
 
@@ -30,7 +30,24 @@ pub struct KernelJson {
     pub branches: Vec<BranchJson>,
     pub loops: Vec<LoopJson>,
     pub accesses: Vec<AccessJson>,
+    pub barriers: Vec<BarrierJson>,
     pub diagnostics: Vec<DiagnosticJson>,
+}
+
+/// A barrier or work-group collective.
+#[derive(Serialize)]
+pub struct BarrierJson {
+    pub line: u32,
+    pub col: u32,
+    /// `barrier` or `collective` (`work_group_*`).
+    pub kind: &'static str,
+    /// The memory a barrier orders: `local`, `global`, `image`.
+    pub fences: Vec<&'static str>,
+    /// Reached by every work-item of the work-group (or by none).
+    pub uniform: bool,
+    /// Why not: the branch work-items take differently, back to the value
+    /// that differs across the work-group.
+    pub reason: Vec<StepJson>,
 }
 
 #[derive(Serialize)]
@@ -120,6 +137,20 @@ fn steps(sources: &SourceMap, reason: &[Step]) -> Vec<StepJson> {
         .collect()
 }
 
+/// The memory a barrier's flags order, as in `accesses[].space`.
+pub fn fence_words(flags: u32) -> Vec<&'static str> {
+    use lanes_vectorizer::ir::fence;
+    [
+        (fence::LOCAL, "local"),
+        (fence::GLOBAL, "global"),
+        (fence::IMAGE, "image"),
+    ]
+    .into_iter()
+    .filter(|(bit, _)| flags & bit != 0)
+    .map(|(_, name)| name)
+    .collect()
+}
+
 fn space_name(space: lanes_frontend::ast::AddressSpace) -> &'static str {
     lanes_vectorizer::ir::space_name(space)
 }
@@ -207,15 +238,27 @@ pub fn json(
                             col,
                             end_col,
                             text: sources.text(a.span).to_string(),
-                            kind: match a.kind {
-                                AccessKind::Load => "load",
-                                AccessKind::Store => "store",
-                            },
+                            kind: a.kind.as_str(),
                             pattern: a.pattern.as_str(),
                             stride_bytes: a.stride_bytes,
                             mask: a.mask.as_str(),
                             space: space_name(a.space),
                             reason: steps(sources, &a.reason),
+                        }
+                    })
+                    .collect(),
+                barriers: k
+                    .barriers
+                    .iter()
+                    .map(|b| {
+                        let (line, col) = pos(sources, b.span);
+                        BarrierJson {
+                            line,
+                            col,
+                            kind: b.kind.as_str(),
+                            fences: fence_words(b.flags),
+                            uniform: b.uniform,
+                            reason: steps(sources, &b.reason),
                         }
                     })
                     .collect(),
@@ -303,9 +346,9 @@ pub fn text(
                 .split_whitespace()
                 .collect::<Vec<_>>()
                 .join(" ");
-            let kind = match a.kind {
-                AccessKind::Load => "load",
-                AccessKind::Store => "store",
+            let kind = match a.space {
+                lanes_frontend::ast::AddressSpace::Local => format!("__local {}", a.kind.as_str()),
+                _ => a.kind.as_str().to_string(),
             };
             let pattern = match (a.pattern, a.stride_bytes) {
                 (lanes_vectorizer::report::Pattern::Uniform, _) => "uniform".to_string(),
@@ -318,6 +361,25 @@ pub fn text(
                 _ => "",
             };
             add(a.span, format!("{what}: {pattern} {kind}{mask}"));
+        }
+        for b in &k.barriers {
+            add(
+                b.span,
+                match (b.kind, b.uniform) {
+                    (lanes_vectorizer::report::BarrierKind::Barrier, true) => {
+                        "barrier: reached by the whole work-group".to_string()
+                    }
+                    (lanes_vectorizer::report::BarrierKind::Barrier, false) => {
+                        "barrier: NOT reached by every work-item".to_string()
+                    }
+                    (_, true) => {
+                        "work-group collective: reached by the whole work-group".to_string()
+                    }
+                    (_, false) => {
+                        "work-group collective: NOT reached by every work-item".to_string()
+                    }
+                },
+            );
         }
         // Lines to show: the kernel's own, plus lines of helpers with facts.
         let (kfirst, _) = pos(sources, *kspan);
@@ -394,6 +456,21 @@ pub fn text(
             count(P::Gather),
             count(P::Scatter),
         );
+        if !k.barriers.is_empty() {
+            let barriers = k
+                .barriers
+                .iter()
+                .filter(|b| b.kind == lanes_vectorizer::report::BarrierKind::Barrier)
+                .count();
+            let collectives = k.barriers.len() - barriers;
+            let _ = writeln!(
+                out,
+                "work-group: {barriers} barrier{}, {collectives} collective{}, {} not reached by every work-item",
+                if barriers == 1 { "" } else { "s" },
+                if collectives == 1 { "" } else { "s" },
+                k.barriers.iter().filter(|b| !b.uniform).count()
+            );
+        }
         for d in &k.diagnostics {
             let (line, col) = pos(sources, d.span);
             let _ = writeln!(

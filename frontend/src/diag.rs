@@ -94,10 +94,14 @@ codes! {
     VaryingDivision = "L0205", Warning, "integer division or remainder on lane-varying values";
     PerLanePrivateArray = "L0206", Warning, "private array made per-lane";
     SameAddressStore = "L0207", Warning, "all lanes store to one address";
+    AtomicSameAddress = "L0208", Warning, "atomic on one address from all lanes";
+    AtomicVaryingAddress = "L0209", Warning, "atomic on lane-varying addresses";
     // Information about SIMD execution.
     DivergentBranch = "L0300", Info, "divergent branch";
     FastPath = "L0301", Info, "fast path on an inferred precondition";
     NoPrecondition = "L0302", Hint, "no precondition found within the budget";
+    // Correctness across the work-group.
+    BarrierDivergence = "L0401", Error, "barrier not reached by every work-item of the work-group";
     // Features of OpenCL C that lanes does not compile yet (DESIGN.md §1, "later").
     UnsupportedBarrier = "L0901", Error, "unsupported: barriers and memory fences";
     UnsupportedLocalMemory = "L0902", Error, "unsupported: `__local` memory";

@@ -473,6 +473,11 @@ fn map_report(r: &KernelReport, m: &SpanMap) -> KernelReport {
     }
     r.accesses
         .sort_by_key(|a| (a.span.file, a.span.start, a.kind));
+    for b in &mut r.barriers {
+        b.span = m.map(b.span);
+        b.reason = map_steps(&b.reason, m);
+    }
+    r.barriers.sort_by_key(|b| (b.span.file, b.span.start));
     r.diagnostics = r.diagnostics.iter().map(|d| map_diag(d, m)).collect();
     // Stable, like the report's own sort, so that ties keep their order.
     r.diagnostics

@@ -82,11 +82,26 @@ impl MaskKind {
     }
 }
 
+/// The set of work-items a shape is taken across.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// The W lanes of one SIMD group (consecutive work-items along
+    /// dimension 0): what the vectorizer needs.
+    #[default]
+    SimdGroup,
+    /// All work-items of one work-group: what a barrier needs. Every
+    /// local and global id differs, and so does everything the sub-group
+    /// a work-item belongs to decides (its id, size and collectives).
+    WorkGroup,
+}
+
 /// The result of [`analyze`].
 #[derive(Clone, Debug)]
 pub struct Divergence {
     /// The SIMD width W.
     pub width: u32,
+    /// Across what "uniform" holds.
+    pub scope: Scope,
     /// By [`ValueId`]. `Bottom` for values never reached (dead code, undef).
     pub shapes: Vec<Shape>,
     /// By [`ValueId`].
@@ -133,6 +148,18 @@ pub fn analyze(f: &Function, cfg: &Cfg, width: u32) -> Divergence {
     analyze_pinned(f, cfg, width, &BTreeMap::new())
 }
 
+/// The analysis across a whole work-group instead of a SIMD group (see
+/// [`Scope::WorkGroup`]): a value it finds uniform is the same on every
+/// work-item of the group, a branch it finds uniform is taken the same
+/// way by all of them. Loads from a uniform address are uniform, which
+/// holds for race-free kernels (the interpreter checks races).
+pub fn analyze_work_group(f: &Function, cfg: &Cfg, width: u32) -> Divergence {
+    let mut a = Analyzer::new(f, cfg, width);
+    a.scope = Scope::WorkGroup;
+    a.run();
+    a.finish()
+}
+
 /// [`analyze`] with some allocas known to be per-lane from the start (the
 /// vectorizer re-analyses linearized code, where the divergent control that
 /// made them per-lane is gone).
@@ -154,6 +181,7 @@ struct Analyzer<'a> {
     f: &'a Function,
     cfg: &'a Cfg,
     width: u32,
+    scope: Scope,
     shapes: Vec<Shape>,
     causes: Vec<Cause>,
     users: Vec<Vec<InstId>>,
@@ -178,6 +206,7 @@ impl<'a> Analyzer<'a> {
             f,
             cfg,
             width,
+            scope: Scope::SimdGroup,
             shapes: vec![Shape::Bottom; n],
             causes: vec![Cause::None; n],
             users: f.users(),
@@ -363,11 +392,18 @@ impl<'a> Analyzer<'a> {
                 let dim = dim
                     .and_then(|d| self.f.as_const(d))
                     .and_then(Const::as_signed);
-                work_item_shape(*query, dim, self.width)
+                match self.scope {
+                    Scope::SimdGroup => work_item_shape(*query, dim, self.width),
+                    Scope::WorkGroup => work_group_item_shape(*query),
+                }
             }
             InstKind::Math { func, args } => {
                 let ops: Vec<Operand> = args.iter().map(|&v| self.operand(v)).collect();
                 (shape::math(*func, &ops, inst.ty), self.operand_cause(args))
+            }
+            // Each sub-group of a work-group computes its own result.
+            InstKind::Horizontal { .. } if self.scope == Scope::WorkGroup => {
+                (varying_like(Shape::varying(), inst.ty), Cause::Lanes)
             }
             InstKind::Horizontal { op, .. } => {
                 use crate::ir::Horizontal as H;
@@ -522,6 +558,7 @@ impl<'a> Analyzer<'a> {
         let masks = block_masks(self.f, self.cfg, &self.divergent_branches);
         Divergence {
             width: self.width,
+            scope: self.scope,
             shapes: self.shapes,
             causes: self.causes,
             divergent_branches: self.divergent_branches,
@@ -593,6 +630,21 @@ fn work_item_shape(q: WorkItem, dim: Option<i64>, width: u32) -> (Shape, Cause) 
             Cause::Seed,
         ),
         WorkItem::LaneMask => (Shape::varying(), Cause::Seed),
+        _ => (Shape::uniform(), Cause::None),
+    }
+}
+
+/// Seeds across a work-group: every id of every dimension differs, and so
+/// does everything about a work-item's sub-group (the last sub-group may be
+/// smaller). Sizes, group ids and offsets are the same for the whole group.
+fn work_group_item_shape(q: WorkItem) -> (Shape, Cause) {
+    match q {
+        WorkItem::GlobalId
+        | WorkItem::LocalId
+        | WorkItem::SubGroupLocalId
+        | WorkItem::SubGroupId
+        | WorkItem::SubGroupSize
+        | WorkItem::LaneMask => (Shape::varying(), Cause::Seed),
         _ => (Shape::uniform(), Cause::None),
     }
 }

@@ -12,7 +12,7 @@ use lanes_frontend::source::{SourceMap, Span};
 use smol_str::SmolStr;
 
 use crate::cfg::Cfg;
-use crate::divergence::{self, AllocaCause, Cause, Divergence, MaskKind};
+use crate::divergence::{self, AllocaCause, Cause, Divergence, MaskKind, Scope};
 use crate::ir::{BinOp, Function, InstKind, ValueId};
 use crate::shape::Shape;
 
@@ -21,6 +21,9 @@ pub struct KernelAnalysis {
     pub func: Function,
     pub cfg: Cfg,
     pub div: Divergence,
+    /// Uniformity across the work-group, for kernels with barriers or
+    /// work-group collectives (see [`work_group_divergence`]).
+    pub wg: Option<Divergence>,
 }
 
 /// Lowers and analyses one kernel. Errors are diagnostics (`L0920`).
@@ -46,7 +49,28 @@ pub fn analyze_kernel(
     // Inside `if (sub_group_all(P))` the analyses may use P.
     crate::precond::assume::apply(&mut func, &cfg, width);
     let div = divergence::analyze(&func, &cfg, width);
-    Ok(KernelAnalysis { func, cfg, div })
+    let reqd = unit.function(kernel).attrs.reqd_work_group_size;
+    let wg = work_group_divergence(&func, &cfg, &div, reqd);
+    Ok(KernelAnalysis { func, cfg, div, wg })
+}
+
+/// The analysis across the work-group for a kernel with barriers or
+/// work-group collectives (`None` without them). With a required
+/// work-group size of at most one SIMD group along dimension 0, the
+/// work-group *is* one SIMD group and the SIMD analysis says it all.
+pub fn work_group_divergence(
+    func: &Function,
+    cfg: &Cfg,
+    div: &Divergence,
+    reqd_work_group_size: Option<[u32; 3]>,
+) -> Option<Divergence> {
+    if !func.insts.iter().any(|i| i.kind.is_work_group_sync()) {
+        return None;
+    }
+    match reqd_work_group_size {
+        Some([x, 1, 1]) if x <= div.width => Some(div.clone()),
+        _ => Some(divergence::analyze_work_group(func, cfg, div.width)),
+    }
 }
 
 /// The IR of an analysed kernel with every value's shape, each block's mask
@@ -148,6 +172,65 @@ pub struct LoopFact {
 pub enum AccessKind {
     Load,
     Store,
+    /// An atomic read-modify-write (or atomic load or store).
+    Atomic,
+}
+
+impl AccessKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccessKind::Load => "load",
+            AccessKind::Store => "store",
+            AccessKind::Atomic => "atomic",
+        }
+    }
+}
+
+/// A barrier or work-group collective and whether every work-item of the
+/// work-group reaches it.
+#[derive(Clone, Debug)]
+pub struct BarrierFact {
+    pub span: Span,
+    /// `barrier` for barriers (`barrier`, `work_group_barrier`,
+    /// `wait_group_events`), `collective` for `work_group_*` functions.
+    pub kind: BarrierKind,
+    /// The `CLK_*_MEM_FENCE` bits of a barrier (`ir::fence`); 0 for
+    /// collectives.
+    pub flags: u32,
+    /// Reached by all work-items of the work-group, or by none.
+    pub uniform: bool,
+    /// Why not: from the branch that work-items take differently back to
+    /// the source that differs across the work-group.
+    pub reason: Vec<Step>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarrierKind {
+    Barrier,
+    Collective,
+}
+
+impl BarrierKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BarrierKind::Barrier => "barrier",
+            BarrierKind::Collective => "collective",
+        }
+    }
+}
+
+/// The memory a barrier's flags order, in OpenCL's words.
+pub fn fence_names(flags: u32) -> Vec<&'static str> {
+    use crate::ir::fence;
+    [
+        (fence::LOCAL, "CLK_LOCAL_MEM_FENCE"),
+        (fence::GLOBAL, "CLK_GLOBAL_MEM_FENCE"),
+        (fence::IMAGE, "CLK_IMAGE_MEM_FENCE"),
+    ]
+    .into_iter()
+    .filter(|(bit, _)| flags & bit != 0)
+    .map(|(_, name)| name)
+    .collect()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -196,6 +279,7 @@ pub struct KernelReport {
     pub branches: Vec<BranchFact>,
     pub loops: Vec<LoopFact>,
     pub accesses: Vec<AccessFact>,
+    pub barriers: Vec<BarrierFact>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -225,8 +309,20 @@ pub fn report(
     let branches = r.branches();
     let loops = r.loops();
     let accesses = r.accesses();
+    let barriers = ka
+        .wg
+        .as_ref()
+        .map(|wg| {
+            Reporter {
+                div: wg,
+                ..r.clone()
+            }
+            .barriers()
+        })
+        .unwrap_or_default();
     let mut diagnostics = Vec::new();
     r.diagnose(&branches, &loops, &accesses, &mut diagnostics);
+    diagnose_barriers(&barriers, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.code));
     diagnostics.dedup_by(|a, b| a.code == b.code && a.span == b.span);
     KernelReport {
@@ -237,7 +333,30 @@ pub fn report(
         branches,
         loops,
         accesses,
+        barriers,
         diagnostics,
+    }
+}
+
+fn diagnose_barriers(barriers: &[BarrierFact], out: &mut Vec<Diagnostic>) {
+    for b in barriers.iter().filter(|b| !b.uniform) {
+        let what = match b.kind {
+            BarrierKind::Barrier => "barrier",
+            BarrierKind::Collective => "work-group collective",
+        };
+        let mut d = Diagnostic::new(
+            Code::BarrierDivergence,
+            b.span,
+            format!("{what} not reached by every work-item of the work-group"),
+        )
+        .with_label("whether a work-item gets here depends on values that differ across the work-group")
+        .with_note(format!(
+            "every work-item of a work-group must reach each {what} (or none may): otherwise the work-group waits forever or the results are undefined; move the {what} out of the branch or loop, or make its condition the same for the whole work-group"
+        ));
+        for s in b.reason.iter().filter(|s| s.span != b.span) {
+            d = d.with_related(s.span, s.text.clone());
+        }
+        out.push(d);
     }
 }
 
@@ -255,6 +374,7 @@ pub fn loop_span(f: &Function, cfg: &Cfg, lp: &crate::cfg::Loop) -> Span {
         .unwrap_or(f.span)
 }
 
+#[derive(Clone)]
 struct Reporter<'a> {
     /// Declarations (AST nodes) of private arrays, the only locals L0206
     /// talks about (address-taken scalars and structs live in memory too).
@@ -268,6 +388,94 @@ struct Reporter<'a> {
 const MAX_CHAIN: usize = 12;
 
 impl Reporter<'_> {
+    /// Who the analysis compares: lanes of a SIMD group or work-items of a
+    /// work-group.
+    fn who(&self) -> &'static str {
+        match self.div.scope {
+            Scope::SimdGroup => "lanes",
+            Scope::WorkGroup => "work-items",
+        }
+    }
+
+    /// The branch that makes work-items reach block `b` differently: a
+    /// divergent branch `b` is control dependent on (directly or through
+    /// blocks that are themselves under divergent control), or the
+    /// divergent exit of a loop around `b`.
+    fn divergent_control(&self, b: crate::ir::BlockId) -> Option<crate::ir::BlockId> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut work = vec![b];
+        while let Some(x) = work.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            for &d in self.cfg.control_deps(x) {
+                if self.div.divergent_branches.contains(&d) {
+                    return Some(d);
+                }
+                if self.div.masks.get(d.index()) == Some(&MaskKind::Varying) {
+                    work.push(d);
+                }
+            }
+        }
+        let mut l = self.cfg.loop_of(b);
+        while let Some(id) = l {
+            if let Some(&d) = self.div.divergent_loops.get(&id) {
+                return Some(d);
+            }
+            l = self.cfg.loops().loops[id.0 as usize].parent;
+        }
+        None
+    }
+
+    /// Barriers and work-group collectives; `self.div` is the work-group
+    /// analysis.
+    fn barriers(&self) -> Vec<BarrierFact> {
+        let mut out: BTreeMap<(u32, u32), BarrierFact> = BTreeMap::new();
+        for &b in self.cfg.rpo() {
+            for &i in &self.f.block(b).insts {
+                let inst = self.f.inst(i);
+                let (kind, flags) = match inst.kind {
+                    InstKind::Barrier { flags } => (BarrierKind::Barrier, flags),
+                    InstKind::WorkGroup { .. } => (BarrierKind::Collective, 0),
+                    _ => continue,
+                };
+                let control = self.divergent_control(b);
+                let mut reason = Vec::new();
+                if let Some(c) = control {
+                    if let Some(t) = self.f.terminator(c) {
+                        let bspan = self.f.inst(t).src.span;
+                        reason.push(Step {
+                            span: bspan,
+                            text: format!(
+                                "work-items of one work-group take the branch on `{}` differently",
+                                self.snippet(bspan)
+                            ),
+                        });
+                    }
+                    if let Some(cond) = self.branch_cond(c) {
+                        reason.extend(self.chain(cond));
+                    }
+                }
+                let fact = BarrierFact {
+                    span: inst.src.span,
+                    kind,
+                    flags,
+                    uniform: control.is_none(),
+                    reason,
+                };
+                let key = (inst.src.span.file.0, inst.src.span.start);
+                match out.get_mut(&key) {
+                    Some(e) if e.uniform && !fact.uniform => *e = fact,
+                    Some(_) => {}
+                    None => {
+                        out.insert(key, fact);
+                    }
+                }
+            }
+        }
+        out.into_values().collect()
+    }
+
     fn snippet(&self, span: Span) -> String {
         let text = self.sources.text(span);
         let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -339,21 +547,48 @@ impl Reporter<'_> {
                         push(
                             &mut steps,
                             span,
-                            format!(
-                                "`{}` differs per lane ({})",
-                                self.snippet(span),
-                                self.shape_words(v)
-                            ),
+                            match self.div.scope {
+                                Scope::SimdGroup => format!(
+                                    "`{}` differs per lane ({})",
+                                    self.snippet(span),
+                                    self.shape_words(v)
+                                ),
+                                Scope::WorkGroup => format!(
+                                    "`{}` differs across the work-items of a work-group",
+                                    self.snippet(span)
+                                ),
+                            },
                         );
                     }
                     break;
                 }
                 Cause::Lanes => {
+                    let atomic = self
+                        .f
+                        .def_inst(v)
+                        .is_some_and(|i| matches!(self.f.inst(i).kind, InstKind::Atomic { .. }));
                     if let Some(span) = span {
                         push(
                             &mut steps,
                             span,
-                            format!("`{}` depends on the lane's position", self.snippet(span)),
+                            match self.div.scope {
+                                _ if atomic => format!(
+                                    "`{}` returns a different old value to each {}",
+                                    self.snippet(span),
+                                    match self.div.scope {
+                                        Scope::SimdGroup => "lane",
+                                        Scope::WorkGroup => "work-item",
+                                    }
+                                ),
+                                Scope::SimdGroup => format!(
+                                    "`{}` depends on the lane's position",
+                                    self.snippet(span)
+                                ),
+                                Scope::WorkGroup => format!(
+                                    "`{}` differs per work-item or per sub-group",
+                                    self.snippet(span)
+                                ),
+                            },
                         );
                     }
                     break;
@@ -380,11 +615,13 @@ impl Reporter<'_> {
                             .unwrap_or_else(|| self.snippet(span));
                         let text = if loop_exit {
                             format!(
-                                "`{what}` is varying after the loop: lanes leave it in different iterations"
+                                "`{what}` is varying after the loop: {} leave it in different iterations",
+                                self.who()
                             )
                         } else {
                             format!(
-                                "`{what}` is varying: lanes from both sides of a divergent branch meet here"
+                                "`{what}` is varying: {} from both sides of a divergent branch meet here",
+                                self.who()
                             )
                         };
                         push(&mut steps, span, text);
@@ -619,6 +856,13 @@ impl Reporter<'_> {
                     InstKind::Store { ptr, value, .. } => {
                         (AccessKind::Store, *ptr, self.f.ty(*value).bytes())
                     }
+                    InstKind::Atomic { ptr, args, .. } => {
+                        let ty = match args.last() {
+                            Some(&v) => self.f.ty(v),
+                            None => inst.ty,
+                        };
+                        (AccessKind::Atomic, *ptr, ty.bytes())
+                    }
                     _ => continue,
                 };
                 let space = match self.f.ty(ptr) {
@@ -637,7 +881,9 @@ impl Reporter<'_> {
                     Shape::Strided { stride, .. } => (Pattern::Strided, Some(stride)),
                     Shape::Varying { .. } => match kind {
                         AccessKind::Load => (Pattern::Gather, None),
-                        AccessKind::Store => (Pattern::Scatter, None),
+                        // An atomic writes (but for `atomic_load`): a
+                        // scatter of read-modify-writes.
+                        AccessKind::Store | AccessKind::Atomic => (Pattern::Scatter, None),
                     },
                 };
                 let reason = if pattern == Pattern::Uniform {
@@ -699,6 +945,41 @@ impl Reporter<'_> {
         out.into_values().collect()
     }
 
+    /// Where the one address of a uniform atomic comes from: the operand
+    /// that names the memory.
+    fn address_steps(&self, span: Span) -> Vec<Step> {
+        let ptr = self.f.insts.iter().find_map(|i| match &i.kind {
+            InstKind::Atomic { ptr, .. } if i.src.span == span => Some(*ptr),
+            _ => None,
+        });
+        let Some(ptr) = ptr else {
+            return Vec::new();
+        };
+        let text = match self.f.values[ptr.index()].def {
+            crate::ir::ValueDef::Local(n) => format!(
+                "`{}` is one `__local` variable of the work-group",
+                self.f.locals[n as usize].name
+            ),
+            crate::ir::ValueDef::Param(n) => format!(
+                "`{}` is a kernel argument: the same pointer for all lanes",
+                self.f.params[n as usize].name
+            ),
+            _ => match self.def_span(ptr) {
+                Some(s) => format!(
+                    "the address `{}` is the same for all lanes",
+                    self.snippet(s)
+                ),
+                None => return Vec::new(),
+            },
+        };
+        let at = match self.f.values[ptr.index()].def {
+            crate::ir::ValueDef::Local(n) => self.f.locals[n as usize].span,
+            crate::ir::ValueDef::Param(n) => self.f.params[n as usize].span,
+            _ => self.def_span(ptr).unwrap_or(span),
+        };
+        vec![Step { span: at, text }]
+    }
+
     fn with_chain(&self, mut d: Diagnostic, chain: &[Step]) -> Diagnostic {
         // The primary span already says it; the chain starts from there.
         let primary = d.span;
@@ -744,6 +1025,24 @@ impl Reporter<'_> {
         for a in accesses {
             let what = self.snippet(a.span);
             let d = match (a.pattern, a.kind) {
+                (Pattern::Uniform, AccessKind::Atomic) => {
+                    let d = Diagnostic::new(
+                        Code::AtomicSameAddress,
+                        a.span,
+                        format!("atomic on one address from all lanes: `{what}`"),
+                    )
+                    .with_label("every lane of the SIMD group updates the same address, one after the other")
+                    .with_note("aggregate per SIMD group: combine the lanes' operands with a sub-group reduction (`sub_group_reduce_add`; `sub_group_scan_exclusive_add` when each lane needs its old value) and let one lane do one atomic for the group");
+                    out.push(self.with_chain(d, &self.address_steps(a.span)));
+                    continue;
+                }
+                (_, AccessKind::Atomic) => Diagnostic::new(
+                    Code::AtomicVaryingAddress,
+                    a.span,
+                    format!("atomic on lane-varying addresses: `{what}` runs once per lane"),
+                )
+                .with_label("lanes update different addresses: the atomics serialize lane by lane")
+                .with_note(format!("a SIMD group issues {w} separate atomic operations here; where many work-items update a few addresses (a histogram), privatize the counters per work-group in `__local` memory or per SIMD group, and merge them once at the end")),
                 (Pattern::Gather, _) => Diagnostic::new(
                     Code::Gather,
                     a.span,
@@ -862,3 +1161,6 @@ impl Reporter<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

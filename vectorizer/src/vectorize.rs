@@ -93,6 +93,20 @@ pub fn vectorize(
     cfg0: &Cfg,
     div: &Divergence,
 ) -> Result<VectorFunction, VectorizeError> {
+    // Barriers, atomics and work-group collectives need all work-items of
+    // a group together: code generation refuses them before this point,
+    // and nothing below knows how to widen them.
+    if let Some(i) = func.insts.iter().find(|i| {
+        matches!(
+            i.kind,
+            InstKind::Barrier { .. } | InstKind::Atomic { .. } | InstKind::WorkGroup { .. }
+        )
+    }) {
+        return Err(error(
+            i.src.span,
+            "barriers, atomics and work-group collectives are not vectorized",
+        ));
+    }
     // Loops that walk per-lane streams run better one lane at a time.
     if let Some(mut g) = serialize::apply(func, cfg0, div) {
         if crate::cfg::canonicalize(&mut g).is_ok() {

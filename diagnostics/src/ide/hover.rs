@@ -65,6 +65,10 @@ pub fn hover(db: &dyn Db, file: File, offset: u32) -> Option<Hover> {
             range = range.or(Some(*r));
         }
     }
+    if let Some((r, text)) = barrier_section(&ctx, &kernels, offset) {
+        parts.push(text);
+        range = range.or(Some(r));
+    }
     // On a loop's header, a branch's condition or an access: its fast path.
     let fast = fast_path_section(&ctx, &kernels, offset);
     if parts.is_empty() {
@@ -83,6 +87,163 @@ pub fn hover(db: &dyn Db, file: File, offset: u32) -> Option<Hover> {
     Some(Hover {
         range: range?,
         markdown: parts.join("\n\n---\n\n"),
+    })
+}
+
+/// On a barrier or work-group collective: what it waits for and orders,
+/// and whether every work-item of the work-group reaches it (and if not,
+/// why).
+fn barrier_section(
+    ctx: &Ctx<'_>,
+    kernels: &[KernelView<'_>],
+    offset: u32,
+) -> Option<(TextRange, String)> {
+    use lanes_vectorizer::report::BarrierKind;
+    let mut range = None;
+    let mut s = String::new();
+    for k in kernels {
+        let Some(r) = k.report() else { continue };
+        for b in &r.barriers {
+            let Some(at) = ctx.range(b.span) else {
+                continue;
+            };
+            if !at.touches(offset) || range.is_some_and(|x: TextRange| x != at) {
+                continue;
+            }
+            range = Some(at);
+            if s.is_empty() {
+                match b.kind {
+                    BarrierKind::Barrier => {
+                        let fences = lanes_vectorizer::report::fence_names(b.flags);
+                        let _ = write!(
+                            s,
+                            "**work-group barrier**: every work-item of the work-group waits here until all have arrived{}.
+",
+                            if fences.is_empty() {
+                                "; it orders no memory".to_string()
+                            } else {
+                                format!(
+                                    "; it makes earlier writes to {} visible to the work-group (`{}`)",
+                                    fences
+                                        .iter()
+                                        .map(|f| match *f {
+                                            "CLK_LOCAL_MEM_FENCE" => "`__local` memory",
+                                            "CLK_GLOBAL_MEM_FENCE" => "`__global` memory",
+                                            _ => "images",
+                                        })
+                                        .collect::<Vec<_>>()
+                                        .join(" and "),
+                                    fences.join(" | ")
+                                )
+                            }
+                        );
+                    }
+                    BarrierKind::Collective => s.push_str(
+                        "**work-group collective**: it combines a value of every work-item of the work-group, with a barrier.
+",
+                    ),
+                }
+            }
+            if b.uniform {
+                let _ = write!(
+                    s,
+                    "
+In kernel `{}`: **reached by every work-item** of the work-group (its control is the same for the whole work-group).
+",
+                    r.name
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    "
+In kernel `{}`: **not reached by every work-item** of the work-group (L0401): work-items that skip it leave the others waiting.
+",
+                    r.name
+                );
+                if !b.reason.is_empty() {
+                    let _ = write!(
+                        s,
+                        "
+**why**:
+{}",
+                        chain(ctx, &b.reason)
+                    );
+                }
+            }
+        }
+    }
+    Some((range?, s.trim_end().to_string()))
+}
+
+/// For a kernel-scope `__local` variable: its size per work-group and how
+/// each kernel accesses it.
+fn local_memory_section(
+    ctx: &Ctx<'_>,
+    kernels: &[KernelView<'_>],
+    name: &str,
+    name_span: Span,
+) -> Option<String> {
+    let mut s = String::new();
+    for k in kernels {
+        let Some(r) = k.report() else { continue };
+        let a = lanes_db::kernel_analysis(ctx.db, k.kernel);
+        let Some(ka) = &a.analysis else { continue };
+        let map = lanes_db::span_map(ctx.db, k.kernel);
+        let Some(var) = ka.func.locals.iter().find(|v| {
+            let at = map.map(v.span);
+            v.name == name
+                && at.file == name_span.file
+                && at.start <= name_span.start
+                && name_span.end <= at.end
+        }) else {
+            continue;
+        };
+        if s.is_empty() {
+            let _ = writeln!(
+                s,
+                "`__local`: one object of {} bytes per work-group, shared by its work-items (the SIMD groups of a work-group see each other's writes after a barrier)",
+                var.size
+            );
+        }
+        let uses: Vec<&AccessFact> = r
+            .accesses
+            .iter()
+            .filter(|a| {
+                a.space == lanes_frontend::ast::AddressSpace::Local
+                    && mentions(ctx.span_text(a.span), name)
+            })
+            .collect();
+        if uses.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "
+accesses in kernel `{}` ({} lanes):",
+            r.name, r.width
+        );
+        for a in uses {
+            let (short, _) = access_words(a, r.width);
+            let _ = writeln!(
+                s,
+                "- line {}: `{}`: {} {}",
+                ctx.line_number(a.span),
+                ctx.span_text(a.span),
+                short,
+                a.kind.as_str()
+            );
+        }
+    }
+    (!s.is_empty()).then_some(s)
+}
+
+/// True when `text` uses the identifier `name`.
+fn mentions(text: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
     })
 }
 
@@ -238,6 +399,14 @@ pub(crate) fn access_words(a: &AccessFact, width: u32) -> (String, String) {
     let masked = a.mask == MaskKind::Varying;
     let elems = |s: i64| if a.size > 0 { s / a.size as i64 } else { 0 };
     let (short, long) = match (a.kind, a.pattern) {
+        (AccessKind::Atomic, Pattern::Uniform) => (
+            "atomic, one address".to_string(),
+            format!("{width} atomic operations on one address, one lane after the other; aggregate them: a sub-group reduction (`sub_group_reduce_add`) and one atomic per SIMD group"),
+        ),
+        (AccessKind::Atomic, _) => (
+            "atomic per lane".to_string(),
+            format!("{width} atomic operations on lane-varying addresses, serialized lane by lane"),
+        ),
         (AccessKind::Load, Pattern::Uniform) => (
             "broadcast".to_string(),
             "one scalar load for the group, broadcast to every lane".to_string(),
@@ -322,9 +491,11 @@ fn smallest_access(
             .filter(|a| ctx.range(a.span) == Some(range))
         {
             let (short, long) = access_words(a, r.width);
-            let kind = match a.kind {
-                AccessKind::Load => "load",
-                AccessKind::Store => "store",
+            let kind = match a.space {
+                lanes_frontend::ast::AddressSpace::Local => {
+                    format!("`__local` {}", a.kind.as_str())
+                }
+                _ => a.kind.as_str().to_string(),
             };
             let _ = writeln!(
                 s,
@@ -430,7 +601,14 @@ fn symbol_section(ctx: &Ctx<'_>, kernels: &[KernelView<'_>], sym: &Sym) -> Optio
                         .map(move |v| (k, r, v))
                 })
                 .collect();
+            let local = local_memory_section(ctx, kernels, &l.name, l.name_span);
+            if let Some(local) = &local {
+                let _ = write!(s, "\n{local}");
+            }
             if facts.is_empty() {
+                if local.is_some() {
+                    return Some(s.trim_end().to_string());
+                }
                 if ctx.has_errors() {
                     s.push_str("\n*not analysed: the file has errors*");
                 } else {
@@ -671,11 +849,22 @@ pub(crate) struct Counts {
     pub strided: usize,
     pub gathers: usize,
     pub scatters: usize,
+    pub atomics: usize,
+    /// Barriers and work-group collectives.
+    pub barriers: usize,
+    /// Those not reached by every work-item (L0401).
+    pub divergent_barriers: usize,
 }
 
 impl Counts {
     pub fn of(r: &KernelReport) -> Counts {
-        let p = |pat: Pattern| r.accesses.iter().filter(|a| a.pattern == pat).count();
+        // Atomics are counted as atomics, not by the pattern of their address.
+        let p = |pat: Pattern| {
+            r.accesses
+                .iter()
+                .filter(|a| a.pattern == pat && a.kind != AccessKind::Atomic)
+                .count()
+        };
         Counts {
             divergent_loops: r.loops.iter().filter(|l| l.divergent).count(),
             branches: r.branches.iter().filter(|b| !b.loop_exit).count(),
@@ -689,6 +878,13 @@ impl Counts {
             strided: p(Pattern::Strided),
             gathers: p(Pattern::Gather),
             scatters: p(Pattern::Scatter),
+            atomics: r
+                .accesses
+                .iter()
+                .filter(|a| a.kind == AccessKind::Atomic)
+                .count(),
+            barriers: r.barriers.len(),
+            divergent_barriers: r.barriers.iter().filter(|b| !b.uniform).count(),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Code lens on each kernel: how it runs and a button to build it, e.g.
-//! `SIMD x16 avx512 · 2 divergent branches · 1 gather · Build`.
+//! `SIMD x16 avx512 · 2 divergent branches · 1 gather · Build`, with the
+//! number of barriers (and collectives) and atomics of work-group kernels.
 
 use lanes_db::{Db, File};
 
@@ -67,6 +68,19 @@ pub fn code_lens(db: &dyn Db, file: File) -> Vec<Lens> {
                     }
                     if !any {
                         parts.push("no divergence".to_string());
+                    }
+                    if c.barriers > 0 {
+                        let mut b = plural(c.barriers, "barrier", "barriers");
+                        if c.divergent_barriers > 0 {
+                            b.push_str(&format!(
+                                " ({} not reached by all work-items)",
+                                c.divergent_barriers
+                            ));
+                        }
+                        parts.push(b);
+                    }
+                    if c.atomics > 0 {
+                        parts.push(plural(c.atomics, "atomic", "atomics"));
                     }
                 }
             },

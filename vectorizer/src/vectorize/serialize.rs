@@ -58,7 +58,11 @@ fn candidates(f: &Function, cfg: &Cfg, div: &Divergence) -> Vec<LoopId> {
         for &b in &lp.blocks {
             for &i in &f.block(b).insts {
                 match &f.inst(i).kind {
-                    InstKind::Horizontal { .. } | InstKind::Alloca { .. } => ok = false,
+                    InstKind::Horizontal { .. }
+                    | InstKind::Alloca { .. }
+                    | InstKind::Barrier { .. }
+                    | InstKind::Atomic { .. }
+                    | InstKind::WorkGroup { .. } => ok = false,
                     InstKind::WorkItem { .. } => {
                         if let Some(r) = f.inst(i).result {
                             if !div.is_uniform(r) {
