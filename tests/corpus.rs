@@ -14,7 +14,10 @@
 //! `//~ branch: divergent` / `uniform` — the `if`/`switch`/`?:`/`&&` here;
 //! `//~ access: input[i]=gather, out[i]=store:contiguous` — the accesses with
 //! this source text on this line (`load:`/`store:` picks one of the two when
-//! the same text is both; `strided(8)` also checks the stride in bytes).
+//! the same text is both, `atomic:` picks the atomic; `strided(8)` also
+//! checks the stride in bytes);
+//! `//~ barrier: uniform` / `divergent` — the barrier or work-group
+//! collective here is (not) reached by every work-item of the work-group.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -428,7 +431,8 @@ fn diagnostics_catalogue_matches_the_codes() {
 /// A fact expectation: `(kind, body)` for `kind: body`.
 fn fact_expectation(group: &str) -> Option<(&str, &str)> {
     let (kind, body) = group.trim().split_once(':')?;
-    matches!(kind, "shape" | "loop" | "branch" | "access").then_some((kind, body.trim()))
+    matches!(kind, "shape" | "loop" | "branch" | "access" | "barrier")
+        .then_some((kind, body.trim()))
 }
 
 struct Fact {
@@ -494,11 +498,12 @@ fn check_facts(path: &Path, target: &str) -> Vec<String> {
             .flat_map(|k| k[key].as_array().unwrap().iter())
             .collect()
     };
-    let (values, loops, branches, accesses) = (
+    let (values, loops, branches, accesses, barriers) = (
         all("values"),
         all("loops"),
         all("branches"),
         all("accesses"),
+        all("barriers"),
     );
     let on = |v: &&serde_json::Value, line: u32| v["line"].as_u64() == Some(line as u64);
     let mut failures = Vec::new();
@@ -614,6 +619,36 @@ fn check_facts(path: &Path, target: &str) -> Vec<String> {
                                 a["stride_bytes"]
                             ));
                         }
+                    }
+                }
+            }
+            "barrier" => {
+                let uniform = match f.body.as_str() {
+                    "uniform" => true,
+                    "divergent" => false,
+                    other => {
+                        failures.push(format!(
+                            "{}: unknown barrier kind `{other}`",
+                            where_(f.line)
+                        ));
+                        continue;
+                    }
+                };
+                let here: Vec<_> = barriers.iter().filter(|b| on(b, f.line)).collect();
+                if here.is_empty() {
+                    failures.push(format!(
+                        "{}: expected a barrier here, found none",
+                        where_(f.line)
+                    ));
+                }
+                for b in here {
+                    if b["uniform"] != uniform {
+                        failures.push(format!(
+                            "{}: barrier is {}, expected {}",
+                            where_(f.line),
+                            if uniform { "divergent" } else { "uniform" },
+                            f.body
+                        ));
                     }
                 }
             }
