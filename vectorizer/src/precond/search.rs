@@ -95,6 +95,38 @@ pub fn run(
     out
 }
 
+/// True when one of the blocks has a barrier or work-group collective.
+fn has_sync(f: &Function, blocks: impl IntoIterator<Item = BlockId>) -> bool {
+    blocks.into_iter().any(|b| {
+        f.block(b)
+            .insts
+            .iter()
+            .any(|&i| f.inst(i).kind.is_work_group_sync())
+    })
+}
+
+/// The blocks control dependent on the branch in `b`, directly or through
+/// other such blocks.
+fn controlled_blocks(cfg: &crate::cfg::Cfg, b: BlockId) -> BTreeSet<BlockId> {
+    let mut out: BTreeSet<BlockId> = BTreeSet::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &x in cfg.rpo() {
+            if !out.contains(&x)
+                && cfg
+                    .control_deps(x)
+                    .iter()
+                    .any(|d| *d == b || out.contains(d))
+            {
+                out.insert(x);
+                changed = true;
+            }
+        }
+    }
+    out
+}
+
 /// Divergent loops, divergent branches that are not loop exits, and
 /// gathers/scatters outside the divergent loops.
 fn targets(ka: &KernelAnalysis) -> Vec<(Target, TargetKind, Span)> {
@@ -102,8 +134,15 @@ fn targets(ka: &KernelAnalysis) -> Vec<(Target, TargetKind, Span)> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     let loops = &cfg.loops().loops;
+    // A fast path duplicates the code under `if (sub_group_all(P))`, which
+    // differs between the SIMD groups of a work-group: code with a barrier
+    // or work-group collective cannot be duplicated that way.
     for &id in div.divergent_loops.keys() {
-        let span = crate::report::loop_span(f, cfg, &loops[id.0 as usize]);
+        let lp = &loops[id.0 as usize];
+        if has_sync(f, lp.blocks.iter().copied()) {
+            continue;
+        }
+        let span = crate::report::loop_span(f, cfg, lp);
         if seen.insert((span.start, span.end, 0)) {
             out.push((Target::Loop(id), TargetKind::Loop, span));
         }
@@ -115,6 +154,9 @@ fn targets(ka: &KernelAnalysis) -> Vec<(Target, TargetKind, Span)> {
         });
         let Some(t) = f.terminator(b) else { continue };
         if exits || !matches!(f.inst(t).kind, InstKind::CondBr { .. }) {
+            continue;
+        }
+        if has_sync(f, controlled_blocks(cfg, b)) {
             continue;
         }
         let span = f.inst(t).src.span;
@@ -1035,4 +1077,95 @@ fn size_like_params(f: &Function, div: &Divergence) -> BTreeSet<u32> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinOp, CmpPred, Src, WorkItem};
+    use crate::report::KernelAnalysis;
+
+    /// `for (i = 0; i < get_local_id(0); i++) { [barrier] }`: a divergent
+    /// loop, a fast-path target unless it holds a barrier.
+    fn lid_loop(with_barrier: bool) -> KernelAnalysis {
+        let src = |n: u32| Src {
+            node: lanes_frontend::ast::NodeId(n),
+            span: Span::default(),
+        };
+        let mut f = Function::new("k", Span::default());
+        let entry = f.add_block("entry");
+        let header = f.add_block("header");
+        let body = f.add_block("body");
+        let exit = f.add_block("exit");
+        f.entry = entry;
+        let d = f.const_int(0, Ty::I32);
+        let (_, lid) = f.append(
+            entry,
+            InstKind::WorkItem {
+                query: WorkItem::LocalId,
+                dim: Some(d),
+            },
+            Ty::I64,
+            src(1),
+        );
+        f.append(entry, InstKind::Br(header), Ty::Void, src(2));
+        let zero = f.const_int(0, Ty::I64);
+        let one = f.const_int(1, Ty::I64);
+        let (phi, i) = f.append(header, InstKind::Phi { incoming: vec![] }, Ty::I64, src(3));
+        let (_, c) = f.append(
+            header,
+            InstKind::Cmp {
+                pred: CmpPred::Slt,
+                lhs: i.unwrap(),
+                rhs: lid.unwrap(),
+            },
+            Ty::I1,
+            src(4),
+        );
+        f.append(
+            header,
+            InstKind::CondBr {
+                cond: c.unwrap(),
+                then: body,
+                els: exit,
+            },
+            Ty::Void,
+            src(5),
+        );
+        if with_barrier {
+            f.append(body, InstKind::Barrier { flags: 1 }, Ty::Void, src(6));
+        }
+        let (_, next) = f.append(
+            body,
+            InstKind::Bin {
+                op: BinOp::Add,
+                lhs: i.unwrap(),
+                rhs: one,
+            },
+            Ty::I64,
+            src(7),
+        );
+        f.append(body, InstKind::Br(header), Ty::Void, src(8));
+        f.append(exit, InstKind::Ret, Ty::Void, src(9));
+        f.inst_mut(phi).kind = InstKind::Phi {
+            incoming: vec![(entry, zero), (body, next.unwrap())],
+        };
+        crate::cfg::canonicalize(&mut f).unwrap();
+        let cfg = crate::cfg::Cfg::compute(&f);
+        let div = divergence::analyze(&f, &cfg, 8);
+        KernelAnalysis {
+            func: f,
+            cfg,
+            div,
+            wg: None,
+        }
+    }
+
+    #[test]
+    fn loops_with_a_barrier_get_no_fast_path() {
+        let plain = targets(&lid_loop(false));
+        assert!(plain.iter().any(|t| t.1 == TargetKind::Loop), "{plain:?}");
+        let synced = targets(&lid_loop(true));
+        assert!(synced.iter().all(|t| t.1 != TargetKind::Loop), "{synced:?}");
+    }
 }
