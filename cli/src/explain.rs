@@ -11,7 +11,8 @@ use lanes_frontend::unit::check_file;
 use lanes_vectorizer::report::{analyze_kernel, report};
 
 use lanes_diagnostics::explain::{
-    AccessJson, BranchJson, DiagnosticJson, Explain, KernelJson, LoopJson, TargetJson, ValueJson,
+    AccessJson, BarrierJson, BranchJson, DiagnosticJson, Explain, KernelJson, LoopJson, TargetJson,
+    ValueJson,
 };
 use lanes_vectorizer::precond::Coverage;
 use serde::Serialize;
@@ -199,6 +200,7 @@ fn with_coverage<'a>(e: &'a Explain, coverages: &[Vec<Option<Coverage>>]) -> Exp
                     branches,
                     loops,
                     accesses,
+                    barriers,
                     diagnostics,
                 } = k;
                 KernelOut {
@@ -222,6 +224,7 @@ fn with_coverage<'a>(e: &'a Explain, coverages: &[Vec<Option<Coverage>>]) -> Exp
                         })
                         .collect(),
                     accesses,
+                    barriers,
                     diagnostics,
                 }
             })
@@ -244,6 +247,7 @@ struct KernelOut<'a> {
     branches: &'a [BranchJson],
     loops: Vec<LoopOut<'a>>,
     accesses: &'a [AccessJson],
+    barriers: &'a [BarrierJson],
     diagnostics: &'a [DiagnosticJson],
 }
 
