@@ -253,7 +253,11 @@ fn invalid_snippets_report_exactly_what_they_expect() {
 fn every_error_code_is_exercised_by_the_corpus() {
     use lanes_frontend::diag::{Code, Severity};
     let mut seen = std::collections::BTreeSet::new();
-    for f in cl_files("tests/kernels/invalid") {
+    let mut files = cl_files("tests/kernels/invalid");
+    // The work-group errors (L0401) have their snippets next to the
+    // work-group corpus.
+    files.extend(cl_files("tests/kernels/workgroup/invalid"));
+    for f in files {
         for e in expectations(&f).unwrap() {
             seen.insert(e.code);
         }
