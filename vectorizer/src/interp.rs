@@ -11,9 +11,12 @@
 //! may flow through φs and `select` operands but is an
 //! [`ErrorKind::UninitializedRead`] as soon as anything else uses it.
 //! Memory objects are the buffer arguments (never aliasing each other;
-//! `__constant` ones read-only), the `__constant` globals (read-only) and
-//! one private object per *execution* of an `alloca`, with a per-byte
-//! "written" map so that reading private memory never written is an error.
+//! `__constant` ones read-only), the `__constant` globals (read-only), one
+//! `__local` object per kernel-scope `__local` variable and per `__local`
+//! pointer argument ([`ArgValue::Local`]) for each work-group, and one
+//! private object per *execution* of an `alloca`. Private and `__local`
+//! objects have a per-byte "written" map so that reading bytes never
+//! written is an error.
 //! Every access must lie entirely inside one object and be aligned as the
 //! instruction says. Memory is little-endian; `i1` occupies one byte;
 //! pointers stored to memory are 8-byte fake addresses (see `memory`).
@@ -25,13 +28,33 @@
 //! A local size larger than the global size makes one smaller group.
 //! Dimensions at or above `work_dim` have size 1, offset 0 and id 0.
 //!
-//! # Execution order and sub-groups
+//! # Execution order, work-groups and barriers
 //! Work-groups run one after the other in linear order (dimension 0
 //! fastest), and inside a group its sub-groups in order. A sub-group is
 //! up to `sub_group_width` consecutive work-items along dimension 0 of one
 //! row of the group (DESIGN §1: one SIMD group never spans two rows, so a
 //! row whose length is not a multiple of the width ends in a smaller
-//! sub-group). Programs that race on memory get whatever this order gives.
+//! sub-group).
+//!
+//! Every work-item of a group is a paused state machine (below). Each
+//! sub-group in turn runs until all its work-items have returned or wait
+//! at a work-group synchronization point: a [`InstKind::Barrier`] or a
+//! [`InstKind::WorkGroup`] collective. When no work-item can move, either
+//! all have returned (the group is done), or all wait at the same
+//! instruction, which then executes — a collective over all work-items of
+//! the group in linear local-id order, a barrier by ordering memory (see
+//! races below) — and they resume; anything else (work-items at different
+//! synchronization points, or some returned while others wait) is
+//! [`ErrorKind::BarrierDivergence`]. Whether all work-items are in the same
+//! *iteration* of a loop around the barrier is not compared.
+//!
+//! Two accesses by different work-items of a group to the same byte of
+//! `__local` or `__global` memory, at least one a write and not both
+//! atomic, with no barrier fencing that space between them, are an
+//! [`ErrorKind::DataRace`] (see `races`). Collectives synchronize the
+//! work-items but, as in OpenCL 2.0, fence no memory. Races between
+//! work-groups are not looked for. Atomics act on `__global` and `__local`
+//! memory as one indivisible read-modify-write.
 //!
 //! Work-items of a sub-group run one at a time too, but each is a paused
 //! state machine (block, position, value table), so horizontal operations
@@ -79,13 +102,14 @@ use lanes_frontend::ast::AddressSpace;
 use lanes_frontend::source::{SourceMap, Span};
 
 use crate::ir::{
-    self, sign_extend, truncate, BlockId, Const, Function, Horizontal, InstId, InstKind, MathFn,
-    ReduceOp, Ty, ValueDef, ValueId, WorkItem,
+    self, sign_extend, truncate, AtomicOp, BlockId, Const, Function, Horizontal, InstId, InstKind,
+    MathFn, ReduceOp, Ty, ValueDef, ValueId, WorkItem,
 };
 
 mod memory;
 mod ops;
 mod order;
+mod races;
 mod vector;
 pub use vector::run_vector;
 #[cfg(test)]
@@ -94,6 +118,7 @@ mod tests;
 use memory::{Memory, Object, Pointer};
 use ops::{fault, Fault, Val};
 use order::Order;
+use races::{Access, AccessKind, Races, Shared};
 
 /// The index space of one kernel launch. Entries of dimensions at or above
 /// `work_dim` are ignored.
@@ -135,6 +160,9 @@ pub enum ArgValue {
     /// A scalar of exactly the parameter's type (`Const::Null` for a null
     /// pointer argument).
     Scalar(Const),
+    /// A `__local` pointer argument: this many bytes of `__local` memory,
+    /// a fresh uninitialized object for each work-group.
+    Local(u64),
 }
 
 /// The default [`Options::step_limit`].
@@ -202,6 +230,13 @@ pub enum ErrorKind {
     MalformedIr,
     /// A feature the interpreter does not run.
     Unsupported,
+    /// Two work-items of one work-group access the same bytes of
+    /// `__local` or `__global` memory with no barrier between them, at
+    /// least one writing, not both atomically.
+    DataRace,
+    /// Work-items of one work-group wait at different barriers or
+    /// collectives, or some returned while others wait.
+    BarrierDivergence,
 }
 
 impl ErrorKind {
@@ -223,6 +258,8 @@ impl ErrorKind {
             InvalidSubGroupOp => "invalid sub-group operation",
             MalformedIr => "malformed IR",
             Unsupported => "unsupported",
+            DataRace => "data race",
+            BarrierDivergence => "barrier divergence",
         }
     }
 }
@@ -235,20 +272,35 @@ pub struct InterpError {
     pub span: Span,
     pub work_item: [u64; 3],
     pub message: String,
+    /// A second place the error is about and what is there: the other
+    /// access of a data race, the other barrier or the `return` of a
+    /// barrier divergence.
+    pub related: Option<(Span, String)>,
 }
 
 impl InterpError {
     /// `file:line:col: kind: message (work-item [x, y, z])`, with the
-    /// position looked up in `sources`.
+    /// position looked up in `sources`, then `; WHAT is at file:line:col`
+    /// for the related place.
     pub fn render(&self, sources: &SourceMap) -> String {
-        let at = if (self.span.file.0 as usize) < sources.len() {
-            let file = sources.get(self.span.file);
-            let (line, col) = file.line_col(self.span.start);
-            format!("{}:{line}:{col}: ", file.name)
-        } else {
-            String::new()
+        let at = |span: Span| {
+            if (span.file.0 as usize) < sources.len() {
+                let file = sources.get(span.file);
+                let (line, col) = file.line_col(span.start);
+                Some(format!("{}:{line}:{col}", file.name))
+            } else {
+                None
+            }
         };
-        format!("{at}{self}")
+        let here = at(self.span).map_or(String::new(), |p| format!("{p}: "));
+        let there = match &self.related {
+            Some((span, what)) => match at(*span) {
+                Some(p) => format!("; {what} is at {p}"),
+                None => String::new(),
+            },
+            None => String::new(),
+        };
+        format!("{here}{self}{there}")
     }
 }
 
@@ -313,6 +365,7 @@ fn pre_run(span: Span, kind: ErrorKind, message: impl Into<String>) -> InterpErr
         span,
         work_item: [0; 3],
         message: message.into(),
+        related: None,
     }
 }
 
@@ -398,6 +451,20 @@ fn check_args(f: &Function, args: &[ArgValue]) -> Result<(), InterpError> {
             )))
             }
             (Ty::Ptr(_), ArgValue::Scalar(Const::Null(_))) => {}
+            (Ty::Ptr(AddressSpace::Local), ArgValue::Local(_)) => {}
+            (ty, ArgValue::Local(_)) => {
+                return Err(bad(format!(
+                    "argument `{}` has type {ty}; only __local pointers take a __local size",
+                    p.name
+                )))
+            }
+            (Ty::Ptr(AddressSpace::Local), ArgValue::Scalar(c)) => {
+                return Err(bad(format!(
+                    "argument `{}` is a __local pointer, given a {} scalar instead of a size",
+                    p.name,
+                    c.ty()
+                )))
+            }
             (ty, ArgValue::Scalar(c)) if c.ty() == ty && !ty.is_ptr() && ty != Ty::Void => {}
             (ty, ArgValue::Scalar(c)) => {
                 return Err(bad(format!(
@@ -432,6 +499,9 @@ enum State {
     Running,
     /// Waiting at this horizontal instruction.
     Paused(InstId),
+    /// Waiting at this barrier or work-group collective for the other
+    /// work-items of the group.
+    AtSync(InstId),
     /// Waiting to take a back edge of loop `l` (an index into
     /// `Order::loops`) to its header `to`, until no work-item of the
     /// sub-group is still in the current iteration.
@@ -440,7 +510,8 @@ enum State {
         to: BlockId,
         span: Span,
     },
-    Done,
+    /// Returned, at the `ret` with this span.
+    Done(Span),
 }
 
 /// One work-item: where it is and what it computed.
@@ -456,6 +527,8 @@ struct Lane {
     num_sub_groups: u64,
     /// Linear index of the work-item in the run (owner of private memory).
     index: u64,
+    /// Linear local id in the work-group.
+    local_index: u64,
     block: BlockId,
     /// Position of the next instruction in `block`.
     pos: usize,
@@ -469,6 +542,8 @@ enum Flow {
     Next,
     Jump(BlockId),
     Pause,
+    /// Wait for the whole work-group.
+    Sync,
     Done,
 }
 
@@ -480,6 +555,14 @@ struct Machine<'f> {
     mem: Memory,
     /// Parameter index -> memory object of its buffer.
     buffer_objs: HashMap<usize, u32>,
+    /// The `__local` objects each work-group gets: a name, a size and the
+    /// value (a `ValueDef::Local` or a `__local` parameter) pointing to it.
+    local_objs: Vec<(String, u64, ValueId)>,
+    /// Objects shared by the work-items of a group (`__global` buffers,
+    /// the current group's `__local` objects) and their space.
+    shared: HashMap<u32, Shared>,
+    /// Accesses to shared memory since the last barrier of the group.
+    races: Races,
     /// Initial value table of every work-item (constants, parameters,
     /// globals; instruction results unset).
     template: Vec<Val>,
@@ -498,9 +581,15 @@ impl<'f> Machine<'f> {
     fn new(f: &'f Function, geo: Geometry, opts: &Options, args: &mut [ArgValue]) -> Machine<'f> {
         let mut mem = Memory::default();
         let mut buffer_objs = HashMap::new();
+        let mut shared = HashMap::new();
+        let mut local_sizes = HashMap::new();
         let mut param_vals = Vec::with_capacity(f.params.len());
         for (i, (p, a)) in f.params.iter().zip(args.iter_mut()).enumerate() {
             let v = match a {
+                ArgValue::Local(size) => {
+                    local_sizes.insert(i as u32, *size);
+                    Val::Unset
+                }
                 ArgValue::Buffer(bytes) => {
                     let id = mem.add_fixed(Object {
                         name: format!("buffer `{}`", p.name),
@@ -510,6 +599,9 @@ impl<'f> Machine<'f> {
                         owner: None,
                     });
                     buffer_objs.insert(i, id);
+                    if p.ty == Ty::Ptr(AddressSpace::Global) {
+                        shared.insert(id, Shared::Global);
+                    }
                     Val::Ptr(Pointer {
                         obj: Some(id),
                         off: 0,
@@ -548,6 +640,24 @@ impl<'f> Machine<'f> {
                 ValueDef::Inst(_) | ValueDef::Local(_) => Val::Unset,
             })
             .collect();
+        let mut local_objs = Vec::new();
+        for (i, v) in f.values.iter().enumerate() {
+            let id = ValueId(i as u32);
+            match v.def {
+                ValueDef::Local(n) => {
+                    if let Some(l) = f.locals.get(n as usize) {
+                        local_objs.push((format!("__local `{}`", l.name), l.size, id));
+                    }
+                }
+                ValueDef::Param(n) => {
+                    if let (Some(&size), Some(p)) = (local_sizes.get(&n), f.params.get(n as usize))
+                    {
+                        local_objs.push((format!("__local argument `{}`", p.name), size, id));
+                    }
+                }
+                _ => {}
+            }
+        }
         let mut alloca_names = HashMap::new();
         let mut value_names = HashMap::new();
         for var in &f.vars {
@@ -568,6 +678,9 @@ impl<'f> Machine<'f> {
             stats: RunStats::default(),
             mem,
             buffer_objs,
+            local_objs,
+            shared,
+            races: Races::default(),
             template,
             order: Order::new(f),
             lock_step: f
@@ -585,6 +698,7 @@ impl<'f> Machine<'f> {
             span,
             work_item: lane.gid,
             message: e.message,
+            related: e.related,
         }
     }
 
@@ -601,67 +715,228 @@ impl<'f> Machine<'f> {
                         // Non-uniform groups: the last one may be smaller.
                         size[d] = g.local[d].min(g.global[d] - group[d] * g.local[d]);
                     }
-                    let per_row = size[0].div_ceil(g.width);
-                    let num_sg = per_row * size[1] * size[2];
-                    self.stats.work_groups += 1;
-                    for sg in 0..num_sg {
-                        let row = sg / per_row;
-                        let x_first = (sg % per_row) * g.width;
-                        let x_last = (x_first + g.width).min(size[0]);
-                        // Linear local indices of the sub-group's work-items.
-                        let first = row * size[0] + x_first;
-                        let last = row * size[0] + x_last;
-                        let mut lanes: Vec<Lane> = (first..last)
-                            .map(|l| {
-                                let lid = [
-                                    l % size[0],
-                                    (l / size[0]) % size[1],
-                                    l / (size[0] * size[1]),
-                                ];
-                                let mut gid = [0u64; 3];
-                                for d in 0..3 {
-                                    gid[d] = g.offset[d] + group[d] * g.local[d] + lid[d];
-                                }
-                                Lane {
-                                    gid,
-                                    lid,
-                                    group,
-                                    local_size: size,
-                                    sub_group_id: sg,
-                                    sub_group_local_id: l - first,
-                                    sub_group_size: last - first,
-                                    num_sub_groups: num_sg,
-                                    index: index + (l - first),
-                                    block: self.f.entry,
-                                    pos: 0,
-                                    values: self.template.clone(),
-                                    state: State::Running,
-                                    allocas: Vec::new(),
-                                }
-                            })
-                            .collect();
-                        index += last - first;
-                        self.stats.sub_groups += 1;
-                        self.stats.work_items += last - first;
-                        let result = self.run_sub_group(&mut lanes);
-                        for lane in &lanes {
-                            for &a in &lane.allocas {
-                                self.mem.free(a);
-                            }
-                        }
-                        result?;
-                    }
+                    let n = size[0] * size[1] * size[2];
+                    let result = self.run_group(group, size, index);
+                    index += n;
+                    result?;
                 }
             }
         }
         Ok(())
     }
 
-    fn run_sub_group(&mut self, lanes: &mut [Lane]) -> Result<(), InterpError> {
+    /// One work-group: its `__local` objects, its work-items in linear
+    /// local order, and its sub-groups as ranges of them.
+    fn run_group(
+        &mut self,
+        group: [u64; 3],
+        size: [u64; 3],
+        index: u64,
+    ) -> Result<(), InterpError> {
+        let g = self.geo;
+        self.stats.work_groups += 1;
+        let mut template = self.template.clone();
+        let mut locals = Vec::with_capacity(self.local_objs.len());
+        for (name, bytes, value) in &self.local_objs {
+            let obj = self
+                .mem
+                .local(name.clone(), *bytes)
+                .map_err(|e| self.group_error(e, self.f.span, group))?;
+            locals.push(obj);
+            self.shared.insert(obj, Shared::Local);
+            template[value.index()] = Val::Ptr(Pointer {
+                obj: Some(obj),
+                off: 0,
+            });
+        }
+        let per_row = size[0].div_ceil(g.width);
+        let num_sg = per_row * size[1] * size[2];
+        let n = size[0] * size[1] * size[2];
+        let mut lanes: Vec<Lane> = (0..n)
+            .map(|l| {
+                let lid = [
+                    l % size[0],
+                    (l / size[0]) % size[1],
+                    l / (size[0] * size[1]),
+                ];
+                let mut gid = [0u64; 3];
+                for d in 0..3 {
+                    gid[d] = g.offset[d] + group[d] * g.local[d] + lid[d];
+                }
+                let row = l / size[0];
+                let x_first = lid[0] / g.width * g.width;
+                Lane {
+                    gid,
+                    lid,
+                    group,
+                    local_size: size,
+                    sub_group_id: row * per_row + lid[0] / g.width,
+                    sub_group_local_id: lid[0] - x_first,
+                    sub_group_size: (x_first + g.width).min(size[0]) - x_first,
+                    num_sub_groups: num_sg,
+                    index: index + l,
+                    local_index: l,
+                    block: self.f.entry,
+                    pos: 0,
+                    values: template.clone(),
+                    state: State::Running,
+                    allocas: Vec::new(),
+                }
+            })
+            .collect();
+        // Sub-group k covers the work-items `ranges[k]` (consecutive in
+        // linear local order: one row segment).
+        let ranges: Vec<std::ops::Range<usize>> = (0..num_sg)
+            .map(|sg| {
+                let row = sg / per_row;
+                let x_first = (sg % per_row) * g.width;
+                let x_last = (x_first + g.width).min(size[0]);
+                (row * size[0] + x_first) as usize..(row * size[0] + x_last) as usize
+            })
+            .collect();
+        self.stats.sub_groups += num_sg;
+        self.stats.work_items += n;
+        let result = self.schedule_group(&mut lanes, &ranges);
+        for lane in &lanes {
+            for &a in &lane.allocas {
+                self.mem.free(a);
+            }
+        }
+        for obj in locals {
+            self.mem.free(obj);
+            self.shared.remove(&obj);
+        }
+        self.races.clear();
+        result
+    }
+
+    /// Runs the sub-groups of a group until every work-item waits at a
+    /// barrier or collective or has returned; executes the barrier or
+    /// collective they all wait at, and again, until all returned.
+    fn schedule_group(
+        &mut self,
+        lanes: &mut [Lane],
+        ranges: &[std::ops::Range<usize>],
+    ) -> Result<(), InterpError> {
         let entry = self.f.entry;
         for lane in lanes.iter_mut() {
             self.enter(lane, entry, None)?;
         }
+        loop {
+            for r in ranges {
+                self.run_sub_group(&mut lanes[r.clone()])?;
+            }
+            let Some(w) = lanes
+                .iter()
+                .position(|l| matches!(l.state, State::AtSync(_)))
+            else {
+                return Ok(());
+            };
+            let State::AtSync(id) = lanes[w].state else {
+                unreachable!("position found a waiting work-item")
+            };
+            let span = self.f.insts[id.index()].src.span;
+            for other in lanes.iter() {
+                let at = |l: &Lane| format!("work-item local {}", fmt_id(l.lid));
+                let e = match other.state {
+                    State::AtSync(o) if o == id => continue,
+                    State::AtSync(o) => {
+                        let there = self.f.insts[o.index()].src.span;
+                        let mut e = fault(
+                            ErrorKind::BarrierDivergence,
+                            format!(
+                                "{} waits at this {} while {} waits at another {}",
+                                at(&lanes[w]),
+                                sync_name(&self.f.insts[id.index()].kind),
+                                at(other),
+                                sync_name(&self.f.insts[o.index()].kind),
+                            ),
+                        );
+                        e.related = Some((
+                            there,
+                            format!(
+                                "the {} of {}",
+                                sync_name(&self.f.insts[o.index()].kind),
+                                at(other)
+                            ),
+                        ));
+                        e
+                    }
+                    State::Done(ret) => {
+                        let mut e = fault(
+                            ErrorKind::BarrierDivergence,
+                            format!(
+                                "{} waits at this {} but {} returned without reaching it",
+                                at(&lanes[w]),
+                                sync_name(&self.f.insts[id.index()].kind),
+                                at(other),
+                            ),
+                        );
+                        e.related = Some((ret, format!("the return of {}", at(other))));
+                        e
+                    }
+                    _ => fault(
+                        ErrorKind::MalformedIr,
+                        "a work-item neither waits nor returned",
+                    ),
+                };
+                return Err(self.error(e, span, &lanes[w]));
+            }
+            self.synchronize(lanes, id)?;
+        }
+    }
+
+    /// Executes the barrier or collective `id` all work-items of the group
+    /// wait at, and lets them continue.
+    fn synchronize(&mut self, lanes: &mut [Lane], id: InstId) -> Result<(), InterpError> {
+        let f = self.f;
+        let inst = &f.insts[id.index()];
+        let span = inst.src.span;
+        let results = match &inst.kind {
+            InstKind::Barrier { flags } => {
+                if flags & ir::fence::LOCAL != 0 {
+                    self.races.barrier(Shared::Local);
+                }
+                if flags & ir::fence::GLOBAL != 0 {
+                    self.races.barrier(Shared::Global);
+                }
+                vec![Val::Undef; lanes.len()]
+            }
+            _ => {
+                let all: Vec<usize> = (0..lanes.len()).collect();
+                self.horizontal(lanes, &all, inst)
+                    .map_err(|(lane, e)| self.error(e, span, &lanes[lane]))?
+            }
+        };
+        for (lane, v) in lanes.iter_mut().zip(results) {
+            self.tick(span, lane)?;
+            if let Some(r) = inst.result {
+                self.set(lane, r, v)?;
+            }
+            lane.pos += 1;
+            lane.state = State::Running;
+        }
+        Ok(())
+    }
+
+    /// An error before any work-item of `group` ran.
+    fn group_error(&self, e: Fault, span: Span, group: [u64; 3]) -> InterpError {
+        let mut gid = [0u64; 3];
+        for d in 0..3 {
+            gid[d] = self.geo.offset[d] + group[d] * self.geo.local[d];
+        }
+        InterpError {
+            kind: e.kind,
+            span,
+            work_item: gid,
+            message: e.message,
+            related: e.related,
+        }
+    }
+
+    /// Runs the work-items of one sub-group until each has returned or
+    /// waits at a work-group synchronization point.
+    fn run_sub_group(&mut self, lanes: &mut [Lane]) -> Result<(), InterpError> {
         loop {
             for lane in lanes.iter_mut() {
                 if lane.state == State::Running {
@@ -755,7 +1030,7 @@ impl<'f> Machine<'f> {
             let flow = self
                 .exec(lane, id)
                 .map_err(|e| self.error(e, inst.src.span, lane))?;
-            if !matches!(flow, Flow::Pause) {
+            if !matches!(flow, Flow::Pause | Flow::Sync) {
                 self.tick(inst.src.span, lane)?;
             }
             match flow {
@@ -778,8 +1053,12 @@ impl<'f> Machine<'f> {
                     lane.state = State::Paused(id);
                     return Ok(());
                 }
+                Flow::Sync => {
+                    lane.state = State::AtSync(id);
+                    return Ok(());
+                }
                 Flow::Done => {
-                    lane.state = State::Done;
+                    lane.state = State::Done(inst.src.span);
                     for a in lane.allocas.drain(..) {
                         self.mem.free(a);
                     }
@@ -967,14 +1246,16 @@ impl<'f> Machine<'f> {
                 if ty == Ty::Void {
                     return Err(fault(ErrorKind::MalformedIr, "load of void"));
                 }
-                let bytes = self.mem.load(p, ty.bytes(), *align, lane.index)?;
-                decode(ty, bytes)
+                let v = decode(ty, self.mem.load(p, ty.bytes(), *align, lane.index)?);
+                self.track(lane, id, p, ty.bytes(), AccessKind::Read)?;
+                v
             }
             InstKind::Store { ptr, value, align } => {
                 let p = self.used_ptr(lane, *ptr)?;
                 let v = self.used(lane, *value)?;
                 let bytes = encode(f.ty(*value), v)?;
                 self.mem.store(p, &bytes, *align, lane.index)?;
+                self.track(lane, id, p, bytes.len() as u64, AccessKind::Write)?;
                 return Ok(Flow::Next);
             }
             InstKind::PtrAdd { base, offset } => {
@@ -1006,11 +1287,53 @@ impl<'f> Machine<'f> {
                 ops::math(*func, ty, &xs)?
             }
             InstKind::Horizontal { .. } => return Ok(Flow::Pause),
-            InstKind::Barrier { .. } | InstKind::Atomic { .. } | InstKind::WorkGroup { .. } => {
-                return Err(fault(
-                    ErrorKind::Unsupported,
-                    "the interpreter does not run work-group features yet",
-                ))
+            InstKind::Barrier { .. } | InstKind::WorkGroup { .. } => return Ok(Flow::Sync),
+            InstKind::Atomic { op, ptr, args } => {
+                let p = self.used_ptr(lane, *ptr)?;
+                let mut xs = Vec::with_capacity(args.len());
+                for a in args {
+                    xs.push(self.used(lane, *a)?);
+                }
+                if xs.len() != op.arity() {
+                    return Err(fault(
+                        ErrorKind::MalformedIr,
+                        format!("atomic.{} with {} operands", op.name(), xs.len()),
+                    ));
+                }
+                let vty = match (op, args.first()) {
+                    (AtomicOp::Store, Some(&a)) => f.ty(a),
+                    _ => ty,
+                };
+                let size = vty.bytes();
+                if let Some(obj) = p.obj {
+                    if !self.shared.contains_key(&obj) {
+                        return Err(fault(
+                            ErrorKind::InvalidPointer,
+                            format!(
+                                "atomic on {}, which is neither __global nor __local memory",
+                                self.mem.name(obj)
+                            ),
+                        ));
+                    }
+                }
+                // An atomic store does not read; the others see the old value.
+                let old = match op {
+                    AtomicOp::Store => Val::Undef,
+                    _ => decode(vty, self.mem.load(p, size, size, lane.index)?),
+                };
+                let new = atomic_update(*op, vty, old, &xs)?;
+                let kind = match new {
+                    Some(v) => {
+                        self.mem.store(p, &encode(vty, v)?, size, lane.index)?;
+                        AccessKind::AtomicWrite
+                    }
+                    None => AccessKind::AtomicRead,
+                };
+                self.track(lane, id, p, size, kind)?;
+                if *op == AtomicOp::Store {
+                    return Ok(Flow::Next);
+                }
+                old
             }
             InstKind::Br(b) => return Ok(Flow::Jump(*b)),
             InstKind::CondBr { cond, then, els } => {
@@ -1082,6 +1405,123 @@ impl<'f> Machine<'f> {
         }
     }
 
+    /// Records an access to shared memory for race detection; a race is
+    /// reported at this access, with the earlier one as the related place.
+    fn track(
+        &mut self,
+        lane: &Lane,
+        id: InstId,
+        p: Pointer,
+        size: u64,
+        kind: AccessKind,
+    ) -> Result<(), Fault> {
+        let Some(obj) = p.obj else { return Ok(()) };
+        let Some(&space) = self.shared.get(&obj) else {
+            return Ok(());
+        };
+        let access = Access {
+            item: lane.local_index,
+            inst: id,
+            kind,
+        };
+        let Some(race) = self.races.access(space, obj, p.off as u64, size, access) else {
+            return Ok(());
+        };
+        let local = |item: u64| {
+            let s = lane.local_size;
+            fmt_id([item % s[0], (item / s[0]) % s[1], item / (s[0] * s[1])])
+        };
+        let earlier = race.earlier;
+        let fence = match space {
+            Shared::Local => "CLK_LOCAL_MEM_FENCE",
+            Shared::Global => "CLK_GLOBAL_MEM_FENCE",
+        };
+        let mut e = fault(
+            ErrorKind::DataRace,
+            format!(
+                "{} of byte {} of {} by work-item local {} races with a {} of it by work-item local {} of the same work-group, with no barrier({fence}) between them",
+                kind.name(),
+                race.byte,
+                self.mem.name(obj),
+                fmt_id(lane.lid),
+                earlier.kind.name(),
+                local(earlier.item),
+            ),
+        );
+        let there = self
+            .f
+            .insts
+            .get(earlier.inst.index())
+            .map_or(self.f.span, |i| i.src.span);
+        e.related = Some((
+            there,
+            format!(
+                "the {} by work-item local {}",
+                earlier.kind.name(),
+                local(earlier.item)
+            ),
+        ));
+        Err(e)
+    }
+
+    /// `work_group_broadcast(x, id...)`: the value of the work-item with
+    /// that local id, which must be the same on every work-item.
+    fn work_group_broadcast(
+        &self,
+        lanes: &[Lane],
+        args: &[ValueId],
+    ) -> Result<Vec<Val>, (usize, Fault)> {
+        if !(2..=4).contains(&args.len()) {
+            return Err((
+                0,
+                fault(
+                    ErrorKind::MalformedIr,
+                    "work_group_broadcast takes a value and 1 to 3 local ids",
+                ),
+            ));
+        }
+        let mut src: Option<[u64; 3]> = None;
+        for (i, lane) in lanes.iter().enumerate() {
+            let mut want = [0u64; 3];
+            for (d, &a) in args[1..].iter().enumerate() {
+                want[d] = self.used_int(lane, a).map_err(|e| (i, e))?;
+            }
+            match src {
+                None => src = Some(want),
+                Some(s) if s != want => {
+                    return Err((
+                        i,
+                        fault(
+                            ErrorKind::InvalidSubGroupOp,
+                            format!(
+                                "work_group_broadcast from local id {} here but from {} on an earlier work-item; the id must be the same for the whole work-group",
+                                fmt_id(want),
+                                fmt_id(s)
+                            ),
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        let want = src.unwrap_or([0; 3]);
+        let Some(k) = lanes.iter().position(|l| l.lid == want) else {
+            return Err((
+                0,
+                fault(
+                    ErrorKind::InvalidSubGroupOp,
+                    format!(
+                        "work_group_broadcast from local id {}, which is not in the work-group (size {})",
+                        fmt_id(want),
+                        fmt_id(lanes[0].local_size)
+                    ),
+                ),
+            ));
+        };
+        let v = self.used(&lanes[k], args[0]).map_err(|e| (k, e))?;
+        Ok(vec![v; lanes.len()])
+    }
+
     /// Executes horizontal instruction `id` for the lanes paused at it.
     fn resolve(&mut self, lanes: &mut [Lane], id: InstId) -> Result<(), InterpError> {
         let f = self.f;
@@ -1117,12 +1557,19 @@ impl<'f> Machine<'f> {
         inst: &ir::Inst,
     ) -> Result<Vec<Val>, (usize, Fault)> {
         let first = active[0];
-        let InstKind::Horizontal { op, args } = &inst.kind else {
-            return Err((
-                first,
-                fault(ErrorKind::MalformedIr, "not a horizontal operation"),
-            ));
+        let (op, args, work_group) = match &inst.kind {
+            InstKind::Horizontal { op, args } => (op, args, false),
+            InstKind::WorkGroup { op, args } => (op, args, true),
+            _ => {
+                return Err((
+                    first,
+                    fault(ErrorKind::MalformedIr, "not a horizontal operation"),
+                ))
+            }
         };
+        if work_group && *op == Horizontal::Broadcast {
+            return self.work_group_broadcast(lanes, args);
+        }
         let want = if *op == Horizontal::Broadcast { 2 } else { 1 };
         if args.len() != want {
             return Err((
@@ -1224,6 +1671,43 @@ impl<'f> Machine<'f> {
                 out
             }
         })
+    }
+}
+
+/// The value an atomic operation stores, given the old value and the
+/// operands (`None`: it stores nothing, as a load or a failed
+/// compare-and-exchange).
+fn atomic_update(op: AtomicOp, ty: Ty, old: Val, xs: &[Val]) -> Result<Option<Val>, Fault> {
+    use ir::BinOp;
+    let arith = |b: BinOp| ops::binary(b, ty, old, xs[0]).map(Some);
+    let minmax = |m: MathFn| ops::math(m, ty, &[old, xs[0]]).map(Some);
+    match op {
+        AtomicOp::Load => Ok(None),
+        AtomicOp::Store | AtomicOp::Xchg => Ok(Some(xs[0])),
+        // Compared bit for bit, as the hardware does (also for floats).
+        AtomicOp::CmpXchg => Ok((encode(ty, old)? == encode(ty, xs[0])?).then_some(xs[1])),
+        AtomicOp::Add => arith(BinOp::Add),
+        AtomicOp::Sub => arith(BinOp::Sub),
+        AtomicOp::And => arith(BinOp::And),
+        AtomicOp::Or => arith(BinOp::Or),
+        AtomicOp::Xor => arith(BinOp::Xor),
+        AtomicOp::SMin => minmax(MathFn::SMin),
+        AtomicOp::SMax => minmax(MathFn::SMax),
+        AtomicOp::UMin => minmax(MathFn::UMin),
+        AtomicOp::UMax => minmax(MathFn::UMax),
+    }
+}
+
+/// `[x, y, z]`.
+fn fmt_id(id: [u64; 3]) -> String {
+    format!("[{}, {}, {}]", id[0], id[1], id[2])
+}
+
+/// How a synchronization instruction is named in messages.
+fn sync_name(kind: &InstKind) -> &'static str {
+    match kind {
+        InstKind::WorkGroup { .. } => "work-group collective",
+        _ => "barrier",
     }
 }
 

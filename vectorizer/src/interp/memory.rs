@@ -87,6 +87,16 @@ impl Memory {
 
     /// A new private object of `size` uninitialized bytes.
     pub fn alloca(&mut self, name: String, size: u64, owner: u64) -> Result<u32, Fault> {
+        self.allocate(name, size, Some(owner))
+    }
+
+    /// A new `__local` object of `size` uninitialized bytes, shared by the
+    /// work-items of one work-group.
+    pub fn local(&mut self, name: String, size: u64) -> Result<u32, Fault> {
+        self.allocate(name, size, None)
+    }
+
+    fn allocate(&mut self, name: String, size: u64, owner: Option<u64>) -> Result<u32, Fault> {
         let id = self.next_private;
         if id >= MAX_OBJECTS {
             return Err(fault(
@@ -94,12 +104,12 @@ impl Memory {
                 "too many private memory allocations in one run",
             ));
         }
-        // Private arrays are small; refuse absurd sizes instead of aborting
-        // on allocation failure.
+        // Private and local arrays are small; refuse absurd sizes instead
+        // of aborting on allocation failure.
         if size > (1 << 30) {
             return Err(fault(
                 ErrorKind::StepLimit,
-                format!("private allocation of {size} bytes is too large"),
+                format!("allocation of {size} bytes for {name} is too large"),
             ));
         }
         self.next_private += 1;
@@ -110,10 +120,18 @@ impl Memory {
                 bytes: vec![0; size as usize],
                 writable: true,
                 init: Some(vec![false; size as usize]),
-                owner: Some(owner),
+                owner,
             },
         );
         Ok(id)
+    }
+
+    /// The name of a live object, for messages.
+    pub fn name(&self, id: u32) -> &str {
+        match self.fixed.get(id as usize) {
+            Some(o) => &o.name,
+            None => self.private.get(&id).map_or("freed memory", |o| &o.name),
+        }
     }
 
     pub fn free(&mut self, id: u32) {
@@ -198,7 +216,7 @@ impl Memory {
                 return Err(fault(
                     ErrorKind::UninitializedRead,
                     format!(
-                        "load of uninitialized private memory: byte {i} of {} was never written",
+                        "load of uninitialized memory: byte {i} of {} was never written",
                         obj.name
                     ),
                 ));

@@ -6,6 +6,7 @@
 use super::memory::{self, Pointer};
 use super::ErrorKind;
 use crate::ir::{sign_extend, truncate, BinOp, CastOp, CmpPred, MathFn, Ty};
+use lanes_frontend::source::Span;
 
 /// A runtime value of one work-item.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,12 +28,15 @@ pub(crate) enum Val {
 pub(crate) struct Fault {
     pub kind: ErrorKind,
     pub message: String,
+    /// A second place the error is about ([`super::InterpError::related`]).
+    pub related: Option<(Span, String)>,
 }
 
 pub(crate) fn fault(kind: ErrorKind, message: impl Into<String>) -> Fault {
     Fault {
         kind,
         message: message.into(),
+        related: None,
     }
 }
 

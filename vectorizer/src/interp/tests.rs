@@ -7,6 +7,7 @@ use lanes_frontend::source::FileId;
 
 const G: Ty = Ty::Ptr(AddressSpace::Global);
 const C: Ty = Ty::Ptr(AddressSpace::Constant);
+const L: Ty = Ty::Ptr(AddressSpace::Local);
 
 fn span(start: u32, end: u32) -> Span {
     Span::new(FileId(0), start, end)
@@ -207,7 +208,7 @@ fn bytes_f32(xs: &[f32]) -> Vec<u8> {
 fn buffer(a: &ArgValue) -> &[u8] {
     match a {
         ArgValue::Buffer(b) => b,
-        ArgValue::Scalar(_) => panic!("not a buffer"),
+        _ => panic!("not a buffer"),
     }
 }
 
@@ -887,8 +888,9 @@ fn out_of_bounds_store_and_straddling_access() {
         Ty::Void,
     );
     b.ret();
+    // The stores overlap (a race inside a group): one work-item per group.
     let mut args = vec![ArgValue::Buffer(vec![0; 8])];
-    let e = run(&b.f, &NdRange::new_1d(3, 3), &mut args, 4).unwrap_err();
+    let e = run(&b.f, &NdRange::new_1d(3, 1), &mut args, 4).unwrap_err();
     assert_eq!(e.kind, ErrorKind::OutOfBounds);
     assert_eq!(e.span, s.0.span);
     assert_eq!(e.work_item, [2, 0, 0]);
@@ -1788,6 +1790,7 @@ fn errors_render_with_line_and_column() {
         span: span(22, 27),
         work_item: [1, 2, 3],
         message: "signed division by zero".into(),
+        related: None,
     };
     assert_eq!(
         e.render(&sources),
@@ -1851,4 +1854,552 @@ fn loop_iterations_stay_in_lock_step_across_divergent_branches() {
     let mut args = vec![ArgValue::Buffer(vec![0; 16])];
     run(&b.f, &NdRange::new_1d(4, 4), &mut args, 4).unwrap();
     assert_eq!(i32s(buffer(&args[0])), vec![8, 408, 8, 408]);
+}
+
+// ---------------------------------------------------------------------------
+// Work-groups: barriers, __local memory, atomics, collectives, races.
+
+impl B {
+    fn barrier(&mut self, flags: u32) -> Src {
+        self.ins_src(InstKind::Barrier { flags }, Ty::Void).0
+    }
+
+    fn atomic(&mut self, op: AtomicOp, ptr: ValueId, args: &[ValueId], ty: Ty) -> ValueId {
+        self.ins(
+            InstKind::Atomic {
+                op,
+                ptr,
+                args: args.to_vec(),
+            },
+            ty,
+        )
+    }
+
+    fn work_group(&mut self, op: Horizontal, args: &[ValueId], ty: Ty) -> ValueId {
+        self.ins(
+            InstKind::WorkGroup {
+                op,
+                args: args.to_vec(),
+            },
+            ty,
+        )
+    }
+
+    fn local_var(&mut self, name: &str, size: u64) -> ValueId {
+        self.f.add_local(ir::LocalVar {
+            name: name.into(),
+            size,
+            align: 4,
+            span: span(0, 1),
+        })
+    }
+
+    /// `(lid + 1) % local_size` as an i64.
+    fn next_lid(&mut self) -> ValueId {
+        let lid = self.wi(WorkItem::LocalId, 0);
+        let one = self.i64(1);
+        let n = self.wi(WorkItem::LocalSize, 0);
+        let l1 = self.bin(BinOp::Add, lid, one);
+        self.bin(BinOp::URem, l1, n)
+    }
+}
+
+fn line_of(e: &InterpError) -> u32 {
+    e.span.start
+}
+
+/// tile[lid] = in[gid]; barrier(flags); out[gid] = tile[(lid + 1) % L]:
+/// each work-item reads what its right neighbour in the group wrote.
+fn rotate_kernel(tile_is_param: bool, flags: u32) -> (Function, Src, Src) {
+    let mut b = B::new();
+    let input = b.param("in", G);
+    let out = b.param("out", G);
+    let tile = if tile_is_param {
+        b.param("tile", L)
+    } else {
+        b.local_var("tile", 64)
+    };
+    let gid = b.wi(WorkItem::GlobalId, 0);
+    let lid = b.wi(WorkItem::LocalId, 0);
+    let pi = b.elem(input, gid, 4);
+    let x = b.load(pi, Ty::I32);
+    let pt = b.elem(tile, lid, 4);
+    let store = b.store(pt, x);
+    b.barrier(flags);
+    let next = b.next_lid();
+    let pn = b.elem(tile, next, 4);
+    let load_src = src(b.next_span + 2);
+    let y = b.load(pn, Ty::I32);
+    let _ = load_src;
+    let po = b.elem(out, gid, 4);
+    b.store(po, y);
+    b.ret();
+    let load =
+        b.f.insts
+            .iter()
+            .filter(|i| matches!(i.kind, InstKind::Load { .. }))
+            .nth(1)
+            .unwrap()
+            .src;
+    (b.f, store, load)
+}
+
+#[test]
+fn barrier_lets_work_items_read_their_neighbours_local_writes() {
+    for tile_is_param in [false, true] {
+        let (f, _, _) = rotate_kernel(tile_is_param, ir::fence::LOCAL);
+        let input: Vec<i32> = (0..12).map(|i| i * 10).collect();
+        let mut args = vec![
+            ArgValue::Buffer(bytes_i32(&input)),
+            ArgValue::Buffer(vec![0; 48]),
+        ];
+        if tile_is_param {
+            args.push(ArgValue::Local(64));
+        }
+        // Groups of 6 with sub-groups of 4: the barrier spans sub-groups.
+        let stats = run(&f, &NdRange::new_1d(12, 6), &mut args, 4).unwrap();
+        assert_eq!(
+            i32s(buffer(&args[1])),
+            vec![10, 20, 30, 40, 50, 0, 70, 80, 90, 100, 110, 60]
+        );
+        assert_eq!((stats.work_groups, stats.sub_groups), (2, 4));
+    }
+}
+
+#[test]
+fn local_memory_is_fresh_and_uninitialized_in_every_group() {
+    // Group 0 writes tile[0]; every group reads it after a barrier.
+    let mut b = B::new();
+    let out = b.param("out", G);
+    let tile = b.local_var("tile", 4);
+    let grp = b.wi(WorkItem::GroupId, 0);
+    let lid = b.wi(WorkItem::LocalId, 0);
+    let zero = b.i64(0);
+    let is0 = b.cmp(CmpPred::Eq, grp, zero);
+    let lid0 = b.cmp(CmpPred::Eq, lid, zero);
+    let both = b.bin(BinOp::And, is0, lid0);
+    let (write, join) = (b.block("write"), b.block("join"));
+    b.cond_br(both, write, join);
+    b.at(write);
+    let seven = b.i32(7);
+    b.store(tile, seven);
+    b.br(join);
+    b.at(join);
+    b.barrier(ir::fence::LOCAL);
+    let x = b.load(tile, Ty::I32);
+    let gid = b.wi(WorkItem::GlobalId, 0);
+    let p = b.elem(out, gid, 4);
+    b.store(p, x);
+    b.ret();
+    let mut args = vec![ArgValue::Buffer(vec![0; 16])];
+    let e = run(&b.f, &NdRange::new_1d(4, 2), &mut args, 2).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::UninitializedRead, "{e}");
+    assert_eq!(e.work_item, [2, 0, 0]);
+    assert!(e.message.contains("__local `tile`"), "{}", e.message);
+    assert_eq!(i32s(buffer(&args[0])), vec![7, 7, 0, 0]);
+}
+
+#[test]
+fn local_write_read_without_a_local_fence_is_a_race() {
+    // barrier(CLK_GLOBAL_MEM_FENCE) does not order __local memory.
+    let (f, store, load) = rotate_kernel(false, ir::fence::GLOBAL);
+    let mut args = vec![
+        ArgValue::Buffer(bytes_i32(&[1, 2, 3, 4])),
+        ArgValue::Buffer(vec![0; 16]),
+    ];
+    let e = run(&f, &NdRange::new_1d(4, 4), &mut args, 4).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::DataRace, "{e}");
+    // Work-item 0 reads tile[1], which work-item 1 wrote.
+    assert_eq!(line_of(&e), load.span.start);
+    assert_eq!(e.work_item, [0, 0, 0]);
+    let (other, what) = e.related.clone().unwrap();
+    assert_eq!(other, store.span);
+    assert!(
+        what.contains("write by work-item local [1, 0, 0]"),
+        "{what}"
+    );
+    assert!(
+        e.message
+            .contains("read of byte 4 of __local `tile` by work-item local [0, 0, 0]"),
+        "{}",
+        e.message
+    );
+    let mut sources = SourceMap::new();
+    sources.add(lanes_frontend::source::SourceFile::new(
+        "k.cl",
+        None,
+        " ".repeat(200).as_str(),
+    ));
+    let text = e.render(&sources);
+    assert!(
+        text.starts_with(&format!("k.cl:1:{}: data race: ", load.span.start + 1)),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!("is at k.cl:1:{}", store.span.start + 1)),
+        "{text}"
+    );
+}
+
+#[test]
+fn global_stores_to_one_address_race_but_not_across_groups() {
+    // out[group] = lid: every work-item of a group writes the same int.
+    let mut b = B::new();
+    let out = b.param("out", G);
+    let grp = b.wi(WorkItem::GroupId, 0);
+    let lid = b.wi(WorkItem::LocalId, 0);
+    let v = b.cast(CastOp::Trunc, lid, Ty::I32);
+    let p = b.elem(out, grp, 4);
+    let st = b.store(p, v);
+    b.ret();
+    let mut args = vec![ArgValue::Buffer(vec![0; 16])];
+    let e = run(&b.f, &NdRange::new_1d(8, 2), &mut args, 4).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::DataRace);
+    assert_eq!(e.span, st.span);
+    assert_eq!(e.work_item, [1, 0, 0]);
+    // One work-item per group: no race between groups is reported.
+    let mut args = vec![ArgValue::Buffer(vec![0; 16])];
+    let mut b2 = b.f.clone();
+    b2.name = "k".into();
+    run(&b2, &NdRange::new_1d(4, 1), &mut args, 4).unwrap();
+}
+
+#[test]
+fn barrier_clears_global_accesses_when_it_fences_global_memory() {
+    // out[0] = lid by work-item 0; barrier(flags); every work-item reads out[0].
+    for (flags, races) in [(ir::fence::GLOBAL, false), (ir::fence::LOCAL, true)] {
+        let mut b = B::new();
+        let out = b.param("out", G);
+        let dst = b.param("dst", G);
+        let lid = b.wi(WorkItem::LocalId, 0);
+        let zero = b.i64(0);
+        let first = b.cmp(CmpPred::Eq, lid, zero);
+        let (w, join) = (b.block("w"), b.block("join"));
+        b.cond_br(first, w, join);
+        b.at(w);
+        let five = b.i32(5);
+        b.store(out, five);
+        b.br(join);
+        b.at(join);
+        b.barrier(flags);
+        let x = b.load(out, Ty::I32);
+        let p = b.elem(dst, lid, 4);
+        b.store(p, x);
+        b.ret();
+        let mut args = vec![ArgValue::Buffer(vec![0; 4]), ArgValue::Buffer(vec![0; 16])];
+        let r = run(&b.f, &NdRange::new_1d(4, 4), &mut args, 4);
+        assert_eq!(r.is_err(), races, "{r:?}");
+        if races {
+            assert_eq!(r.unwrap_err().kind, ErrorKind::DataRace);
+        } else {
+            assert_eq!(i32s(buffer(&args[1])), vec![5; 4]);
+        }
+    }
+}
+
+/// if (lid < split) { barrier A } else { barrier B or return }.
+fn divergent_kernel(second_barrier: bool) -> (Function, Src, Src) {
+    let mut b = B::new();
+    let lid = b.wi(WorkItem::LocalId, 0);
+    let two = b.i64(2);
+    let c = b.cmp(CmpPred::Ult, lid, two);
+    let (t, e) = (b.block("then"), b.block("else"));
+    b.cond_br(c, t, e);
+    b.at(t);
+    let first = b.barrier(ir::fence::LOCAL);
+    b.ret();
+    b.at(e);
+    let other = if second_barrier {
+        let s = b.barrier(ir::fence::LOCAL);
+        b.ret();
+        s
+    } else {
+        b.ins_src(InstKind::Ret, Ty::Void).0
+    };
+    (b.f, first, other)
+}
+
+#[test]
+fn barrier_divergence_is_reported_at_the_barrier() {
+    for second_barrier in [false, true] {
+        let (f, first, other) = divergent_kernel(second_barrier);
+        let e = run(&f, &NdRange::new_1d(8, 4), &mut [], 4).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BarrierDivergence, "{e}");
+        assert_eq!(e.span, first.span);
+        assert_eq!(e.work_item, [0, 0, 0]);
+        let (span, what) = e.related.unwrap();
+        assert_eq!(span, other.span);
+        assert!(what.contains("work-item local [2, 0, 0]"), "{what}");
+        assert!(
+            e.message
+                .contains("work-item local [0, 0, 0] waits at this barrier"),
+            "{}",
+            e.message
+        );
+        // A group where every work-item takes the same side is fine.
+        run(&f, &NdRange::new_1d(2, 2), &mut [], 4).unwrap();
+    }
+}
+
+#[test]
+fn atomics_on_global_and_local_memory() {
+    // Each work-item: old = atomic_add(&hist_local[0], 1); out[gid] = old;
+    // atomic_max(&gmax, gid); atomic_xchg on a float; after a barrier
+    // work-item 0 copies the local counter to count[group].
+    let mut b = B::new();
+    let out = b.param("out", G);
+    let gmax = b.param("gmax", G);
+    let count = b.param("count", G);
+    let fl = b.param("fl", G);
+    let tile = b.local_var("counter", 4);
+    let gid = b.wi(WorkItem::GlobalId, 0);
+    let lid = b.wi(WorkItem::LocalId, 0);
+    let grp = b.wi(WorkItem::GroupId, 0);
+    let zero64 = b.i64(0);
+    let first = b.cmp(CmpPred::Eq, lid, zero64);
+    let (init, join) = (b.block("init"), b.block("join"));
+    b.cond_br(first, init, join);
+    b.at(init);
+    let zero = b.i32(0);
+    b.atomic(AtomicOp::Store, tile, &[zero], Ty::Void);
+    b.br(join);
+    b.at(join);
+    b.barrier(ir::fence::LOCAL);
+    let one = b.i32(1);
+    let old = b.atomic(AtomicOp::Add, tile, &[one], Ty::I32);
+    let po = b.elem(out, gid, 4);
+    b.store(po, old);
+    b.atomic(AtomicOp::UMax, gmax, &[gid], Ty::I64);
+    let g32 = b.cast(CastOp::SiToFp, gid, Ty::F32);
+    b.atomic(AtomicOp::Xchg, fl, &[g32], Ty::F32);
+    b.barrier(ir::fence::LOCAL);
+    let (copy, end) = (b.block("copy"), b.block("end"));
+    b.cond_br(first, copy, end);
+    b.at(copy);
+    let n = b.atomic(AtomicOp::Load, tile, &[], Ty::I32);
+    let pc = b.elem(count, grp, 4);
+    b.store(pc, n);
+    // cmpxchg: succeeds once per group (count[group] == n), then fails.
+    let hundred = b.i32(100);
+    b.atomic(AtomicOp::CmpXchg, pc, &[n, hundred], Ty::I32);
+    b.atomic(AtomicOp::CmpXchg, pc, &[n, zero], Ty::I32);
+    b.br(end);
+    b.at(end);
+    b.ret();
+    let mut args = vec![
+        ArgValue::Buffer(vec![0; 24]),
+        ArgValue::Buffer(vec![0; 8]),
+        ArgValue::Buffer(vec![0; 8]),
+        ArgValue::Buffer(vec![0; 4]),
+    ];
+    run(&b.f, &NdRange::new_1d(6, 3), &mut args, 2).unwrap();
+    assert_eq!(i32s(buffer(&args[0])), vec![0, 1, 2, 0, 1, 2]);
+    assert_eq!(u64s(buffer(&args[1])), vec![5]);
+    assert_eq!(i32s(buffer(&args[2])), vec![100, 100]);
+    assert_eq!(f32s(buffer(&args[3])), vec![5.0]);
+}
+
+#[test]
+fn atomic_ops_compute_the_opencl_results() {
+    // One work-item applies `op` with operand x to memory holding m.
+    let cases: [(AtomicOp, Ty, i64, i64, i64); 9] = [
+        (AtomicOp::Sub, Ty::I32, 5, 7, -2),
+        (AtomicOp::And, Ty::I32, 0b1100, 0b1010, 0b1000),
+        (AtomicOp::Or, Ty::I32, 0b1100, 0b1010, 0b1110),
+        (AtomicOp::Xor, Ty::I32, 0b1100, 0b1010, 0b0110),
+        (AtomicOp::SMin, Ty::I32, -3, 2, -3),
+        (AtomicOp::UMin, Ty::I32, -3, 2, 2),
+        (AtomicOp::SMax, Ty::I64, -3, 2, 2),
+        (AtomicOp::UMax, Ty::I64, -3, 2, -3),
+        (AtomicOp::Add, Ty::I64, i64::MAX, 1, i64::MIN),
+    ];
+    for (op, ty, m, x, want) in cases {
+        let mut b = B::new();
+        let mem = b.param("m", G);
+        let out = b.param("old", G);
+        let xv = b.int(x, ty);
+        let old = b.atomic(op, mem, &[xv], ty);
+        b.store(out, old);
+        b.ret();
+        let n = ty.bytes() as usize;
+        let mut args = vec![
+            ArgValue::Buffer(m.to_le_bytes()[..n].to_vec()),
+            ArgValue::Buffer(vec![0; n]),
+        ];
+        run(&b.f, &NdRange::new_1d(1, 1), &mut args, 1).unwrap();
+        let read = |a: &ArgValue| {
+            let mut raw = [0u8; 8];
+            raw[..n].copy_from_slice(buffer(a));
+            sign_extend(u64::from_le_bytes(raw), ty.bits()) as i64
+        };
+        assert_eq!(read(&args[0]), want, "{op:?}");
+        assert_eq!(read(&args[1]), m, "{op:?} returns the old value");
+    }
+}
+
+#[test]
+fn atomic_and_plain_access_race_but_two_atomics_do_not() {
+    // Every work-item: atomic_add(&c, 1); work-item 3 then reads c plainly.
+    for plain_read in [false, true] {
+        let mut b = B::new();
+        let c = b.param("c", G);
+        let one = b.i32(1);
+        b.atomic(AtomicOp::Add, c, &[one], Ty::I32);
+        if plain_read {
+            let lid = b.wi(WorkItem::LocalId, 0);
+            let three = b.i64(3);
+            let is3 = b.cmp(CmpPred::Eq, lid, three);
+            let (rd, end) = (b.block("rd"), b.block("end"));
+            b.cond_br(is3, rd, end);
+            b.at(rd);
+            b.load(c, Ty::I32);
+            b.br(end);
+            b.at(end);
+        }
+        b.ret();
+        let mut args = vec![ArgValue::Buffer(vec![0; 4])];
+        let r = run(&b.f, &NdRange::new_1d(4, 4), &mut args, 4);
+        if plain_read {
+            let e = r.unwrap_err();
+            assert_eq!(e.kind, ErrorKind::DataRace);
+            assert_eq!(e.work_item, [3, 0, 0]);
+            assert!(
+                e.message.contains("races with a atomic update")
+                    || e.message.contains("atomic update"),
+                "{}",
+                e.message
+            );
+        } else {
+            r.unwrap();
+            assert_eq!(i32s(buffer(&args[0])), vec![4]);
+        }
+    }
+}
+
+#[test]
+fn atomic_on_private_memory_is_refused() {
+    let mut b = B::new();
+    let p = b.ins(
+        InstKind::Alloca { size: 4, align: 4 },
+        Ty::Ptr(AddressSpace::Private),
+    );
+    let one = b.i32(1);
+    b.store(p, one);
+    b.atomic(AtomicOp::Add, p, &[one], Ty::I32);
+    b.ret();
+    let e = run(&b.f, &NdRange::new_1d(1, 1), &mut [], 1).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidPointer);
+    assert!(
+        e.message.contains("neither __global nor __local"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn work_group_collectives_span_sub_groups_in_local_id_order() {
+    // 2-D groups of 3 x 2 with sub-groups of 2: x = 10 * lid.y + lid.x.
+    let mut b = B::new();
+    let sum = b.param("sum", G);
+    let scan = b.param("scan", G);
+    let bc = b.param("bc", G);
+    let any = b.param("any", G);
+    let lx = b.wi(WorkItem::LocalId, 0);
+    let ly = b.wi(WorkItem::LocalId, 1);
+    let ten = b.i64(10);
+    let t = b.bin(BinOp::Mul, ly, ten);
+    let x64 = b.bin(BinOp::Add, t, lx);
+    let x = b.cast(CastOp::Trunc, x64, Ty::I32);
+    let r = b.work_group(Horizontal::Reduce(ReduceOp::Add), &[x], Ty::I32);
+    let s = b.work_group(Horizontal::ScanExclusive(ReduceOp::Add), &[x], Ty::I32);
+    let two = b.i64(2);
+    let one = b.i64(1);
+    let v = b.work_group(Horizontal::Broadcast, &[x, two, one], Ty::I32);
+    let big = b.i32(11);
+    let gt = b.cmp(CmpPred::Sgt, x, big);
+    let a = b.work_group(Horizontal::Any, &[gt], Ty::I1);
+    let a32 = b.cast(CastOp::ZExt, a, Ty::I32);
+    let flat = {
+        let three = b.i64(3);
+        let row = b.bin(BinOp::Mul, ly, three);
+        b.bin(BinOp::Add, row, lx)
+    };
+    let lin = b.cast(CastOp::Trunc, flat, Ty::I32);
+    let zero = b.i64(0);
+    let p = b.elem(scan, flat, 4);
+    b.store(p, s);
+    let is0 = b.cmp(CmpPred::Eq, flat, zero);
+    let (w, end) = (b.block("w"), b.block("end"));
+    b.cond_br(is0, w, end);
+    b.at(w);
+    b.store(sum, r);
+    b.store(bc, v);
+    b.store(any, a32);
+    b.br(end);
+    b.at(end);
+    b.ret();
+    let _ = lin;
+    let mut args = vec![
+        ArgValue::Buffer(vec![0; 4]),
+        ArgValue::Buffer(vec![0; 24]),
+        ArgValue::Buffer(vec![0; 4]),
+        ArgValue::Buffer(vec![0; 4]),
+    ];
+    run(&b.f, &NdRange::new_2d([3, 2], [3, 2]), &mut args, 2).unwrap();
+    assert_eq!(i32s(buffer(&args[0])), vec![36]);
+    assert_eq!(i32s(buffer(&args[1])), vec![0, 0, 1, 3, 13, 24]);
+    assert_eq!(i32s(buffer(&args[2])), vec![12]);
+    assert_eq!(i32s(buffer(&args[3])), vec![1]);
+}
+
+#[test]
+fn sub_group_operations_keep_working_between_barriers() {
+    // y = sub_group_reduce_add(lid); barrier; out[gid] = y.
+    let mut b = B::new();
+    let out = b.param("out", G);
+    let lid = b.wi(WorkItem::LocalId, 0);
+    let x = b.cast(CastOp::Trunc, lid, Ty::I32);
+    let y = b.hor(Horizontal::Reduce(ReduceOp::Add), &[x], Ty::I32);
+    b.barrier(ir::fence::LOCAL);
+    let z = b.hor(Horizontal::ScanInclusive(ReduceOp::Add), &[y], Ty::I32);
+    let gid = b.wi(WorkItem::GlobalId, 0);
+    let p = b.elem(out, gid, 4);
+    b.store(p, z);
+    b.ret();
+    let mut args = vec![ArgValue::Buffer(vec![0; 20])];
+    run(&b.f, &NdRange::new_1d(5, 5), &mut args, 2).unwrap();
+    // Sub-groups {0,1}, {2,3}, {4}: sums 1, 5, 4.
+    assert_eq!(i32s(buffer(&args[0])), vec![1, 2, 5, 10, 4]);
+}
+
+#[test]
+fn local_arguments_are_checked() {
+    let (f, _, _) = rotate_kernel(true, ir::fence::LOCAL);
+    let mut args = vec![
+        ArgValue::Local(16),
+        ArgValue::Buffer(vec![0; 16]),
+        ArgValue::Local(16),
+    ];
+    let e = run(&f, &NdRange::new_1d(4, 4), &mut args, 4).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::BadArgument);
+    let mut args = vec![
+        ArgValue::Buffer(vec![0; 16]),
+        ArgValue::Buffer(vec![0; 16]),
+        ArgValue::Buffer(vec![0; 16]),
+    ];
+    let e = run(&f, &NdRange::new_1d(4, 4), &mut args, 4).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::BadArgument);
+    // Too small a __local argument is out of bounds.
+    let mut args = vec![
+        ArgValue::Buffer(vec![0; 16]),
+        ArgValue::Buffer(vec![0; 16]),
+        ArgValue::Local(8),
+    ];
+    let e = run(&f, &NdRange::new_1d(4, 4), &mut args, 4).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfBounds);
+    assert!(
+        e.message.contains("__local argument `tile`"),
+        "{}",
+        e.message
+    );
 }

@@ -150,6 +150,7 @@ impl Run<'_, '_, '_> {
             span,
             work_item: self.g.gid.get(lane).copied().unwrap_or([0; 3]),
             message: message.into(),
+            related: None,
         }
     }
 
