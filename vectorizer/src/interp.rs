@@ -563,6 +563,10 @@ struct Machine<'f> {
     shared: HashMap<u32, Shared>,
     /// Accesses to shared memory since the last barrier of the group.
     races: Races,
+    /// The first read of never-written `__local` bytes since the last
+    /// barrier fencing `__local` memory: reported at that barrier unless
+    /// another work-item writes the bytes before it (a data race).
+    uninit_local_read: Option<InterpError>,
     /// Initial value table of every work-item (constants, parameters,
     /// globals; instruction results unset).
     template: Vec<Val>,
@@ -681,6 +685,7 @@ impl<'f> Machine<'f> {
             local_objs,
             shared,
             races: Races::default(),
+            uninit_local_read: None,
             template,
             order: Order::new(f),
             lock_step: f
@@ -796,7 +801,15 @@ impl<'f> Machine<'f> {
             .collect();
         self.stats.sub_groups += num_sg;
         self.stats.work_items += n;
-        let result = self.schedule_group(&mut lanes, &ranges);
+        let mut result = self.schedule_group(&mut lanes, &ranges);
+        // A never-written __local byte read: the error, unless a race on it
+        // (or on anything) was found first; any other error came after the
+        // read and may be its consequence.
+        if let Some(e) = self.uninit_local_read.take() {
+            if !matches!(&result, Err(r) if r.kind == ErrorKind::DataRace) {
+                result = Err(e);
+            }
+        }
         for lane in &lanes {
             for &a in &lane.allocas {
                 self.mem.free(a);
@@ -895,6 +908,9 @@ impl<'f> Machine<'f> {
         let results = match &inst.kind {
             InstKind::Barrier { flags } => {
                 if flags & ir::fence::LOCAL != 0 {
+                    if let Some(e) = self.uninit_local_read.take() {
+                        return Err(e);
+                    }
                     self.races.barrier(Shared::Local);
                 }
                 if flags & ir::fence::GLOBAL != 0 {
@@ -1246,7 +1262,7 @@ impl<'f> Machine<'f> {
                 if ty == Ty::Void {
                     return Err(fault(ErrorKind::MalformedIr, "load of void"));
                 }
-                let v = decode(ty, self.mem.load(p, ty.bytes(), *align, lane.index)?);
+                let v = self.load_shared(lane, id, p, ty, *align)?;
                 self.track(lane, id, p, ty.bytes(), AccessKind::Read)?;
                 v
             }
@@ -1319,7 +1335,7 @@ impl<'f> Machine<'f> {
                 // An atomic store does not read; the others see the old value.
                 let old = match op {
                     AtomicOp::Store => Val::Undef,
-                    _ => decode(vty, self.mem.load(p, size, size, lane.index)?),
+                    _ => self.load_shared(lane, id, p, vty, size)?,
                 };
                 let new = atomic_update(*op, vty, old, &xs)?;
                 let kind = match new {
@@ -1402,6 +1418,35 @@ impl<'f> Machine<'f> {
             WorkItem::MaxSubGroupSize => g.width,
             // The interpreter runs work-items, never absent lanes.
             WorkItem::LaneMask => 1,
+        }
+    }
+
+    /// A load; a read of never-written `__local` bytes is remembered
+    /// (`uninit_local_read`) instead of failing at once, since another
+    /// work-item may still write them before the next barrier, a race.
+    fn load_shared(
+        &mut self,
+        lane: &Lane,
+        id: InstId,
+        p: Pointer,
+        ty: Ty,
+        align: u64,
+    ) -> Result<Val, Fault> {
+        let local = p
+            .obj
+            .is_some_and(|o| self.shared.get(&o) == Some(&Shared::Local));
+        let (bytes, uninit) = self.mem.load_any(p, ty.bytes(), align, lane.index)?;
+        let v = decode(ty, bytes);
+        match uninit {
+            None => Ok(v),
+            Some(e) if local => {
+                if self.uninit_local_read.is_none() {
+                    let span = self.f.insts[id.index()].src.span;
+                    self.uninit_local_read = Some(self.error(e, span, lane));
+                }
+                Ok(v)
+            }
+            Some(e) => Err(e),
         }
     }
 

@@ -208,21 +208,37 @@ impl Memory {
 
     /// Reads `size` bytes, which must lie inside one object and be initialized.
     pub fn load(&self, p: Pointer, size: u64, align: u64, owner: u64) -> Result<&[u8], Fault> {
+        let (bytes, uninit) = self.load_any(p, size, align, owner)?;
+        match uninit {
+            Some(e) => Err(e),
+            None => Ok(bytes),
+        }
+    }
+
+    /// Reads `size` bytes inside one object; also returns the
+    /// uninitialized-read error if some were never written.
+    pub fn load_any(
+        &self,
+        p: Pointer,
+        size: u64,
+        align: u64,
+        owner: u64,
+    ) -> Result<(&[u8], Option<Fault>), Fault> {
         let obj = self.object(p, owner)?;
         let start = Self::check(obj, p, size, align, "load")?;
         let end = start + size as usize;
-        if let Some(init) = &obj.init {
-            if let Some(i) = (start..end).find(|&i| !init[i]) {
-                return Err(fault(
+        let uninit = obj.init.as_ref().and_then(|init| {
+            (start..end).find(|&i| !init[i]).map(|i| {
+                fault(
                     ErrorKind::UninitializedRead,
                     format!(
                         "load of uninitialized memory: byte {i} of {} was never written",
                         obj.name
                     ),
-                ));
-            }
-        }
-        Ok(&obj.bytes[start..end])
+                )
+            })
+        });
+        Ok((&obj.bytes[start..end], uninit))
     }
 
     /// Writes `bytes`, which must lie inside one writable object.

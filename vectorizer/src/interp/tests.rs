@@ -2403,3 +2403,28 @@ fn local_arguments_are_checked() {
         e.message
     );
 }
+
+#[test]
+fn reading_local_memory_another_work_item_writes_later_is_a_race() {
+    // x = tile[(lid + 1) % L]; tile[lid] = 1; (no barrier): work-item 0
+    // reads tile[1] before work-item 1 writes it.
+    let mut b = B::new();
+    let tile = b.local_var("tile", 16);
+    let next = b.next_lid();
+    let pn = b.elem(tile, next, 4);
+    let (read, _) = b.ins_src(InstKind::Load { ptr: pn, align: 4 }, Ty::I32);
+    let lid = b.wi(WorkItem::LocalId, 0);
+    let pt = b.elem(tile, lid, 4);
+    let one = b.i32(1);
+    let write = b.store(pt, one);
+    b.ret();
+    let e = run(&b.f, &NdRange::new_1d(4, 4), &mut [], 4).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::DataRace, "{e}");
+    assert_eq!(e.span, write.span);
+    assert_eq!(e.work_item, [1, 0, 0]);
+    assert_eq!(e.related.unwrap().0, read.span);
+    // Alone in its group, the work-item reads memory nobody writes.
+    let e = run(&b.f, &NdRange::new_1d(1, 1), &mut [], 4).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::UninitializedRead, "{e}");
+    assert_eq!(e.span, read.span);
+}
