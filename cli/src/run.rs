@@ -1,6 +1,7 @@
 //! `lanes run`: compile a kernel in memory, make its buffers, run the
 //! NDRange on every core, optionally verify against the scalar interpreter
-//! and time repeated runs.
+//! and time repeated runs; or (`--interpret`) run the scalar interpreter
+//! alone, for kernels the code generator refuses.
 
 use std::ffi::c_void;
 use std::path::PathBuf;
@@ -8,6 +9,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
+use lanes_frontend::ast::AddressSpace;
 use lanes_frontend::hir;
 use lanes_frontend::types::{Scalar, Type};
 use lanes_vectorizer::interp::{self, ArgValue, NdRange};
@@ -35,13 +37,19 @@ pub struct RunArgs {
     offset: Option<String>,
     /// A kernel argument: `n=1024`, `v=1,2,3,4` (vectors), or for buffers
     /// `random:N`, `random:N:LO:HI`, `zeros:N`, `fill:N:V`, `iota:N`,
-    /// `file:PATH` (N elements of the pointee type). Buffers not given
-    /// get one zeroed element per work-item.
+    /// `file:PATH` (N elements of the pointee type), and `local:BYTES` for
+    /// `__local` pointers. Buffers not given get one zeroed element per
+    /// work-item.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
-    /// Also run the scalar interpreter on the same inputs and compare.
+    /// Also run the scalar interpreter on the same inputs and compare;
+    /// data races and barrier divergence it finds are errors.
     #[arg(long)]
     verify: bool,
+    /// Run only the scalar interpreter (no code generation): also kernels
+    /// `lanes build` refuses, with data-race and barrier checks.
+    #[arg(long, conflicts_with_all = ["verify", "repeat", "threads"])]
+    interpret: bool,
     /// Run N times and report the median time.
     #[arg(long, value_name = "N", default_value = "1")]
     repeat: u32,
@@ -121,6 +129,8 @@ enum Arg {
         written: bool,
     },
     Value(Vec<u8>),
+    /// A `__local` pointer: bytes of `__local` memory per work-group.
+    Local(u64),
 }
 
 struct Rng(u64);
@@ -495,6 +505,25 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         param_names.push(pname.clone());
         let value = given.remove(&pname);
         match &local.ty {
+            Type::Pointer(ptr) if ptr.space == AddressSpace::Local => {
+                let bytes = value
+                    .as_deref()
+                    .and_then(|v| v.strip_prefix("local:"))
+                    .ok_or_else(|| {
+                        format!(
+                            "argument `{pname}` is a __local pointer: add --arg {pname}=local:BYTES"
+                        )
+                    })?;
+                let bytes = bytes
+                    .parse::<u64>()
+                    .map_err(|_| format!("argument `{pname}`: `local:{bytes}`: bad byte count"))?;
+                kernel_args.push(Arg::Local(bytes));
+            }
+            Type::Pointer(_) if value.as_deref().is_some_and(|v| v.starts_with("local:")) => {
+                return Err(format!(
+                    "argument `{pname}`: `local:BYTES` is only for __local pointers"
+                ));
+            }
             Type::Pointer(ptr) => {
                 let elem = elem_of(hir, &ptr.pointee);
                 let spec_text = value.unwrap_or_default();
@@ -588,20 +617,37 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
     // The oracle first: an out-of-bounds access is reported with its line
     // instead of crashing the native run.
     let mut expected: Option<Vec<ArgValue>> = None;
-    if args.verify {
+    if args.verify || args.interpret {
         let ka = lanes_vectorizer::report::analyze_kernel(hir, k, spec.width).map_err(|d| {
             d.first()
                 .map(|d| d.message.clone())
                 .unwrap_or_else(|| "cannot analyse the kernel".into())
         })?;
         let mut iargs = interp_args(&ka.func, &kernel_args, &struct_layouts)?;
-        eprintln!("lanes run: interpreting `{name}` for --verify ({items} work-items)…");
+        let why = if args.interpret { "" } else { " for --verify" };
+        eprintln!("lanes run: interpreting `{name}`{why} ({items} work-items)…");
         interp::run(&ka.func, &range, &mut iargs, spec.width).map_err(|e| {
             format!(
                 "the scalar interpreter stopped: {}",
                 e.render(&unit.sources)
             )
         })?;
+        if args.interpret {
+            for (i, a) in kernel_args.iter().enumerate() {
+                if let (
+                    Arg::Buffer {
+                        elem,
+                        written: true,
+                        ..
+                    },
+                    Some(bytes),
+                ) = (a, exp_buffer(&iargs, i, &kernel_args))
+                {
+                    println!("{} = {}", param_names[i], show(*elem, bytes, args.print));
+                }
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
         expected = Some(iargs);
     }
 
@@ -618,6 +664,8 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         .map(|a| match a {
             Arg::Buffer { addr, .. } => (&**addr) as *const *mut u8 as *mut c_void,
             Arg::Value(v) => v.as_ptr() as *mut c_void,
+            // The code generator refuses kernels with __local memory (L0902).
+            Arg::Local(_) => std::ptr::null_mut(),
         })
         .collect();
     let lr = lanes_codegen::LanesRange {
@@ -716,7 +764,7 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
             .iter()
             .map(|a| match a {
                 Arg::Buffer { buf, .. } => buf.len,
-                Arg::Value(_) => 0,
+                Arg::Value(_) | Arg::Local(_) => 0,
             })
             .sum();
         println!(
@@ -752,6 +800,7 @@ fn interp_args(
             .ok_or("internal: parameter without an argument")?;
         out.push(match a {
             Arg::Buffer { buf, .. } => ArgValue::Buffer(buf.bytes().to_vec()),
+            Arg::Local(bytes) => ArgValue::Local(*bytes),
             Arg::Value(bytes) => {
                 let size = p.ty.bytes() as usize;
                 let c = p.component.unwrap_or(0) as usize;
@@ -786,7 +835,7 @@ fn exp_buffer<'a>(exp: &'a [ArgValue], i: usize, args: &[Arg]) -> Option<&'a [u8
     exp.iter()
         .filter_map(|a| match a {
             ArgValue::Buffer(b) => Some(b.as_slice()),
-            ArgValue::Scalar(_) => None,
+            ArgValue::Scalar(_) | ArgValue::Local(_) => None,
         })
         .nth(n)
 }

@@ -240,3 +240,62 @@ def test_libm_dependency_is_announced(lanes, tmp_path):
     proc = build(lanes, str(src), "-o", str(tmp_path / "fma2.o"), "--target", "avx2-i32x8")
     assert proc.returncode == 0, proc.stderr
     assert "-lm" not in proc.stderr
+
+
+RACY = "__kernel void k(__global int *out)\n{\n    out[get_group_id(0)] = (int)get_local_id(0);\n}\n"
+
+
+def test_run_interpret_prints_the_interpreters_buffers(lanes, root):
+    proc = run([lanes, "run", str(root / "examples/saxpy.cl"), "--global", "64", "--interpret",
+                "--arg", "a=2", "--arg", "x=iota:64", "--arg", "y=fill:64:1", "--arg", "n=64"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "y = [1, 3, 5, 7, 9" in proc.stdout
+    # No native code ran: no timing, no verification line.
+    assert "time:" not in proc.stdout and "verify:" not in proc.stdout
+
+
+@pytest.mark.parametrize("mode", ["--interpret", "--verify"])
+def test_run_reports_a_data_race_with_both_places(lanes, tmp_path, mode):
+    src = tmp_path / "racy.cl"
+    src.write_text(RACY)
+    proc = run([lanes, "run", str(src), "--global", "8", "--local", "4", mode, "--arg", "out=zeros:2"])
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "racy.cl:3:5: data race: write of byte 0 of buffer `out` by work-item local [1, 0, 0]" in proc.stderr
+    assert "the write by work-item local [0, 0, 0] is at" in proc.stderr and "racy.cl:3:5" in proc.stderr
+    # One work-item per group: no race (races between groups are not checked).
+    proc = run([lanes, "run", str(src), "--global", "2", "--local", "1", mode, "--arg", "out=zeros:2"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def front_end_refuses_work_group_features(proc):
+    return any(code in proc.stderr for code in ("L0901", "L0902", "L0903", "L0917"))
+
+
+def test_run_interpret_runs_barriers_and_local_arguments(lanes, root):
+    proc = run([lanes, "run", str(root / "tests/kernels/workgroup/reduction_interleaved.cl"),
+                "--kernel", "reduce_modulo", "--interpret", "--global", "16", "--local", "8",
+                "--arg", "g_idata=fill:16:1.5", "--arg", "g_odata=zeros:2", "--arg", "sdata=local:32"])
+    if front_end_refuses_work_group_features(proc):
+        pytest.skip("the front end does not accept barriers and __local memory yet")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "g_odata = [12, 12]" in proc.stdout
+    # Too little __local memory is an out-of-bounds access with its line.
+    proc = run([lanes, "run", str(root / "tests/kernels/workgroup/reduction_interleaved.cl"),
+                "--kernel", "reduce_modulo", "--interpret", "--global", "16", "--local", "8",
+                "--arg", "g_idata=fill:16:1.5", "--arg", "g_odata=zeros:2", "--arg", "sdata=local:16"])
+    assert proc.returncode == 1
+    assert "reduction_interleaved.cl:" in proc.stderr and "out of bounds" in proc.stderr
+
+
+def test_run_local_argument_needs_local_bytes(lanes, tmp_path):
+    src = tmp_path / "loc.cl"
+    src.write_text("__kernel void k(__global int *out, __local int *tmp)\n{\n    out[0] = 1;\n}\n")
+    proc = run([lanes, "run", str(src), "--global", "1", "--interpret", "--arg", "out=zeros:1"])
+    if front_end_refuses_work_group_features(proc):
+        pytest.skip("the front end does not accept __local arguments yet")
+    assert proc.returncode == 1
+    assert "add --arg tmp=local:BYTES" in proc.stderr
+    proc = run([lanes, "run", str(src), "--global", "1", "--interpret", "--arg", "out=local:4",
+                "--arg", "tmp=local:4"])
+    assert proc.returncode == 1
+    assert "only for __local pointers" in proc.stderr
