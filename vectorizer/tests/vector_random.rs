@@ -314,7 +314,7 @@ fn one_file() {
     let Ok(path) = std::env::var("LANES_VEXEC_FILE") else {
         return;
     };
-    let text = lanes_frontend::source::read_source(&path)
+    let text = lanes_frontend::source::read_source(std::path::Path::new(&path))
         .expect("reads")
         .text;
     let unit = check_text(
