@@ -760,6 +760,8 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 cx.cast(Op::LLVMIntToPtr, x, t)
             }
             CastOp::PtrCast => Ok(x),
+            CastOp::HalfToFp => crate::half::half_to_fp(cx, x, to == Ty::F64, vec),
+            CastOp::FpToHalf => crate::half::fp_to_half(cx, x, from == Ty::F64, vec),
         }
     }
 

@@ -21,10 +21,12 @@
 
 mod abi;
 mod emit;
+mod half;
 mod header;
 mod jit;
 mod ll;
 pub mod math;
+mod refuse;
 #[cfg(test)]
 mod tests;
 
@@ -295,7 +297,15 @@ pub fn kernel_code(
 ) -> Result<KernelCode, Vec<Diagnostic>> {
     let hf = unit.function(k);
     let ka = lanes_vectorizer::report::analyze_kernel(unit, k, width)?;
-    if let Some(d) = first_work_group_feature(&ka.func) {
+    // The first use, in source order, of anything code generation lacks.
+    let refused = [
+        first_work_group_feature(&ka.func),
+        refuse::first_unsupported(&ka.func),
+    ]
+    .into_iter()
+    .flatten()
+    .min_by_key(|d| (d.span.file.0, d.span.start));
+    if let Some(d) = refused {
         return Err(vec![d]);
     }
     let vf = lanes_vectorizer::vectorize::vectorize(&ka.func, &ka.cfg, &ka.div).map_err(|e| {

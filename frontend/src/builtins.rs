@@ -8,8 +8,9 @@
 //! Built-ins that lanes does not compile yet are recognised separately
 //! ([`unsupported`]) so that they get their own diagnostic code.
 
+use crate::ast::AddressSpace;
 use crate::diag::Code;
-use crate::types::{Scalar, Type};
+use crate::types::{Pointer, Scalar, Type};
 
 use Scalar::*;
 
@@ -89,6 +90,15 @@ builtins! {
     Fmod = "fmod",
     Fdim = "fdim",
     Ldexp = "ldexp",
+    Remainder = "remainder",
+    Lgamma = "lgamma",
+    // Math with a pointer output (any address space but `__constant`).
+    Fract = "fract",
+    Modf = "modf",
+    Sincos = "sincos",
+    Frexp = "frexp",
+    Remquo = "remquo",
+    LgammaR = "lgamma_r",
     NativeSin = "native_sin",
     NativeCos = "native_cos",
     NativeTan = "native_tan",
@@ -208,6 +218,28 @@ pub enum Rounding {
     Rtn,
 }
 
+impl Rounding {
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Rounding::Default => "",
+            Rounding::Rte => "_rte",
+            Rounding::Rtz => "_rtz",
+            Rounding::Rtp => "_rtp",
+            Rounding::Rtn => "_rtn",
+        }
+    }
+
+    /// Strips a rounding suffix from `name`.
+    fn strip(name: &str) -> (&str, Rounding) {
+        for r in [Rounding::Rte, Rounding::Rtz, Rounding::Rtp, Rounding::Rtn] {
+            if let Some(rest) = name.strip_suffix(r.suffix()) {
+                return (rest, r);
+            }
+        }
+        (name, Rounding::Default)
+    }
+}
+
 /// What a resolved built-in call does.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum BuiltinFn {
@@ -225,6 +257,33 @@ pub enum BuiltinFn {
     VLoad(u8),
     /// `vstoreN(data, offset, p)`: writes `data` to `p[offset*N ..]`.
     VStore(u8),
+    /// `vload_half[N]` / `vloada_halfN`: reads `half`s and widens them to
+    /// `float`s (exact).
+    VLoadHalf(HalfAccess),
+    /// `vstore_half[N][_<rounding>]` / `vstorea_halfN[_<rounding>]`: rounds
+    /// `float`s or `double`s to `half` and writes them.
+    VStoreHalf(HalfAccess),
+}
+
+/// The shape of a `half` load or store: N components (1 for the scalar
+/// form) at `p + offset * N`, or `p + offset * 4` for `vloada_half3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HalfAccess {
+    pub n: u8,
+    /// `vloada_` / `vstorea_`: the address is aligned to the padded width.
+    pub aligned: bool,
+    pub rounding: Rounding,
+}
+
+impl HalfAccess {
+    /// Elements between consecutive offsets.
+    pub fn stride(self) -> u8 {
+        if self.aligned && self.n == 3 {
+            4
+        } else {
+            self.n
+        }
+    }
 }
 
 /// A built-in call resolved to one overload: the parameter types the
@@ -245,18 +304,16 @@ impl BuiltinCall {
                 if *sat {
                     s.push_str("_sat");
                 }
-                s.push_str(match rounding {
-                    Rounding::Default => "",
-                    Rounding::Rte => "_rte",
-                    Rounding::Rtz => "_rtz",
-                    Rounding::Rtp => "_rtp",
-                    Rounding::Rtn => "_rtn",
-                });
+                s.push_str(rounding.suffix());
                 s
             }
             BuiltinFn::As { to } => format!("as_{to}"),
             BuiltinFn::VLoad(n) => format!("vload{n}"),
             BuiltinFn::VStore(n) => format!("vstore{n}"),
+            BuiltinFn::VLoadHalf(h) | BuiltinFn::VStoreHalf(h) => {
+                let store = matches!(self.func, BuiltinFn::VStoreHalf(_));
+                half_access_name(store, *h)
+            }
         }
     }
 }
@@ -286,6 +343,10 @@ enum P {
     Wide,
     /// A fixed scalar type.
     Fx(Scalar),
+    /// Pointer outputs: `gentype *` / `intn *` in the address space of the
+    /// argument (written, so not `const` and not `__constant`).
+    PtrG,
+    PtrIntN,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -393,6 +454,9 @@ const NO_ARG_UINT: &[Sig] = &[sig(E_FIXED, W_1, Fx(UInt), &[])];
 const SG_PREDICATE: &[Sig] = &[sig(E_FIXED, W_1, Fx(Int), &[Fx(Int)])];
 const SG_BROADCAST: &[Sig] = &[sig(E_SUBGROUP, W_1, G, &[G, Fx(UInt)])];
 const SG_COLLECTIVE: &[Sig] = &[sig(E_SUBGROUP, W_1, G, &[G])];
+const F_PTR_G: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, PtrG])];
+const F_PTR_INT: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, PtrIntN])];
+const F_REMQUO: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, G, PtrIntN])];
 const CONST_FLOAT: &[Sig] = &[sig(E_FIXED, W_1, Fx(Float), &[])];
 const CONST_DOUBLE: &[Sig] = &[sig(E_FIXED, W_1, Fx(Double), &[])];
 
@@ -405,8 +469,11 @@ impl Builtin {
             | GetGlobalOffset => WORK_ITEM,
             Sqrt | Rsqrt | Fabs | Floor | Ceil | Round | Trunc | Rint | Exp | Exp2 | Exp10
             | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Asin | Acos | Atan | Sinh
-            | Cosh | Tanh | Asinh | Acosh | Atanh | Sinpi | Cospi | Cbrt => F_UNARY,
-            Pow | Powr | Atan2 | Hypot | Copysign | Fmod | Fdim => F_BINARY,
+            | Cosh | Tanh | Asinh | Acosh | Atanh | Sinpi | Cospi | Cbrt | Lgamma => F_UNARY,
+            Pow | Powr | Atan2 | Hypot | Copysign | Fmod | Fdim | Remainder => F_BINARY,
+            Fract | Modf | Sincos => F_PTR_G,
+            Frexp | LgammaR => F_PTR_INT,
+            Remquo => F_REMQUO,
             Fmin | Fmax => F_MINMAX,
             Fma | Mad => F_TERNARY,
             Pown | Rootn => F_POWN,
@@ -497,6 +564,25 @@ fn widen(e: Scalar) -> Scalar {
     }
 }
 
+/// `p` instantiated for an argument of type `arg`: pointer outputs take the
+/// argument's address space (`__constant` stays, and then fails to match).
+fn instantiate_for(p: P, e: Scalar, n: u8, arg: &Type) -> Type {
+    let pointee = match p {
+        PtrG => vec_or_scalar(e, n),
+        PtrIntN => vec_or_scalar(Int, n),
+        _ => return instantiate(p, e, n),
+    };
+    let space = match arg {
+        Type::Pointer(q) if q.space != AddressSpace::Constant => q.space,
+        _ => AddressSpace::Private,
+    };
+    Type::Pointer(Box::new(Pointer {
+        pointee,
+        space,
+        pointee_const: false,
+    }))
+}
+
 fn instantiate(p: P, e: Scalar, n: u8) -> Type {
     match p {
         G => vec_or_scalar(e, n),
@@ -514,6 +600,16 @@ fn instantiate(p: P, e: Scalar, n: u8) -> Type {
         UnsignedSame => vec_or_scalar(unsigned_of_size(e.size()), n),
         Wide => vec_or_scalar(widen(e), n),
         Fx(s) => Type::Scalar(s),
+        PtrG => Type::Pointer(Box::new(Pointer {
+            pointee: vec_or_scalar(e, n),
+            space: AddressSpace::Private,
+            pointee_const: false,
+        })),
+        PtrIntN => Type::Pointer(Box::new(Pointer {
+            pointee: vec_or_scalar(Int, n),
+            space: AddressSpace::Private,
+            pointee_const: false,
+        })),
     }
 }
 
@@ -582,13 +678,18 @@ pub fn resolve(b: Builtin, args: &[Type]) -> Resolution {
         for &e in s.elems {
             'width: for &n in s.widths {
                 let mut ranks = Vec::with_capacity(args.len());
-                for (p, a) in s.params.iter().zip(args) {
-                    match conversion_rank(a, &instantiate(*p, e, n)) {
+                let params: Vec<Type> = s
+                    .params
+                    .iter()
+                    .zip(args)
+                    .map(|(p, a)| instantiate_for(*p, e, n, a))
+                    .collect();
+                for (p, a) in params.iter().zip(args) {
+                    match conversion_rank(a, p) {
                         Some(r) => ranks.push(r),
                         None => continue 'width,
                     }
                 }
-                let params: Vec<Type> = s.params.iter().map(|p| instantiate(*p, e, n)).collect();
                 // An exact match beats every other candidate (those differ
                 // from the arguments somewhere): the common case, decided early.
                 if ranks.iter().all(|r| *r == Rank::Exact) {
@@ -656,6 +757,8 @@ fn generic_name(p: P, e: Scalar, vector: bool, generic: bool) -> String {
             IntN => "intn".into(),
             Wide => "upsampled gentype".into(),
             Fx(s) => s.name().into(),
+            PtrG => "gentype *".into(),
+            PtrIntN => "intn *".into(),
         };
     }
     let n = if vector { "N" } else { "" };
@@ -670,6 +773,8 @@ fn generic_name(p: P, e: Scalar, vector: bool, generic: bool) -> String {
         UnsignedSame => format!("{}{n}", unsigned_of_size(e.size()).name()),
         Wide => format!("{}{n}", widen(e).name()),
         Fx(s) => s.name().into(),
+        PtrG => format!("{}{n} *", e.name()),
+        PtrIntN => format!("int{n} *"),
     }
 }
 
@@ -718,20 +823,7 @@ pub fn candidate_signatures(b: Builtin) -> Vec<String> {
 
 /// The destination of a `convert_<T>` name: (type, saturating, rounding).
 pub fn parse_convert_name(name: &str) -> Option<(Type, bool, Rounding)> {
-    let mut rest = name.strip_prefix("convert_")?;
-    let mut rounding = Rounding::Default;
-    for (suffix, r) in [
-        ("_rte", Rounding::Rte),
-        ("_rtz", Rounding::Rtz),
-        ("_rtp", Rounding::Rtp),
-        ("_rtn", Rounding::Rtn),
-    ] {
-        if let Some(r2) = rest.strip_suffix(suffix) {
-            rest = r2;
-            rounding = r;
-            break;
-        }
-    }
+    let (mut rest, rounding) = Rounding::strip(name.strip_prefix("convert_")?);
     let mut sat = false;
     if let Some(r2) = rest.strip_suffix("_sat") {
         rest = r2;
@@ -779,12 +871,59 @@ pub fn parse_vload_name(name: &str) -> Option<(bool, u8)> {
     Some((is_store, n))
 }
 
+fn half_access_name(store: bool, h: HalfAccess) -> String {
+    let op = if store { "store" } else { "load" };
+    let a = if h.aligned { "a" } else { "" };
+    let n = if h.n == 1 {
+        String::new()
+    } else {
+        h.n.to_string()
+    };
+    format!("v{op}{a}_half{n}{}", h.rounding.suffix())
+}
+
+/// `vload_half[N]`, `vloada_halfN`, `vstore_half[N][_<r>]`,
+/// `vstorea_halfN[_<r>]`: (is a store, shape).
+pub fn parse_half_access_name(name: &str) -> Option<(bool, HalfAccess)> {
+    let (store, aligned, rest) = [
+        (false, false, "vload_half"),
+        (false, true, "vloada_half"),
+        (true, false, "vstore_half"),
+        (true, true, "vstorea_half"),
+    ]
+    .into_iter()
+    .find_map(|(st, al, prefix)| Some((st, al, name.strip_prefix(prefix)?)))?;
+    let (digits, rounding) = if store {
+        Rounding::strip(rest)
+    } else {
+        (rest, Rounding::Default)
+    };
+    let n = match digits {
+        "" if !aligned => 1,
+        "2" => 2,
+        "3" => 3,
+        "4" => 4,
+        "8" => 8,
+        "16" => 16,
+        _ => return None,
+    };
+    Some((
+        store,
+        HalfAccess {
+            n,
+            aligned,
+            rounding,
+        },
+    ))
+}
+
 /// Is `name` the name of a built-in function lanes knows (table or rule)?
 pub fn is_builtin_name(name: &str) -> bool {
     Builtin::from_name(name).is_some()
         || parse_convert_name(name).is_some()
         || parse_as_name(name).is_some()
         || parse_vload_name(name).is_some()
+        || parse_half_access_name(name).is_some()
         || name == "vec_step"
 }
 
@@ -861,13 +1000,6 @@ pub fn unsupported(name: &str) -> Option<(Code, String)> {
         {
             (Code::UnsupportedImages, "images are")
         }
-        _ if name.starts_with("vload_half")
-            || name.starts_with("vstore_half")
-            || name.starts_with("vloada_half")
-            || name.starts_with("vstorea_half") =>
-        {
-            (Code::UnsupportedHalf, "`half` values are")
-        }
         _ => return None,
     };
     Some((code, format!("{what} not supported yet (`{name}`)")))
@@ -876,7 +1008,6 @@ pub fn unsupported(name: &str) -> Option<(Code, String)> {
 /// The opaque or unsupported type names and what they need: (code, message).
 pub fn unsupported_type(name: &str) -> Option<(Code, String)> {
     let (code, what) = match name {
-        "half" => (Code::UnsupportedHalf, "`half` values are"),
         "event_t" => (
             Code::UnsupportedLocalMemory,
             "events of asynchronous local-memory copies are",
@@ -1208,10 +1339,7 @@ mod tests {
             unsupported("read_pipe").map(|u| u.0),
             Some(Code::UnsupportedDeviceEnqueue)
         );
-        assert_eq!(
-            unsupported("vload_half4").map(|u| u.0),
-            Some(Code::UnsupportedHalf)
-        );
+        assert_eq!(unsupported("vload_half4"), None);
         assert_eq!(unsupported("sqrt"), None);
         assert_eq!(
             unsupported_type("image2d_t").map(|u| u.0),
@@ -1226,5 +1354,106 @@ mod tests {
             Some(Code::UnsupportedHalf)
         );
         assert_eq!(unsupported_type("float4"), None);
+        // `half` itself is a storage type; only values of it are refused.
+        assert_eq!(unsupported_type("half"), None);
+    }
+
+    #[test]
+    fn half_access_names() {
+        let h = |n, aligned, rounding| HalfAccess {
+            n,
+            aligned,
+            rounding,
+        };
+        assert_eq!(
+            parse_half_access_name("vload_half"),
+            Some((false, h(1, false, Rounding::Default)))
+        );
+        assert_eq!(
+            parse_half_access_name("vloada_half3"),
+            Some((false, h(3, true, Rounding::Default)))
+        );
+        assert_eq!(
+            parse_half_access_name("vstore_half16_rtz"),
+            Some((true, h(16, false, Rounding::Rtz)))
+        );
+        assert_eq!(
+            parse_half_access_name("vstorea_half4_rtn"),
+            Some((true, h(4, true, Rounding::Rtn)))
+        );
+        assert_eq!(h(3, true, Rounding::Rte).stride(), 4);
+        assert_eq!(h(3, false, Rounding::Rte).stride(), 3);
+        // Loads have no rounding; the aligned forms have no scalar variant.
+        assert_eq!(parse_half_access_name("vload_half_rte"), None);
+        assert_eq!(parse_half_access_name("vloada_half"), None);
+        assert_eq!(parse_half_access_name("vstore_half5"), None);
+        for name in [
+            "vload_half",
+            "vloada_half8",
+            "vstore_half2_rtp",
+            "vstorea_half3",
+        ] {
+            let (store, a) = parse_half_access_name(name).unwrap();
+            let call = BuiltinCall {
+                func: if store {
+                    BuiltinFn::VStoreHalf(a)
+                } else {
+                    BuiltinFn::VLoadHalf(a)
+                },
+                params: vec![],
+                ret: Type::Void,
+            };
+            assert_eq!(call.name(), name);
+        }
+    }
+
+    #[test]
+    fn pointer_outputs_take_the_address_space_of_the_argument() {
+        let ptr = |pointee: Type, space, pointee_const| {
+            Type::Pointer(Box::new(Pointer {
+                pointee,
+                space,
+                pointee_const,
+            }))
+        };
+        for space in [
+            AddressSpace::Global,
+            AddressSpace::Local,
+            AddressSpace::Private,
+        ] {
+            let (params, ret) = found(
+                Builtin::Fract,
+                &[v(Float, 4), ptr(v(Float, 4), space, false)],
+            );
+            assert_eq!(params[1], ptr(v(Float, 4), space, false));
+            assert_eq!(ret, v(Float, 4));
+            let (params, _) = found(
+                Builtin::Remquo,
+                &[Type::DOUBLE, Type::DOUBLE, ptr(Type::INT, space, false)],
+            );
+            assert_eq!(params[2], ptr(Type::INT, space, false));
+        }
+        // Outputs must be writable and of the right type.
+        for bad in [
+            ptr(Type::FLOAT, AddressSpace::Constant, true),
+            ptr(Type::FLOAT, AddressSpace::Global, true),
+            ptr(Type::INT, AddressSpace::Global, false),
+            Type::FLOAT,
+        ] {
+            assert_eq!(
+                resolve(Builtin::Modf, &[Type::FLOAT, bad.clone()]),
+                Resolution::NoMatch,
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            resolve(
+                Builtin::Frexp,
+                &[v(Float, 2), ptr(Type::INT, AddressSpace::Global, false)]
+            ),
+            Resolution::NoMatch
+        );
+        assert!(candidate_signatures(Builtin::Sincos)
+            .contains(&"`floatN sincos(floatN, floatN *)`".to_string()));
     }
 }

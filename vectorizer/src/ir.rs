@@ -343,6 +343,11 @@ pub enum CastOp {
     IntToPtr,
     /// Pointer to pointer of another address space or pointee (no-op).
     PtrCast,
+    /// `i16` bits of an IEEE binary16 (`half`) to `f32`/`f64` (exact).
+    HalfToFp,
+    /// `f32`/`f64` to the `i16` bits of the nearest `half` (ties to even;
+    /// overflow gives infinity, NaN stays NaN).
+    FpToHalf,
 }
 
 impl CastOp {
@@ -364,6 +369,8 @@ impl CastOp {
             PtrToInt => "ptrtoint",
             IntToPtr => "inttoptr",
             PtrCast => "ptrcast",
+            HalfToFp => "halftofp",
+            FpToHalf => "fptohalf",
         }
     }
 }
@@ -459,6 +466,8 @@ pub enum MathFn {
     Sinpi,
     Cospi,
     Cbrt,
+    /// `log(|gamma(x)|)`.
+    Lgamma,
     // (float, float) -> float
     Pow,
     Powr,
@@ -532,6 +541,7 @@ impl MathFn {
             Sinpi => "sinpi",
             Cospi => "cospi",
             Cbrt => "cbrt",
+            Lgamma => "lgamma",
             Pow => "pow",
             Powr => "powr",
             Atan2 => "atan2",

@@ -2,6 +2,7 @@
 
 pub mod cfg;
 pub mod divergence;
+pub mod half;
 pub mod interp;
 pub mod ir;
 pub mod lower;

@@ -33,6 +33,8 @@ use crate::ir::{self, BlockId, Const, Function, InstId, InstKind, Src, Ty, Value
 mod builtin;
 mod expr;
 mod finish;
+mod half;
+mod ptrmath;
 mod ssa;
 mod stmt;
 mod types;

@@ -75,6 +75,8 @@ pub enum Elem {
     Int(u64),
     F32,
     F64,
+    /// `half` storage: compared bit for bit.
+    Half,
     /// Structs and anything else: compared byte by byte.
     Bytes,
 }
@@ -83,6 +85,7 @@ pub fn elem_of(ty: Option<&Type>) -> Elem {
     let scalar = |s: Scalar| match s {
         Scalar::Float => Elem::F32,
         Scalar::Double => Elem::F64,
+        Scalar::Half => Elem::Half,
         other => Elem::Int(other.size() as u64),
     };
     match ty {
@@ -241,6 +244,21 @@ pub fn fill(b: &mut Buf, e: Elem, rng: &mut Rng, prof: &Profile) {
         Elem::F64 => {
             for c in bytes.chunks_exact_mut(8) {
                 c.copy_from_slice(&rng.f64(lo, hi).to_le_bytes());
+            }
+        }
+        Elem::Half => {
+            // Every magnitude a half has (subnormals to overflow), and the
+            // special values now and then.
+            for c in bytes.chunks_exact_mut(2) {
+                let h = match rng.below(32) {
+                    0 => 0x7c00 | (rng.below(2) << 15) as u16,
+                    1 => 0x7e00 | rng.below(0x200) as u16,
+                    _ => {
+                        let x = rng.f64(lo, hi) * 2f64.powi(rng.below(44) as i32 - 26);
+                        lanes_vectorizer::half::f64_to_half_bits(x)
+                    }
+                };
+                c.copy_from_slice(&h.to_le_bytes());
             }
         }
         Elem::Int(n) => {
@@ -534,6 +552,7 @@ pub fn compare_with(e: Elem, got: &[u8], want: &[u8], approx: bool) -> Option<St
             }
             None
         }
+        Elem::Half => compare_with(Elem::Int(2), got, want, approx),
         Elem::Int(n) => {
             let n = n as usize;
             for (i, (g, w)) in got.chunks_exact(n).zip(want.chunks_exact(n)).enumerate() {

@@ -354,6 +354,7 @@ impl Checker<'_> {
                 continue;
             }
             let ty = q.ty;
+            self.check_not_half(&ty, name.span);
             let layout = hir::layout_of(&ty, &self.unit.structs);
             let (size, a) = match layout {
                 Some(l) => l,
@@ -749,6 +750,7 @@ impl Checker<'_> {
 
     /// Objects must have a complete, non-void type.
     pub(crate) fn check_object_type(&mut self, ty: &Type, name: &ast::Ident) {
+        self.check_not_half(ty, name.span);
         let incomplete = match ty {
             Type::Void => true,
             Type::Struct(id) => !self.unit.structs[id.0 as usize].complete,
@@ -763,6 +765,21 @@ impl Checker<'_> {
                     name.name,
                     self.tn(ty)
                 ),
+            );
+        }
+    }
+
+    /// Objects of type `half` (not pointers to it) need the fp16 extension.
+    pub(crate) fn check_not_half(&mut self, ty: &Type, span: Span) {
+        let mut t = ty;
+        while let Type::Array(elem, _) = t {
+            t = elem;
+        }
+        if t.element() == Some(Scalar::Half) && !t.is_pointer() {
+            self.unsupported(
+                Code::UnsupportedHalf,
+                span,
+                format!("`half` values are not supported yet (an object of type `{}`; `half` memory is read and written with `vload_half` and `vstore_half`)", self.tn(ty)),
             );
         }
     }
@@ -1058,6 +1075,7 @@ impl Checker<'_> {
             );
             return Type::Error;
         }
+        self.check_not_half(&ty, p.span);
         if !is_kernel || ty.is_error() {
             return ty;
         }

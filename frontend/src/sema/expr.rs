@@ -120,6 +120,21 @@ impl Checker<'_> {
         }
         let r = self.expr_inner(e);
         self.leave();
+        // `half` is a storage format without the fp16 extension: it is read
+        // and written through `vload_half`/`vstore_half` only.
+        let half_value = matches!(r.ty.element(), Some(Scalar::Half)) && !r.ty.is_pointer();
+        if half_value
+            && !matches!(
+                e.kind,
+                ast::ExprKind::Ident(_) | ast::ExprKind::FloatLit { .. }
+            )
+        {
+            self.unsupported(
+                Code::UnsupportedHalf,
+                e.span,
+                "`half` values are not supported yet (read and write `half` memory with `vload_half` and `vstore_half`)",
+            );
+        }
         r
     }
 
@@ -1817,6 +1832,9 @@ impl Checker<'_> {
         if let Some((store, n)) = builtins::parse_vload_name(name) {
             return self.vload_builtin(name, store, n, checked, span, node);
         }
+        if let Some((store, h)) = builtins::parse_half_access_name(name) {
+            return self.half_access_builtin(name, store, h, checked, span, node);
+        }
         Expr::error(span, node)
     }
 
@@ -2091,7 +2109,7 @@ impl Checker<'_> {
             self.unsupported(
                 Code::UnsupportedHalf,
                 span,
-                format!("`half` values are not supported yet (`{name}` of `half`)"),
+                format!("`half` values are not supported yet (`{name}` of `half`; `vload_half{n}` reads `half`s as `float`s)"),
             );
         }
         let offset = self.convert_elements(offset, Scalar::ULong);
@@ -2129,6 +2147,119 @@ impl Checker<'_> {
                 node,
             )
         }
+    }
+}
+
+impl Checker<'_> {
+    /// `vload_half*` / `vstore_half*`: `half` memory read as `float`s and
+    /// written from `float`s or `double`s.
+    fn half_access_builtin(
+        &mut self,
+        name: &str,
+        store: bool,
+        h: builtins::HalfAccess,
+        args: Vec<Expr>,
+        span: Span,
+        node: ast::NodeId,
+    ) -> Expr {
+        let expected = if store { 3 } else { 2 };
+        if args.len() != expected {
+            self.arg_count(name, expected, args.len(), span);
+            return Expr::error(span, node);
+        }
+        let n = h.n;
+        let vec = |s: Scalar| {
+            if n == 1 {
+                Type::Scalar(s)
+            } else {
+                Type::Vector(s, n)
+            }
+        };
+        let mut it = args.into_iter();
+        let data = if store { it.next() } else { None };
+        let (Some(offset), Some(ptr)) = (it.next(), it.next()) else {
+            return Expr::error(span, node);
+        };
+        let ptr_ok = match &ptr.ty {
+            Type::Pointer(p) => {
+                p.pointee == Type::Scalar(Scalar::Half)
+                    && (!store || (!p.pointee_const && p.space != AddressSpace::Constant))
+            }
+            _ => false,
+        };
+        // The data of a store: `floatN` or `doubleN` (scalars convert).
+        let data = match data {
+            Some(d) => {
+                let elem = match &d.ty {
+                    Type::Scalar(s) if n == 1 && s.is_float() && *s != Scalar::Half => Some(*s),
+                    Type::Vector(s, m)
+                        if *m == n && matches!(s, Scalar::Float | Scalar::Double) =>
+                    {
+                        Some(*s)
+                    }
+                    _ => None,
+                };
+                match elem {
+                    Some(e) => Some(Ok(self.convert_elements(d, e))),
+                    None => Some(Err(d)),
+                }
+            }
+            None => None,
+        };
+        let offset_ok = offset.ty.is_integer() && !offset.ty.is_vector();
+        let data_ok = !matches!(data, Some(Err(_)));
+        if !(ptr_ok && offset_ok && data_ok) {
+            let mut all = Vec::new();
+            if let Some(Ok(d) | Err(d)) = &data {
+                all.push(format!("`{}`", self.tn(&d.ty)));
+            }
+            all.push(format!("`{}`", self.tn(&offset.ty)));
+            all.push(format!("`{}`", self.tn(&ptr.ty)));
+            let wide = if n == 1 { String::new() } else { n.to_string() };
+            let cand = if store {
+                format!("`void {name}(float{wide} data, size_t offset, half *p)`, `void {name}(double{wide} data, size_t offset, half *p)` for `p` in `__global`, `__local` or `__private` memory")
+            } else {
+                format!("`float{wide} {name}(size_t offset, const half *p)` in any address space")
+            };
+            let msg = format!(
+                "no matching overload of `{name}` for arguments of type ({})",
+                all.join(", ")
+            );
+            let d = Diagnostic::new(Code::NoOverload, span, msg)
+                .with_note(format!("candidates: {cand}"));
+            self.report(d);
+            return Expr::error(span, node);
+        }
+        let offset = self.convert_elements(offset, Scalar::ULong);
+        let ptr_ty = ptr.ty.clone();
+        let (func, params, ret, args) = match data {
+            Some(Ok(d)) => (
+                BuiltinFn::VStoreHalf(h),
+                vec![d.ty.clone(), Type::SIZE_T, ptr_ty],
+                Type::Void,
+                vec![d, offset, ptr],
+            ),
+            _ => (
+                BuiltinFn::VLoadHalf(h),
+                vec![Type::SIZE_T, ptr_ty],
+                vec(Scalar::Float),
+                vec![offset, ptr],
+            ),
+        };
+        let call = BuiltinCall {
+            func,
+            params,
+            ret: ret.clone(),
+        };
+        self.mk(
+            ExprKind::Builtin {
+                call: Box::new(call),
+                args,
+            },
+            ret,
+            span,
+            node,
+        )
     }
 }
 

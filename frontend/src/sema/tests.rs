@@ -898,7 +898,8 @@ fn recursion_is_reported_at_the_closing_call() {
 #[test]
 fn builtin_overload_table() {
     let params = "float f, double d, int i, uint u, short s, ushort us, float2 f2, float3 f3, float4 f4, int4 i4, uint4 u4, double2 d2, \
-                  global float *gp, constant float *cp, global int *ip";
+                  global float *gp, constant float *cp, global int *ip, global half *hp, constant half *chp, \
+                  global float4 *g4, global int4 *gi4";
     let cases: &[(&str, Type)] = &[
         ("get_global_id(0)", Type::ULONG),
         ("get_local_size(1u)", Type::ULONG),
@@ -958,6 +959,20 @@ fn builtin_overload_table() {
         ("vload4(0, gp)", v(Float, 4)),
         ("vload2(i, cp)", v(Float, 2)),
         ("vstore4(f4, 1, gp)", Type::Void),
+        ("vload_half(i, hp)", Type::FLOAT),
+        ("vload_half4(0, chp)", v(Float, 4)),
+        ("vloada_half3(u, hp)", v(Float, 3)),
+        ("vstore_half(f, 0, hp)", Type::Void),
+        ("vstore_half2_rtz(d2, 0, hp)", Type::Void),
+        ("vstorea_half4_rtp(f4, i, hp)", Type::Void),
+        ("fract(f4, g4)", v(Float, 4)),
+        ("modf(f, gp)", Type::FLOAT),
+        ("sincos(f, gp)", Type::FLOAT),
+        ("frexp(f4, gi4)", v(Float, 4)),
+        ("remquo(f, f, ip)", Type::FLOAT),
+        ("lgamma_r(f, ip)", Type::FLOAT),
+        ("lgamma(d)", Type::DOUBLE),
+        ("remainder(f2, f2)", v(Float, 2)),
         ("sub_group_any(i < 3)", Type::INT),
         ("sub_group_all(i)", Type::INT),
         ("sub_group_broadcast(f, 0)", Type::FLOAT),
@@ -988,6 +1003,30 @@ fn builtin_overload_table() {
     // INFINITY and friends are constants
     assert!(
         matches!(typed("", "", "__builtin_inff()").kind, ExprKind::Float(f) if f.is_infinite())
+    );
+}
+
+#[test]
+fn half_access_errors() {
+    // A store needs a writable half pointer and float/double data of the width.
+    for (body, text) in [
+        ("vstore_half(f, 0, chp);", "vstore_half(f, 0, chp)"),
+        ("vstore_half(i, 0, hp);", "vstore_half(i, 0, hp)"),
+        ("vstore_half4(f, 0, hp);", "vstore_half4(f, 0, hp)"),
+        ("float x = vload_half(0, gp);", "vload_half(0, gp)"),
+        ("float x = vload_half(f, hp);", "vload_half(f, hp)"),
+    ] {
+        let src = format!(
+            "void g(float f, int i, global half *hp, constant half *chp, global float *gp) {{ {body} }}"
+        );
+        let d = one(&src, Code::NoOverload, text);
+        assert!(d.notes[0].starts_with("candidates: "), "{:?}", d.notes);
+    }
+    // Pointer outputs: `__constant` and const pointers are not writable.
+    one(
+        "void g(float f, constant float *cp) { fract(f, cp); }",
+        Code::NoOverload,
+        "fract(f, cp)",
     );
 }
 
@@ -1176,7 +1215,12 @@ fn unsupported_features_have_their_codes() {
             Code::UnsupportedPrintf,
             "printf",
         ),
-        ("kernel void k() { half h; }", Code::UnsupportedHalf, "half"),
+        ("kernel void k() { half hv; }", Code::UnsupportedHalf, "hv"),
+        (
+            "kernel void k(global half *p, global float *o) { o[0] = p[1]; }",
+            Code::UnsupportedHalf,
+            "p[1]",
+        ),
         (
             "kernel void k() { float f = 1.0h; }",
             Code::UnsupportedHalf,

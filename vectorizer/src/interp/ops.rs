@@ -308,6 +308,20 @@ pub(crate) fn cast(op: CastOp, from: Ty, to: Ty, v: Val) -> Result<Val, Fault> {
             (Ty::F64, Some(x)) => Ok(Val::F64(x)),
             _ => Err(bad()),
         },
+        HalfToFp => {
+            let h = crate::half::half_bits_to_f32(as_int(v)? as u16);
+            match to {
+                Ty::F32 => Ok(Val::F32(h)),
+                Ty::F64 => Ok(Val::F64(f64::from(h))),
+                _ => Err(bad()),
+            }
+        }
+        // Straight from the source precision: one rounding.
+        FpToHalf => match v {
+            Val::F32(x) => Ok(Val::Int(u64::from(crate::half::f32_to_half_bits(x)))),
+            Val::F64(x) => Ok(Val::Int(u64::from(crate::half::f64_to_half_bits(x)))),
+            _ => Err(bad()),
+        },
         FpToSi | FpToUi | FpToSiSat | FpToUiSat => {
             let bits = int_bits(to)?;
             let x = float_of(v).ok_or_else(bad)?;
@@ -576,6 +590,7 @@ macro_rules! float_math {
                 Sinpi => sinpi(x as f64) as $t,
                 Cospi => cospi(x as f64) as $t,
                 Cbrt => x.cbrt(),
+                Lgamma => libm::lgamma(x as f64) as $t,
                 Pow => x.powf(y()?),
                 Powr => powr(x as f64, y()? as f64) as $t,
                 Atan2 => x.atan2(y()?),

@@ -824,6 +824,8 @@ fn cast_ok(op: CastOp, from: Ty, to: Ty) -> bool {
         Trunc => from.is_int() && to.is_int() && to.bits() < from.bits(),
         ZExt | SExt => from.is_int() && to.is_int() && to.bits() > from.bits(),
         FpTrunc => from.is_float() && to.is_float() && to.bits() < from.bits(),
+        HalfToFp => from == Ty::I16 && to.is_float(),
+        FpToHalf => from.is_float() && to == Ty::I16,
         FpExt => from.is_float() && to.is_float() && to.bits() > from.bits(),
         FpToSi | FpToUi | FpToSiSat | FpToUiSat => from.is_float() && to.is_int(),
         SiToFp | UiToFp => from.is_int() && to.is_float(),

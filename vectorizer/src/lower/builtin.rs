@@ -91,6 +91,8 @@ impl Lowerer<'_> {
                     })
                     .collect()
             }
+            BuiltinFn::VLoadHalf(h) => self.vload_half(e, *h, args),
+            BuiltinFn::VStoreHalf(h) => self.vstore_half(e, *h, args),
             BuiltinFn::VStore(n) => {
                 let src = esrc(e);
                 let (Some(data), Some(off), Some(p)) = (args.first(), args.get(1), args.get(2))
@@ -179,6 +181,9 @@ impl Lowerer<'_> {
         let src = esrc(e);
         if let Some(v) = self.horizontal_predicate(e, call, args) {
             return vec![self.widen_bool(v, &e.ty, src)];
+        }
+        if let Some(v) = self.pointer_output_builtin(e, b, call, args) {
+            return v;
         }
         // Arguments left to right.
         let a: Vec<Vals> = args.iter().map(|x| self.rvalue(x)).collect();
@@ -310,6 +315,9 @@ impl Lowerer<'_> {
             Sinpi => math1(self, MathFn::Sinpi),
             Cospi => math1(self, MathFn::Cospi),
             Cbrt => math1(self, MathFn::Cbrt),
+            Lgamma => math1(self, MathFn::Lgamma),
+            // Expanded by `pointer_output_builtin` above.
+            Remainder | Fract | Modf | Sincos | Frexp | Remquo | LgammaR => self.bad_builtin(e),
             NativeRecip | HalfRecip => each!(|this, i| {
                 let x = arg(this, 0, i);
                 let one = this.const_float(1.0, ety);
@@ -994,7 +1002,7 @@ impl Lowerer<'_> {
     /// whether `r` is above (`gt`) or below (`lt`) the exact value and the
     /// exact value's sign.
     #[allow(clippy::too_many_arguments)]
-    fn adjust_rounding(
+    pub(super) fn adjust_rounding(
         &mut self,
         r: ValueId,
         rounding: Rounding,
@@ -1026,14 +1034,31 @@ impl Lowerer<'_> {
     }
 
     /// The neighbouring float of `r`: toward zero, or up / down.
+    /// An `i16` `r` is the bits of a `half`.
     fn float_step(&mut self, r: ValueId, up: bool, toward_zero: bool, src: Src) -> ValueId {
         let ty = self.ty(r);
-        let ity = if ty == Ty::F32 { Ty::I32 } else { Ty::I64 };
-        let bits = self.cast(CastOp::Bitcast, r, ity, src);
+        let half = ty == Ty::I16;
+        let ity = match ty {
+            Ty::F32 => Ty::I32,
+            Ty::F64 => Ty::I64,
+            _ => ty,
+        };
+        let from_bits = |this: &mut Self, b: ValueId| {
+            if half {
+                b
+            } else {
+                this.cast(CastOp::Bitcast, b, ty, src)
+            }
+        };
+        let bits = if half {
+            r
+        } else {
+            self.cast(CastOp::Bitcast, r, ity, src)
+        };
         let one = self.const_int(1, ity);
         let dec = self.bin(BinOp::Sub, bits, one, src);
         if toward_zero {
-            return self.cast(CastOp::Bitcast, dec, ty, src);
+            return from_bits(self, dec);
         }
         let inc = self.bin(BinOp::Add, bits, one, src);
         let z = self.const_int(0, ity);
@@ -1045,20 +1070,27 @@ impl Lowerer<'_> {
             self.select(negative, inc, dec, src)
         };
         // From ±0 the next value is the smallest denormal of the direction.
-        let fz = self.const_float(0.0, ty);
-        let is0 = self.cmp(CmpPred::FOeq, r, fz, src);
+        let is0 = if half {
+            let m = self.const_int(0x7fff, ity);
+            let mag = self.bin(BinOp::And, bits, m, src);
+            let z = self.const_int(0, ity);
+            self.cmp(CmpPred::Eq, mag, z, src)
+        } else {
+            let fz = self.const_float(0.0, ty);
+            self.cmp(CmpPred::FOeq, r, fz, src)
+        };
         let tiny = if up {
             one
         } else {
-            let sign = if ity == Ty::I32 {
-                0x8000_0001u32 as i32 as i64
-            } else {
-                i64::MIN + 1
+            let sign = match ity {
+                Ty::I16 => 0x8001u16 as i16 as i64,
+                Ty::I32 => 0x8000_0001u32 as i32 as i64,
+                _ => i64::MIN + 1,
             };
             self.const_int(sign, ity)
         };
         let b = self.select(is0, tiny, stepped, src);
-        self.cast(CastOp::Bitcast, b, ty, src)
+        from_bits(self, b)
     }
 
     /// Clamps an integer to the range of `to` (for `convert_T_sat`).

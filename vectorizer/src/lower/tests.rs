@@ -1644,3 +1644,299 @@ fn nested_control_flow_matches_a_reference() {
     let expected: Vec<i32> = input.iter().map(|&x| reference(x)).collect();
     assert_eq!(map_ints(src, &input), expected);
 }
+
+// ---- half storage and pointer-output math --------------------------------
+
+/// Special and ordinary float inputs for the math expansions.
+fn math_inputs() -> Vec<f32> {
+    let mut v = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.5,
+        -2.5,
+        3.0,
+        -7.25,
+        1e-40,
+        -1e-42,
+        f32::MIN_POSITIVE,
+        1e30,
+        -3e38,
+        f32::MAX,
+        16_777_215.5,
+        -0.999_999_94,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+    ];
+    let mut s = 0x1234_5678u32;
+    for _ in 0..200 {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        // Random bit patterns, mostly finite.
+        v.push(f32::from_bits(s & 0xbfff_ffff));
+    }
+    v
+}
+
+fn same(a: f32, b: f32) -> bool {
+    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+}
+
+#[test]
+fn fract_modf_frexp_sincos_follow_opencl() {
+    let src = "__kernel void k(__global const float *x, __global float *fr,
+            __global float *fl, __global float *mf, __global float *ip,
+            __global float *mant, __global int *ex, __global float *s,
+            __global float *c) {
+        int i = get_global_id(0);
+        float p;
+        fr[i] = fract(x[i], &fl[i]);
+        mf[i] = modf(x[i], &p);
+        ip[i] = p;
+        int e;
+        mant[i] = frexp(x[i], &e);
+        ex[i] = e;
+        s[i] = sincos(x[i], &c[i]);
+    }";
+    let xs = math_inputs();
+    let n = xs.len();
+    let z = vec![0.0f32; n];
+    let mut args = [
+        floats(&xs),
+        floats(&z),
+        floats(&z),
+        floats(&z),
+        floats(&z),
+        floats(&z),
+        ints(&vec![0; n]),
+        floats(&z),
+        floats(&z),
+    ];
+    exec(src, n as u64, &mut args);
+    let out: Vec<Vec<f32>> = args.iter().map(as_floats).collect();
+    let ex = as_ints(&args[6]);
+    for (i, &x) in xs.iter().enumerate() {
+        // fract: fmin(x - floor(x), 0x1.fffffep-1f); ±0 for ±0 and ±inf.
+        let want = if x.is_nan() {
+            f32::NAN
+        } else if x.is_infinite() || x == 0.0 {
+            0f32.copysign(x)
+        } else {
+            (x - x.floor()).min(f32::from_bits(0x3f7f_ffff))
+        };
+        assert!(same(out[1][i], want), "fract({x:e}) = {:e}", out[1][i]);
+        assert!(same(out[2][i], x.floor()), "fract({x:e}) floor");
+        assert!((0.0..1.0).contains(&out[1][i]) || !x.is_finite() || x == 0.0);
+        let (wf, wi) = libm::modff(x);
+        assert!(
+            same(out[3][i], wf),
+            "modf({x:e}) = {:e}, want {wf:e}",
+            out[3][i]
+        );
+        assert!(same(out[4][i], wi), "modf({x:e}) int part");
+        let (wm, we) = libm::frexpf(x);
+        assert!(
+            same(out[5][i], wm),
+            "frexp({x:e}) = {:e}, want {wm:e}",
+            out[5][i]
+        );
+        if x.is_finite() {
+            assert_eq!(ex[i], we, "frexp({x:e}) exponent");
+        } else {
+            assert_eq!(ex[i], 0, "frexp({x:e}) exponent");
+        }
+        assert!(
+            same(out[7][i], x.sin()) && same(out[8][i], x.cos()),
+            "sincos({x:e})"
+        );
+    }
+}
+
+#[test]
+fn remquo_and_remainder_round_the_quotient_to_nearest_even() {
+    let src = "__kernel void k(__global const float *x, __global const float *y,
+            __global float *r, __global int *q, __global float *rem) {
+        int i = get_global_id(0);
+        r[i] = remquo(x[i], y[i], &q[i]);
+        rem[i] = remainder(x[i], y[i]);
+    }";
+    let base = math_inputs();
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for (i, &a) in base.iter().enumerate() {
+        for &b in &[base[(i * 7 + 3) % base.len()], 3.0, -0.75, 1e-41, 2.5, 0.0] {
+            xs.push(a);
+            ys.push(b);
+        }
+    }
+    // Exact ties: 2.5 / 1 and 3.5 / 1 (to even), -5 / 2.
+    xs.extend([2.5, 3.5, -5.0, 1e38, 7.0]);
+    ys.extend([1.0, 1.0, 2.0, 1e-38, f32::INFINITY]);
+    let n = xs.len();
+    let mut args = [
+        floats(&xs),
+        floats(&ys),
+        floats(&vec![0.0; n]),
+        ints(&vec![0; n]),
+        floats(&vec![0.0; n]),
+    ];
+    exec(src, n as u64, &mut args);
+    let r = as_floats(&args[2]);
+    let q = as_ints(&args[3]);
+    let rem = as_floats(&args[4]);
+    for i in 0..n {
+        let (x, y) = (xs[i], ys[i]);
+        let (wr, wq) = libm::remquof(x, y);
+        assert!(
+            same(r[i], wr),
+            "remquo({x:e}, {y:e}) = {:e}, want {wr:e}",
+            r[i]
+        );
+        assert!(
+            same(rem[i], libm::remainderf(x, y)),
+            "remainder({x:e}, {y:e})"
+        );
+        if wr.is_nan() {
+            continue;
+        }
+        // The sign of x/y and the low 7 bits (libm keeps 31).
+        if q[i] != 0 {
+            assert_eq!(
+                q[i].signum(),
+                wq.signum(),
+                "remquo({x:e}, {y:e}) sign: {}",
+                q[i]
+            );
+        }
+        assert_eq!(
+            q[i].abs(),
+            wq.abs() & 127,
+            "remquo({x:e}, {y:e}) quo {} vs {wq}",
+            q[i]
+        );
+        assert!(q[i].abs() < 128);
+        // The 7 bits against an exact quotient where it is small enough.
+        let exact = (f64::from(x) / f64::from(y)).round_ties_even();
+        if exact.abs() < 1e6 && f64::from(x) - exact * f64::from(y) == f64::from(wr) {
+            assert_eq!(
+                i64::from(q[i].abs()),
+                exact.abs() as i64 % 128,
+                "remquo({x:e}, {y:e})"
+            );
+        }
+    }
+    assert_eq!(&q[n - 5..n - 1], &[2, 4, -2, q[n - 2]]);
+}
+
+#[test]
+fn lgamma_r_stores_the_sign_of_gamma() {
+    let src = "__kernel void k(__global const float *x, __global float *r, __global int *s) {
+        int i = get_global_id(0);
+        r[i] = lgamma_r(x[i], &s[i]);
+    }";
+    let xs = [0.5f32, 3.0, -0.5, -1.5, -2.5, 10.0, -0.0, -3.0];
+    let n = xs.len();
+    let mut args = [floats(&xs), floats(&vec![0.0; n]), ints(&vec![0; n])];
+    exec(src, n as u64, &mut args);
+    let r = as_floats(&args[1]);
+    let s = as_ints(&args[2]);
+    for i in 0..n {
+        let (wr, ws) = libm::lgammaf_r(xs[i]);
+        assert!(
+            same(r[i], wr) || (r[i] - wr).abs() <= 1e-6 * wr.abs(),
+            "lgamma({})",
+            xs[i]
+        );
+        assert_eq!(s[i], ws, "sign of gamma({})", xs[i]);
+    }
+}
+
+#[test]
+fn vload_half_and_vstore_half_convert_exactly() {
+    let src = "__kernel void k(__global const float *x, __global half *h,
+            __global half *rtz, __global half *rtp, __global half *rtn,
+            __global float *back, __global const half *pairs, __global float *wide) {
+        int i = get_global_id(0);
+        vstore_half(x[i], i, h);
+        vstore_half_rtz(x[i], i, rtz);
+        vstore_half_rtp(x[i], i, rtp);
+        vstore_half_rtn(x[i], i, rtn);
+        back[i] = vload_half(i, h);
+        vstore2(vload_half2(i, pairs), i, wide);
+    }";
+    let mut xs = math_inputs();
+    xs.extend([
+        65504.0,
+        65519.0,
+        65520.0,
+        1e5,
+        -1e5,
+        5.960_464_5e-8,
+        2.98e-8,
+        1.000_488_3,
+        1.000_976_6,
+    ]);
+    let n = xs.len();
+    let pairs: Vec<u8> = (0..2 * n as u32)
+        .flat_map(|k| ((k * 2477) as u16).to_le_bytes())
+        .collect();
+    let halves = ArgValue::Buffer(vec![0; 2 * n]);
+    let mut args = [
+        floats(&xs),
+        halves.clone(),
+        halves.clone(),
+        halves.clone(),
+        halves,
+        floats(&vec![0.0; n]),
+        ArgValue::Buffer(pairs.clone()),
+        floats(&vec![0.0; 2 * n]),
+    ];
+    exec(src, n as u64, &mut args);
+    let h16 = |a: &ArgValue| -> Vec<u16> {
+        match a {
+            ArgValue::Buffer(b) => b
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let (h, rtz, rtp, rtn) = (h16(&args[1]), h16(&args[2]), h16(&args[3]), h16(&args[4]));
+    let back = as_floats(&args[5]);
+    use crate::half::{f32_to_half_bits, half_bits_to_f32};
+    for (i, &x) in xs.iter().enumerate() {
+        assert_eq!(h[i], f32_to_half_bits(x), "vstore_half({x:e})");
+        assert!(same(back[i], half_bits_to_f32(h[i])));
+        if x.is_nan() {
+            continue;
+        }
+        let v = |b: u16| half_bits_to_f32(b);
+        // Directed roundings bracket x and are neighbours of the nearest.
+        assert!(
+            v(rtp[i]) >= x && v(rtn[i]) <= x,
+            "rtp/rtn of {x:e}: {:e} {:e}",
+            v(rtp[i]),
+            v(rtn[i])
+        );
+        assert!(v(rtz[i]).abs() <= x.abs(), "rtz of {x:e}: {:e}", v(rtz[i]));
+        if v(h[i]) == x {
+            assert!(v(rtz[i]) == x && v(rtp[i]) == x && v(rtn[i]) == x);
+        } else {
+            assert!(v(rtp[i]) > x && v(rtn[i]) < x, "{x:e}");
+            assert!(
+                v(rtz[i]).is_finite() || x.is_infinite(),
+                "rtz of {x:e} overflowed"
+            );
+        }
+    }
+    let wide = as_floats(&args[7]);
+    for k in 0..2 * n {
+        let b = u16::from_le_bytes([pairs[2 * k], pairs[2 * k + 1]]);
+        assert!(same(wide[k], half_bits_to_f32(b)), "vload_half2 of {b:#x}");
+    }
+}
