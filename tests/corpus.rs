@@ -262,9 +262,17 @@ fn every_error_code_is_exercised_by_the_corpus() {
             seen.insert(e.code);
         }
     }
+    // Code-generation errors only `lanes build` reports (tests/cli/build.rs
+    // and the codegen tests cover them): `check` analyses these kernels.
+    let build_only = [
+        Code::UnsupportedLocalMemory,
+        Code::UnsupportedAtomics,
+        Code::UnsupportedWorkGroupCollective,
+    ];
     let missing: Vec<&str> = Code::ALL
         .iter()
         .filter(|c| c.default_severity() == Severity::Error && !seen.contains(c.as_str()))
+        .filter(|c| !build_only.contains(c))
         .map(|c| c.as_str())
         .collect();
     assert!(

@@ -200,6 +200,19 @@ builtins! {
     SubGroupScanExclusiveAdd = "sub_group_scan_exclusive_add",
     SubGroupScanExclusiveMin = "sub_group_scan_exclusive_min",
     SubGroupScanExclusiveMax = "sub_group_scan_exclusive_max",
+    // Work-group collectives (OpenCL C 2.0).
+    WorkGroupAny = "work_group_any",
+    WorkGroupAll = "work_group_all",
+    WorkGroupBroadcast = "work_group_broadcast",
+    WorkGroupReduceAdd = "work_group_reduce_add",
+    WorkGroupReduceMin = "work_group_reduce_min",
+    WorkGroupReduceMax = "work_group_reduce_max",
+    WorkGroupScanInclusiveAdd = "work_group_scan_inclusive_add",
+    WorkGroupScanInclusiveMin = "work_group_scan_inclusive_min",
+    WorkGroupScanInclusiveMax = "work_group_scan_inclusive_max",
+    WorkGroupScanExclusiveAdd = "work_group_scan_exclusive_add",
+    WorkGroupScanExclusiveMin = "work_group_scan_exclusive_min",
+    WorkGroupScanExclusiveMax = "work_group_scan_exclusive_max",
     // lanes' own, behind INFINITY / NAN / HUGE_VALF / HUGE_VAL.
     InfF = "__builtin_inff",
     NanF = "__builtin_nanf",
@@ -263,6 +276,8 @@ pub enum BuiltinFn {
     /// `vstore_half[N][_<rounding>]` / `vstorea_halfN[_<rounding>]`: rounds
     /// `float`s or `double`s to `half` and writes them.
     VStoreHalf(HalfAccess),
+    /// Barriers, fences, atomics and asynchronous copies, checked by rule.
+    WorkGroup(crate::workgroup::WorkGroupFn),
 }
 
 /// The shape of a `half` load or store: N components (1 for the scalar
@@ -314,6 +329,7 @@ impl BuiltinCall {
                 let store = matches!(self.func, BuiltinFn::VStoreHalf(_));
                 half_access_name(store, *h)
             }
+            BuiltinFn::WorkGroup(f) => format!("{f:?}"),
         }
     }
 }
@@ -457,6 +473,12 @@ const SG_COLLECTIVE: &[Sig] = &[sig(E_SUBGROUP, W_1, G, &[G])];
 const F_PTR_G: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, PtrG])];
 const F_PTR_INT: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, PtrIntN])];
 const F_REMQUO: &[Sig] = &[sig(E_FLOAT, W_ALL, G, &[G, G, PtrIntN])];
+/// `work_group_broadcast(x, local_id)` for 1, 2 or 3 dimensions.
+const WG_BROADCAST: &[Sig] = &[
+    sig(E_SUBGROUP, W_1, G, &[G, Fx(ULong)]),
+    sig(E_SUBGROUP, W_1, G, &[G, Fx(ULong), Fx(ULong)]),
+    sig(E_SUBGROUP, W_1, G, &[G, Fx(ULong), Fx(ULong), Fx(ULong)]),
+];
 const CONST_FLOAT: &[Sig] = &[sig(E_FIXED, W_1, Fx(Float), &[])];
 const CONST_DOUBLE: &[Sig] = &[sig(E_FIXED, W_1, Fx(Double), &[])];
 
@@ -524,6 +546,17 @@ impl Builtin {
             | SubGroupScanExclusiveAdd
             | SubGroupScanExclusiveMin
             | SubGroupScanExclusiveMax => SG_COLLECTIVE,
+            WorkGroupAny | WorkGroupAll => SG_PREDICATE,
+            WorkGroupBroadcast => WG_BROADCAST,
+            WorkGroupReduceAdd
+            | WorkGroupReduceMin
+            | WorkGroupReduceMax
+            | WorkGroupScanInclusiveAdd
+            | WorkGroupScanInclusiveMin
+            | WorkGroupScanInclusiveMax
+            | WorkGroupScanExclusiveAdd
+            | WorkGroupScanExclusiveMin
+            | WorkGroupScanExclusiveMax => SG_COLLECTIVE,
             InfF | NanF | HugeValF => CONST_FLOAT,
             HugeVal => CONST_DOUBLE,
         }
@@ -532,6 +565,11 @@ impl Builtin {
     /// Number of parameters (every overload of a family has the same count).
     pub fn arity(self) -> usize {
         self.sigs().first().map_or(0, |s| s.params.len())
+    }
+
+    /// True when some signature takes `n` arguments.
+    pub fn takes(self, n: usize) -> bool {
+        self.sigs().iter().any(|s| s.params.len() == n)
     }
 }
 
@@ -925,26 +963,15 @@ pub fn is_builtin_name(name: &str) -> bool {
         || parse_vload_name(name).is_some()
         || parse_half_access_name(name).is_some()
         || name == "vec_step"
+        || crate::workgroup::parse(name).is_some()
 }
 
 /// Built-in functions of OpenCL C that lanes does not compile yet: the
 /// diagnostic code and the message naming the feature.
 pub fn unsupported(name: &str) -> Option<(Code, String)> {
     let (code, what) = match name {
-        "barrier" | "work_group_barrier" | "sub_group_barrier" => {
-            (Code::UnsupportedBarrier, "barriers are")
-        }
-        "mem_fence" | "read_mem_fence" | "write_mem_fence" | "atomic_work_item_fence" => {
-            (Code::UnsupportedBarrier, "memory fences are")
-        }
+        "sub_group_barrier" => (Code::UnsupportedBarrier, "sub-group barriers are"),
         "printf" => (Code::UnsupportedPrintf, "`printf` is"),
-        "async_work_group_copy"
-        | "async_work_group_strided_copy"
-        | "wait_group_events"
-        | "prefetch" => (
-            Code::UnsupportedLocalMemory,
-            "asynchronous copies to and from local memory are",
-        ),
         "to_global" | "to_local" | "to_private" | "get_fence" => (
             Code::UnsupportedGenericAddressSpace,
             "the generic address space is",
@@ -983,17 +1010,6 @@ pub fn unsupported(name: &str) -> Option<(Code, String)> {
             Code::UnsupportedDeviceEnqueue,
             "pipes and device-side enqueue are",
         ),
-        "work_group_broadcast" | "work_group_any" | "work_group_all" => (
-            Code::UnsupportedWorkGroupCollective,
-            "work-group collective functions are",
-        ),
-        _ if name.starts_with("work_group_reduce_") || name.starts_with("work_group_scan_") => (
-            Code::UnsupportedWorkGroupCollective,
-            "work-group collective functions are",
-        ),
-        _ if name.starts_with("atomic_") || name.starts_with("atom_") => {
-            (Code::UnsupportedAtomics, "atomic operations are")
-        }
         _ if name.starts_with("read_image")
             || name.starts_with("write_image")
             || name.starts_with("get_image_") =>
@@ -1008,10 +1024,6 @@ pub fn unsupported(name: &str) -> Option<(Code, String)> {
 /// The opaque or unsupported type names and what they need: (code, message).
 pub fn unsupported_type(name: &str) -> Option<(Code, String)> {
     let (code, what) = match name {
-        "event_t" => (
-            Code::UnsupportedLocalMemory,
-            "events of asynchronous local-memory copies are",
-        ),
         "sampler_t" => (Code::UnsupportedImages, "samplers are"),
         "queue_t" | "clk_event_t" | "ndrange_t" | "reserve_id_t" | "pipe" => (
             Code::UnsupportedDeviceEnqueue,
@@ -1019,9 +1031,6 @@ pub fn unsupported_type(name: &str) -> Option<(Code, String)> {
         ),
         _ if name.starts_with("image") && name.ends_with("_t") => {
             (Code::UnsupportedImages, "images are")
-        }
-        _ if name.starts_with("atomic_") || name == "memory_order" || name == "memory_scope" => {
-            (Code::UnsupportedAtomics, "atomic types are")
         }
         _ if name.starts_with("half") && crate::types::parse_vector_name(name).is_some() => {
             (Code::UnsupportedHalf, "`half` values are")
@@ -1307,30 +1316,20 @@ mod tests {
 
     #[test]
     fn unsupported_names() {
+        // Work-group built-ins are checked and lowered (`workgroup`).
+        for name in ["barrier", "mem_fence", "atomic_add", "atom_inc", "prefetch"] {
+            assert_eq!(unsupported(name), None, "{name}");
+            assert!(is_builtin_name(name), "{name}");
+        }
         assert_eq!(
-            unsupported("barrier").map(|u| u.0),
-            Some(Code::UnsupportedBarrier)
-        );
-        assert_eq!(
-            unsupported("barrier").map(|u| u.1),
-            Some("barriers are not supported yet (`barrier`)".into())
-        );
-        assert_eq!(
-            unsupported("atomic_add").map(|u| u.0),
-            Some(Code::UnsupportedAtomics)
-        );
-        assert_eq!(
-            unsupported("atom_inc").map(|u| u.0),
-            Some(Code::UnsupportedAtomics)
+            unsupported("sub_group_barrier").map(|u| u.1),
+            Some("sub-group barriers are not supported yet (`sub_group_barrier`)".into())
         );
         assert_eq!(
             unsupported("read_imagef").map(|u| u.0),
             Some(Code::UnsupportedImages)
         );
-        assert_eq!(
-            unsupported("work_group_reduce_add").map(|u| u.0),
-            Some(Code::UnsupportedWorkGroupCollective)
-        );
+        assert_eq!(unsupported("work_group_reduce_add"), None);
         assert_eq!(
             unsupported("to_global").map(|u| u.0),
             Some(Code::UnsupportedGenericAddressSpace)
@@ -1345,10 +1344,8 @@ mod tests {
             unsupported_type("image2d_t").map(|u| u.0),
             Some(Code::UnsupportedImages)
         );
-        assert_eq!(
-            unsupported_type("atomic_int").map(|u| u.0),
-            Some(Code::UnsupportedAtomics)
-        );
+        assert_eq!(unsupported_type("atomic_int"), None);
+        assert_eq!(unsupported_type("event_t"), None);
         assert_eq!(
             unsupported_type("half4").map(|u| u.0),
             Some(Code::UnsupportedHalf)

@@ -110,6 +110,8 @@ pub fn layout_of(ty: &Type, structs: &[StructDef]) -> Option<(u64, u64)> {
             let def = structs.get(id.0 as usize)?;
             def.complete.then_some((def.size, def.align))
         }
+        // An event is a handle the size of a pointer.
+        Type::Opaque(crate::types::Opaque::Event, _) => Some((8, 8)),
         Type::Void | Type::Opaque(..) | Type::Error => None,
     }
 }
@@ -277,6 +279,9 @@ pub struct Local {
     pub node: NodeId,
     pub is_const: bool,
     pub is_param: bool,
+    /// Where the object lives: `Private`, or `Local` for a kernel-scope
+    /// `__local` variable (one object per work-group).
+    pub space: AddressSpace,
 }
 
 #[derive(Clone, Debug, PartialEq)]

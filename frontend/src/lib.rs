@@ -17,3 +17,4 @@ pub mod source;
 pub mod suppress;
 pub mod types;
 pub mod unit;
+pub mod workgroup;

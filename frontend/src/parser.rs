@@ -176,7 +176,10 @@ const OPAQUE_TYPES: &[&str] = &[
 
 /// Words that are a type specifier on their own or combined (`unsigned`).
 fn is_type_keyword(text: &str) -> bool {
-    if SCALAR_TYPES.contains(&text) || OPAQUE_TYPES.contains(&text) {
+    if SCALAR_TYPES.contains(&text)
+        || OPAQUE_TYPES.contains(&text)
+        || crate::workgroup::atomic_type_alias(text).is_some()
+    {
         return true;
     }
     // Vector types: an element type name followed by 2, 3, 4, 8 or 16.

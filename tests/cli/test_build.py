@@ -158,7 +158,28 @@ def test_unsupported_feature_writes_nothing(lanes, root, tmp_path):
     header = tmp_path / "bad.h"
     proc = build(lanes, str(src), "-o", str(out), "--header", str(header))
     assert proc.returncode == 1
-    assert "bad.cl:2:" in proc.stderr
+    assert "error[L0901]" in proc.stderr and "bad.cl:2:5" in proc.stderr
+    assert not out.exists() and not header.exists()
+
+
+# Work-group features: `check` analyses them, `build` refuses the first use
+# with its code-generation error and writes nothing.
+@pytest.mark.parametrize("code,line,col,body", [
+    ("L0901", 3, 5, "    int i = get_global_id(0);\n    barrier(CLK_LOCAL_MEM_FENCE);\n    a[i] = 1;\n"),
+    ("L0902", 2, 17, "    __local int tile[64];\n    tile[get_local_id(0)] = 1;\n    a[0] = tile[0];\n"),
+    ("L0903", 3, 5, "    int i = get_global_id(0);\n    atomic_add(&a[0], i);\n"),
+    ("L0917", 2, 12, "    a[0] = work_group_reduce_add(a[get_global_id(0)]);\n"),
+])
+def test_work_group_feature_is_a_build_error(lanes, tmp_path, code, line, col, body):
+    src = tmp_path / "wg.cl"
+    src.write_text("__kernel void k(__global int *a) {\n" + body + "}\n")
+    check = run([lanes, "check", str(src)])
+    assert check.returncode == 0, check.stderr
+    out = tmp_path / "wg.o"
+    header = tmp_path / "wg.h"
+    proc = build(lanes, str(src), "-o", str(out), "--header", str(header))
+    assert proc.returncode == 1
+    assert f"error[{code}]" in proc.stderr and f"wg.cl:{line}:{col}" in proc.stderr, proc.stderr
     assert not out.exists() and not header.exists()
 
 

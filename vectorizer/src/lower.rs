@@ -38,6 +38,7 @@ mod ptrmath;
 mod ssa;
 mod stmt;
 mod types;
+mod workgroup;
 
 #[cfg(test)]
 mod tests;

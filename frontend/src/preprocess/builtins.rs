@@ -89,6 +89,9 @@ const PREDEFINED: &[(&str, &str)] = &[
     ("LONG_MIN", "(-0x7fffffffffffffffL-1)"),
     ("CLK_LOCAL_MEM_FENCE", "0x01"),
     ("CLK_GLOBAL_MEM_FENCE", "0x02"),
+    ("CLK_IMAGE_MEM_FENCE", "0x04"),
+    ("ATOMIC_VAR_INIT(x)", "(x)"),
+    ("ATOMIC_FLAG_INIT", "0"),
     // Device-side enqueue flags, so that `enqueue_kernel` calls reach the
     // type checker, which reports them as unsupported.
     ("CLK_ENQUEUE_FLAGS_NO_WAIT", "0"),

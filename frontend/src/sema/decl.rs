@@ -129,11 +129,6 @@ impl Checker<'_> {
 
     fn check_space_keyword(&mut self, space: AddressSpace, span: Span) {
         match space {
-            AddressSpace::Local => self.unsupported(
-                Code::UnsupportedLocalMemory,
-                span,
-                "`__local` memory is not supported yet (`__local`)",
-            ),
             AddressSpace::Generic => self.unsupported(
                 Code::UnsupportedGenericAddressSpace,
                 span,
@@ -163,6 +158,9 @@ impl Checker<'_> {
                 return Type::LONG;
             }
             _ => {}
+        }
+        if let Some(s) = crate::workgroup::atomic_type_alias(name) {
+            return Type::Scalar(s);
         }
         if let Some((code, msg)) = builtins::unsupported_type(name) {
             self.unsupported(code, span, msg);
@@ -866,6 +864,7 @@ impl Checker<'_> {
                 node: p.id,
                 is_const,
                 is_param: true,
+                space: AddressSpace::Private,
             });
         }
 
@@ -1099,14 +1098,10 @@ impl Checker<'_> {
             );
         } else if let Type::Pointer(ptr) = &ty {
             match ptr.space {
-                AddressSpace::Global | AddressSpace::Constant => {
+                AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local => {
                     if ptr.pointee.is_pointer() {
                         self.error(Code::KernelSignature, p.span, format!("kernel parameter{pname} cannot be a pointer to a pointer"));
                     }
-                }
-                AddressSpace::Local => {
-                    let span = p.spec.address_space.map_or(p.span, |s| s.1);
-                    self.unsupported(Code::UnsupportedLocalMemory, span, "`__local` memory is not supported yet (`__local`)");
                 }
                 AddressSpace::Generic => {}
                 AddressSpace::Private => self.error(

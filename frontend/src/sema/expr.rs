@@ -285,16 +285,13 @@ impl Checker<'_> {
                 else {
                     return Expr::error(span, node);
                 };
-                let (ty, is_const) = (local.ty.clone(), local.is_const);
+                let (ty, is_const, space) = (local.ty.clone(), local.is_const, local.space);
                 Expr {
                     kind: ExprKind::Local(l),
                     ty,
                     span,
                     node,
-                    place: Some(Place {
-                        space: AddressSpace::Private,
-                        is_const,
-                    }),
+                    place: Some(Place { space, is_const }),
                 }
             }
             Some(Sym::Global(g)) => {
@@ -333,6 +330,16 @@ impl Checker<'_> {
                     format!("unexpected type name `{}`: expected an expression", id.name),
                 );
                 Expr::error(span, node)
+            }
+            None if crate::workgroup::ENUMERATORS
+                .iter()
+                .any(|(n, _)| *n == id.name) =>
+            {
+                let v = crate::workgroup::ENUMERATORS
+                    .iter()
+                    .find(|(n, _)| *n == id.name)
+                    .map_or(0, |(_, v)| *v);
+                self.mk(ExprKind::Int(v as u64), Type::INT, span, node)
             }
             None => {
                 if builtins::is_builtin_name(&id.name) {
@@ -1777,6 +1784,9 @@ impl Checker<'_> {
         node: ast::NodeId,
     ) -> Expr {
         let name = id.name.as_str();
+        if let Some(e) = self.work_group_call(name, args, span, node) {
+            return e;
+        }
         if let Some((code, msg)) = builtins::unsupported(name) {
             self.unsupported(code, id.span, msg);
             for a in args {
@@ -1863,7 +1873,7 @@ impl Checker<'_> {
         span: Span,
         node: ast::NodeId,
     ) -> Expr {
-        if args.len() != b.arity() {
+        if !b.takes(args.len()) {
             let msg = format!(
                 "function `{}` takes {} but {} {} given",
                 b.name(),

@@ -19,6 +19,7 @@ mod expr;
 mod stmt;
 #[cfg(test)]
 mod tests;
+mod workgroup;
 
 use std::collections::{HashMap, HashSet};
 

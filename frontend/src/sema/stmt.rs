@@ -460,8 +460,13 @@ impl Checker<'_> {
                         format!("variable `{}` in a non-kernel function cannot be declared in the `__constant` address space", name.name),
                     );
                 }
+                Some(AddressSpace::Local) => self.check_local_variable(name, decl),
                 _ => {}
             }
+            let space = match q.space {
+                Some((AddressSpace::Local, _)) => AddressSpace::Local,
+                _ => AddressSpace::Private,
+            };
             let Some(ctx) = self.func.as_mut() else {
                 continue;
             };
@@ -474,6 +479,7 @@ impl Checker<'_> {
                 node: decl.id,
                 is_const: q.is_const,
                 is_param: false,
+                space,
             });
             // The variable is in scope in its own initializer (C).
             self.declare(&name.name, name.span, Sym::Local(id));
@@ -516,6 +522,41 @@ impl Checker<'_> {
                 span: decl.span,
                 node: decl.id,
             });
+        }
+    }
+
+    /// clang's rules for a `__local` variable: only in the outermost scope
+    /// of a kernel (one object per work-group, alive for the whole kernel)
+    /// and without an initializer (no work-item owns the initialization).
+    /// Errors are reported at the name; the variable is declared anyway.
+    fn check_local_variable(&mut self, name: &ast::Ident, decl: &ast::InitDeclarator) {
+        let Some(ctx) = self.func.as_ref() else {
+            return;
+        };
+        if !ctx.is_kernel {
+            self.error(
+                Code::AddressSpace,
+                name.span,
+                format!("non-kernel function variable `{}` cannot be declared in the `__local` address space", name.name),
+            );
+            return;
+        }
+        // File scope, then the kernel's parameters and outermost block.
+        if self.scopes.len() > 2 {
+            self.error(
+                Code::AddressSpace,
+                name.span,
+                format!("`__local` variable `{}` can only be declared in the outermost scope of a kernel function", name.name),
+            );
+        } else if decl.init.is_some() {
+            self.error(
+                Code::AddressSpace,
+                name.span,
+                format!(
+                    "`__local` variable `{}` cannot have an initializer",
+                    name.name
+                ),
+            );
         }
     }
 

@@ -1,17 +1,18 @@
-// Unsupported features mixed with ordinary errors: each kernel uses a
-// different unsupported feature, and the ordinary errors next to them are
-// still reported (an unsupported feature does not stop the checks).
+// Unsupported features mixed with ordinary errors: the kernels use
+// unsupported features (and a supported `__local` parameter), and the
+// ordinary errors next to them are still reported (an unsupported feature
+// does not stop the checks).
 
 __kernel void with_barrier(__global float *x)
 {
     int i = get_global_id(0);
     x[i] = 1.0f;
-    barrier(CLK_GLOBAL_MEM_FENCE);                  //~ error[L0901]
+    sub_group_barrier(CLK_GLOBAL_MEM_FENCE);        //~ error[L0901]
     x[i] += y;                                      //~ error[L0003]
 }
 
 __kernel void with_local(__global float *x,
-                         __local float *tmp)        //~ error[L0902]
+                         __local float *tmp)
 {
     int l = get_local_id(0);
     tmp[l] = x[get_global_id(0)];

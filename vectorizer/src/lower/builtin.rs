@@ -38,6 +38,7 @@ impl Lowerer<'_> {
     pub(super) fn builtin(&mut self, e: &Expr, call: &BuiltinCall, args: &[Expr]) -> Vals {
         match &call.func {
             BuiltinFn::Table(b) => self.table_builtin(e, *b, call, args),
+            BuiltinFn::WorkGroup(f) => self.work_group_builtin(e, *f, args),
             BuiltinFn::Convert { to, sat, rounding } => {
                 let src = esrc(e);
                 let Some(arg) = args.first() else {
@@ -166,14 +167,22 @@ impl Lowerer<'_> {
         call: &BuiltinCall,
         args: &[Expr],
     ) -> Option<ValueId> {
-        let op = match call.func {
-            BuiltinFn::Table(Builtin::SubGroupAny) => Horizontal::Any,
-            BuiltinFn::Table(Builtin::SubGroupAll) => Horizontal::All,
+        let (op, work_group) = match call.func {
+            BuiltinFn::Table(Builtin::SubGroupAny) => (Horizontal::Any, false),
+            BuiltinFn::Table(Builtin::SubGroupAll) => (Horizontal::All, false),
+            BuiltinFn::Table(Builtin::WorkGroupAny) => (Horizontal::Any, true),
+            BuiltinFn::Table(Builtin::WorkGroupAll) => (Horizontal::All, true),
             _ => return None,
         };
         let arg = args.first()?;
         let c = self.truth(arg);
-        Some(self.emit(InstKind::Horizontal { op, args: vec![c] }, Ty::I1, esrc(e)))
+        let args = vec![c];
+        let kind = if work_group {
+            InstKind::WorkGroup { op, args }
+        } else {
+            InstKind::Horizontal { op, args }
+        };
+        Some(self.emit(kind, Ty::I1, esrc(e)))
     }
 
     fn table_builtin(&mut self, e: &Expr, b: Builtin, call: &BuiltinCall, args: &[Expr]) -> Vals {
@@ -651,7 +660,26 @@ impl Lowerer<'_> {
             }
 
             // Sub-group functions (any/all were handled above).
-            SubGroupAny | SubGroupAll => self.bad_builtin(e),
+            SubGroupAny | SubGroupAll | WorkGroupAny | WorkGroupAll => self.bad_builtin(e),
+            WorkGroupBroadcast => {
+                let x = arg(self, 0, 0);
+                let mut ops = vec![x];
+                for ids in a.iter().skip(1) {
+                    let id = match ids.first() {
+                        Some(&v) => v,
+                        None => self.undef(Ty::I64),
+                    };
+                    ops.push(id);
+                }
+                vec![self.emit(
+                    InstKind::WorkGroup {
+                        op: Horizontal::Broadcast,
+                        args: ops,
+                    },
+                    ety,
+                    src,
+                )]
+            }
             SubGroupBroadcast => {
                 let x = arg(self, 0, 0);
                 let lane = match a.get(1).and_then(|v| v.first().copied()) {
@@ -677,10 +705,29 @@ impl Lowerer<'_> {
             | SubGroupScanInclusiveMax
             | SubGroupScanExclusiveAdd
             | SubGroupScanExclusiveMin
-            | SubGroupScanExclusiveMax => {
+            | SubGroupScanExclusiveMax
+            | WorkGroupReduceAdd
+            | WorkGroupReduceMin
+            | WorkGroupReduceMax
+            | WorkGroupScanInclusiveAdd
+            | WorkGroupScanInclusiveMin
+            | WorkGroupScanInclusiveMax
+            | WorkGroupScanExclusiveAdd
+            | WorkGroupScanExclusiveMin
+            | WorkGroupScanExclusiveMax => {
                 let kind = match b {
-                    SubGroupReduceAdd | SubGroupScanInclusiveAdd | SubGroupScanExclusiveAdd => 0,
-                    SubGroupReduceMin | SubGroupScanInclusiveMin | SubGroupScanExclusiveMin => 1,
+                    SubGroupReduceAdd
+                    | SubGroupScanInclusiveAdd
+                    | SubGroupScanExclusiveAdd
+                    | WorkGroupReduceAdd
+                    | WorkGroupScanInclusiveAdd
+                    | WorkGroupScanExclusiveAdd => 0,
+                    SubGroupReduceMin
+                    | SubGroupScanInclusiveMin
+                    | SubGroupScanExclusiveMin
+                    | WorkGroupReduceMin
+                    | WorkGroupScanInclusiveMin
+                    | WorkGroupScanExclusiveMin => 1,
                     _ => 2,
                 };
                 let rop = match (kind, float, signed) {
@@ -694,16 +741,25 @@ impl Lowerer<'_> {
                     (_, false, false) => ReduceOp::UMax,
                 };
                 let op = match b {
-                    SubGroupReduceAdd | SubGroupReduceMin | SubGroupReduceMax => {
+                    SubGroupReduceAdd | SubGroupReduceMin | SubGroupReduceMax
+                    | WorkGroupReduceAdd | WorkGroupReduceMin | WorkGroupReduceMax => {
                         Horizontal::Reduce(rop)
                     }
                     SubGroupScanInclusiveAdd
                     | SubGroupScanInclusiveMin
-                    | SubGroupScanInclusiveMax => Horizontal::ScanInclusive(rop),
+                    | SubGroupScanInclusiveMax
+                    | WorkGroupScanInclusiveAdd
+                    | WorkGroupScanInclusiveMin
+                    | WorkGroupScanInclusiveMax => Horizontal::ScanInclusive(rop),
                     _ => Horizontal::ScanExclusive(rop),
                 };
-                let x = arg(self, 0, 0);
-                vec![self.emit(InstKind::Horizontal { op, args: vec![x] }, ety, src)]
+                let args = vec![arg(self, 0, 0)];
+                let kind = if b.name().starts_with("work_group_") {
+                    InstKind::WorkGroup { op, args }
+                } else {
+                    InstKind::Horizontal { op, args }
+                };
+                vec![self.emit(kind, ety, src)]
             }
 
             // Constants behind INFINITY, NAN, HUGE_VALF and HUGE_VAL.

@@ -70,13 +70,6 @@ impl<'u> Lowerer<'u> {
                     }
                 };
             }
-            Type::Pointer(p) if p.space == AddressSpace::Local => {
-                self.error(
-                    span,
-                    "`__local` memory is not supported by the vectorizer yet",
-                );
-                return self.undef_vals(&local.ty, span);
-            }
             Type::Pointer(p) if p.space == AddressSpace::Generic => {
                 self.error(
                     span,
@@ -140,7 +133,18 @@ impl<'u> Lowerer<'u> {
         let func = self.frame()?.func;
         let taken = self.addr_taken.get(&func).is_some_and(|s| s.contains(&id));
         let var_index = self.f.vars.len();
-        let slot = if is_register_type(&local.ty) && !taken {
+        let slot = if local.space == AddressSpace::Local {
+            let ptr = self.local_variable(local)?;
+            self.f.vars.push(Var {
+                name: local.name.clone(),
+                span: local.name_span,
+                node: local.node,
+                values: vec![ptr],
+                in_memory: true,
+                is_param: false,
+            });
+            Slot::Mem(ptr)
+        } else if is_register_type(&local.ty) && !taken {
             let comps = reg_comps(&local.ty).unwrap_or_default();
             let vars = comps
                 .into_iter()
@@ -178,6 +182,33 @@ impl<'u> Lowerer<'u> {
             *s = Some(slot.clone());
         }
         Some(slot)
+    }
+
+    /// A kernel-scope `__local` variable: one object per work-group
+    /// ([`crate::ir::Function::locals`]), uninitialized.
+    fn local_variable(&mut self, local: &hir::Local) -> Option<crate::ir::ValueId> {
+        let layout = self
+            .unit
+            .size_of(&local.ty)
+            .zip(self.unit.align_of(&local.ty));
+        let Some((size, align)) = layout else {
+            let msg = format!(
+                "cannot allocate a `__local` variable of type `{}`",
+                self.unit.type_name(&local.ty)
+            );
+            self.error(local.span, msg);
+            return None;
+        };
+        if let Err(msg) = leaves(self.unit, &local.ty) {
+            self.error(local.span, msg);
+            return None;
+        }
+        Some(self.f.add_local(crate::ir::LocalVar {
+            name: local.name.clone(),
+            size: size.max(1),
+            align: align.max(1),
+            span: local.name_span,
+        }))
     }
 
     /// Gives a variable its value (a parameter's argument, an initializer).

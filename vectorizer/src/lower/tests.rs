@@ -1939,4 +1939,158 @@ fn vload_half_and_vstore_half_convert_exactly() {
         let b = u16::from_le_bytes([pairs[2 * k], pairs[2 * k + 1]]);
         assert!(same(wide[k], half_bits_to_f32(b)), "vload_half2 of {b:#x}");
     }
+// ---- work-group features ------------------------------------------------
+
+/// Kernel-scope `__local` variables (an array, a 2-D array, a struct) are
+/// `Function::locals` addressed by `ValueDef::Local`; a `__local` pointer
+/// parameter is a `ptr.local` parameter, and helpers taking one are inlined.
+#[test]
+fn local_variables_and_parameters() {
+    let src = "typedef struct { int n; float sum; } Acc;
+        void put(__local float *t, int i, float v) { t[i] = v; }
+        __kernel void k(__global float *out, __local float *scratch) {
+            __local float tile[16][17];
+            __local Acc acc;
+            __local int counts[4];
+            int l = get_local_id(0);
+            put(&tile[l][0], 1, out[l]);
+            scratch[l] = tile[l][1];
+            acc.sum = scratch[l];
+            __local int *c = counts + 1;
+            c[l] = (int)acc.sum;
+            out[l] = (float)counts[l];
+        }";
+    let f = lower(src);
+    assert_eq!(
+        f.locals
+            .iter()
+            .map(|l| (l.name.as_str(), l.size, l.align))
+            .collect::<Vec<_>>(),
+        vec![("tile", 16 * 17 * 4, 4), ("acc", 8, 4), ("counts", 16, 4)]
+    );
+    assert!(f
+        .params
+        .iter()
+        .any(|p| p.name == "scratch" && p.ty == Ty::Ptr(lanes_frontend::ast::AddressSpace::Local)));
+    assert!(f.uses_work_group_features());
+    let text = print(&f, &Plain);
+    assert_has(&text, &["@local.tile", "@local.acc", "@local.counts"]);
+    // No private copy of a __local variable.
+    assert_eq!(count(&text, "alloca"), 0, "{text}");
+}
+
+#[test]
+fn barriers_take_their_fence_flags_and_fences_lower_to_nothing() {
+    let text = ir("__kernel void k(__global int *p) {
+            p[0] = 1;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            work_group_barrier(CLK_GLOBAL_MEM_FENCE, memory_scope_work_group);
+            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            read_mem_fence(CLK_LOCAL_MEM_FENCE);
+            write_mem_fence(CLK_LOCAL_MEM_FENCE);
+            atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
+            p[1] = 2;
+        }");
+    assert_has(
+        &text,
+        &[
+            "barrier local\n",
+            "barrier global\n",
+            "barrier local|global\n",
+        ],
+    );
+    assert_eq!(count(&text, "barrier"), 3, "{text}");
+}
+
+/// OpenCL 1.0, 1.1 and 2.0 atomics become `atomic.*` with the old value;
+/// `atomic_inc` is an add of 1, min/max follow the signedness.
+#[test]
+fn atomics_of_every_generation() {
+    let text = ir("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+        __kernel void k(volatile __global int *g, volatile __global uint *u,
+                        __global long *w, __global atomic_int *a, __global float *f) {
+            __local int l[2];
+            int x = atomic_add(g, 2) + atomic_inc(&l[0]) + atomic_dec(g)
+                + atomic_min(g, 3) + (int)atomic_max(u, 4u) + atomic_cmpxchg(g, 1, 5)
+                + atom_xchg(&l[1], 6) + (int)atom_add(w, 7L);
+            float y = atomic_xchg(f, 1.5f);
+            atomic_store_explicit(a, x, memory_order_relaxed);
+            int z = atomic_load(a) + atomic_fetch_or_explicit(a, 8, memory_order_acq_rel, memory_scope_device);
+            g[1] = z + (int)y;
+        }");
+    assert_has(
+        &text,
+        &[
+            "atomic.add i32",
+            "atomic.sub i32",
+            "atomic.smin i32",
+            "atomic.umax i32",
+            "atomic.cmpxchg i32",
+            "atomic.add i32 @local.l, i32 1",
+            "atomic.xchg i32 %",
+            "atomic.add i64",
+            "atomic.xchg f32",
+            "atomic.store",
+            "atomic.load i32",
+            "atomic.or i32",
+        ],
+    );
+    assert_eq!(count(&text, "atomic.add i32"), 2, "{text}");
+}
+
+/// `atomic_compare_exchange_*`: the expected value is loaded, the old value
+/// stored back into `*expected`, and the result is the comparison.
+#[test]
+fn compare_exchange_updates_expected() {
+    let text = ir("__kernel void k(__global atomic_uint *r, __global uint *out) {
+            uint seen = 0;
+            bool ok = atomic_compare_exchange_strong(r, &seen, 5u);
+            atomic_flag_clear((__global atomic_flag *)out);
+            out[0] = seen + (ok ? 1u : 0u) + (atomic_flag_test_and_set((__global atomic_flag *)out) ? 1u : 0u);
+        }");
+    assert_has(&text, &["atomic.cmpxchg i32", "atomic.xchg i32"]);
+    assert_eq!(count(&text, "atomic.store"), 1, "{text}");
+}
+
+#[test]
+fn work_group_collectives_lower_to_work_group_instructions() {
+    let text = ir("__kernel void k(__global float *x, __global int *o) {
+            size_t i = get_global_id(0);
+            float s = work_group_reduce_add(x[i]);
+            int m = work_group_scan_exclusive_max((int)i);
+            int b = work_group_broadcast(m, 0, 1);
+            o[i] = (int)s + b + work_group_any(m > 3) + work_group_all(m < 9)
+                + (int)work_group_scan_inclusive_min((uint)i);
+        }");
+    assert_has(
+        &text,
+        &[
+            "work_group.reduce.fadd f32(",
+            "work_group.scan_excl.smax i32(",
+            "work_group.broadcast i32(",
+            "work_group.any i1(",
+            "work_group.all i1(",
+            "work_group.scan_incl.umin i32(",
+        ],
+    );
+}
+
+/// `async_work_group_copy` is a loop over the linear local id stepping by
+/// the work-group size; `wait_group_events` is a barrier on both memories.
+#[test]
+fn async_copies_are_loops_over_the_local_id() {
+    let text = ir(
+        "__kernel void k(__global float4 *in, __local float4 *tile, __global float *col) {
+            event_t e = async_work_group_copy(tile, in + 4, 64, 0);
+            wait_group_events(1, &e);
+            event_t f = async_work_group_strided_copy(col, (__local float *)tile, 16, 8, 0);
+            prefetch(in, 16);
+            wait_group_events(1, &f);
+        }",
+    );
+    assert_eq!(count(&text, "async.cond"), 2 * 3, "{text}");
+    assert_eq!(count(&text, "barrier local|global"), 2, "{text}");
+    assert_eq!(count(&text, "get_local_id"), 6, "{text}");
+    assert_eq!(count(&text, "get_local_size"), 6, "{text}");
 }

@@ -3,7 +3,7 @@
 
 use lanes_frontend::ast::AddressSpace;
 use lanes_frontend::hir::{self, ConstInit, ConstValue};
-use lanes_frontend::types::{Scalar, Type};
+use lanes_frontend::types::{Opaque, Scalar, Type};
 
 use crate::ir::Ty;
 
@@ -74,9 +74,14 @@ pub(crate) fn reg_comps(ty: &Type) -> Option<Vec<LeafTy>> {
             Some(vec![LeafTy::Scalar(*s); *n as usize])
         }
         Type::Pointer(p) => Some(vec![LeafTy::Ptr(p.space)]),
+        Type::Opaque(Opaque::Event, _) => Some(vec![EVENT]),
         _ => None,
     }
 }
+
+/// An `event_t` (of `async_work_group_copy`) is a handle kept as a 64-bit
+/// integer: the lowered copy completes before it returns one.
+const EVENT: LeafTy = LeafTy::Scalar(Scalar::ULong);
 
 /// True for the types of variables kept in SSA form (unless their address
 /// is taken).
@@ -129,6 +134,10 @@ fn collect_leaves(
         }
         Type::Pointer(p) => {
             out.push((base, LeafTy::Ptr(p.space)));
+            Ok(())
+        }
+        Type::Opaque(Opaque::Event, _) => {
+            out.push((base, EVENT));
             Ok(())
         }
         Type::Array(elem, n) => {

@@ -1,12 +1,11 @@
-// L0902: __local memory is not supported yet: a kernel parameter pointing
-// into __local memory (its size set by clSetKernelArg). Otherwise valid
-// OpenCL C; the uses of the parameter are not reported again.
+// A kernel parameter pointing into __local memory (its size set by
+// clSetKernelArg): each work-item stages its element through its own slot.
 //
 // Launch: 1-D, the local buffer holds one float per work-item.
 
 __kernel void stage_through_local(__global const float *in,
                                   __global float *out,
-                                  __local float *tile,     //~ error[L0902]
+                                  __local float *tile,
                                   int n)
 {
     int i = get_global_id(0);
