@@ -9,7 +9,7 @@ use crate::hir::{
 use crate::lexer::lex;
 use crate::parser::parse;
 use crate::source::{FileId, SourceFile};
-use crate::types::{Scalar, Type};
+use crate::types::{AddressSpace, Scalar, Type};
 
 use Scalar::*;
 
@@ -1819,4 +1819,190 @@ fn mutated_inputs_never_panic() {
         });
         assert!(r.is_ok(), "checker panicked on:\n{src}");
     }
+}
+
+// --- work-group features -------------------------------------------------------------
+
+#[test]
+fn local_variables_follow_clangs_rules() {
+    let h = ok("typedef struct { int n; float s; } Acc;
+        kernel void k(global float *o, local float *scratch) {
+            local float tile[16][17];
+            __local Acc acc;
+            __local int a, b[4];
+            local float *t = &tile[1][0];
+            t[get_local_id(0)] = scratch[0];
+            acc.s = (float)(a + b[1]);
+            o[0] = acc.s + tile[1][2];
+        }");
+    let f = &h.functions[0];
+    let spaces: Vec<(&str, AddressSpace)> = f
+        .locals
+        .iter()
+        .map(|l| (l.name.as_str(), l.space))
+        .collect();
+    assert!(
+        spaces.contains(&("tile", AddressSpace::Local)),
+        "{spaces:?}"
+    );
+    assert!(spaces.contains(&("b", AddressSpace::Local)), "{spaces:?}");
+    assert!(spaces.contains(&("t", AddressSpace::Private)), "{spaces:?}");
+    // `&tile[..]` is a `__local` pointer: it does not convert to private.
+    one(
+        "kernel void k() { local int x; int *p = &x; }",
+        Code::AddressSpace,
+        "&x",
+    );
+    one("void h() { local int x[4]; }", Code::AddressSpace, "x[4]");
+    one(
+        "kernel void k() { local int x = 1; }",
+        Code::AddressSpace,
+        "x = 1",
+    );
+    one(
+        "kernel void k() { if (1) { local int x; } }",
+        Code::AddressSpace,
+        "x; }",
+    );
+    // Helpers take `__local` pointers and do arithmetic and casts on them.
+    ok("float first(local float *p, int i) { local int *q = (local int *)(p + i); return (float)q[0]; }
+        kernel void k(global float *o, local float *t) { o[0] = first(t + 1, 2); }");
+}
+
+#[test]
+fn barriers_and_fences_check_their_arguments() {
+    ok("kernel void k() {
+            barrier(1 | 2);
+            work_group_barrier(4u, memory_scope_work_group);
+            mem_fence(1); read_mem_fence(1); write_mem_fence(2);
+            atomic_work_item_fence(2, memory_order_seq_cst, memory_scope_device);
+        }");
+    one(
+        "kernel void k() { barrier(); }",
+        Code::ArgCount,
+        "barrier()",
+    );
+    one(
+        "kernel void k() { barrier(1.5f); }",
+        Code::NoOverload,
+        "1.5f",
+    );
+    one(
+        "kernel void k() { atomic_work_item_fence(1, 2); }",
+        Code::ArgCount,
+        "atomic_work_item_fence",
+    );
+}
+
+#[test]
+fn atomics_check_types_and_address_spaces() {
+    let h = ok("kernel void k(volatile global int *g, volatile local uint *l, global float *f,
+                      global long *w, global atomic_int *a, global atomic_flag *fl) {
+            int x = atomic_add(g, 1) + atomic_inc(g) + atomic_cmpxchg(g, 0, 1) + atom_min(g, 2);
+            uint y = atomic_max(l, 3u) + atomic_xor(l, 1u);
+            float z = atomic_xchg(f, 2.0f);
+            long v = atom_add(w, 1L);
+            atomic_init(a, 0);
+            int e = 0;
+            bool ok = atomic_compare_exchange_weak_explicit(a, &e, 3, memory_order_acq_rel,
+                                                            memory_order_relaxed, memory_scope_device);
+            bool set = atomic_flag_test_and_set_explicit(fl, memory_order_acquire);
+            atomic_flag_clear(fl);
+            g[0] = x + (int)y + (int)z + (int)v + atomic_fetch_add(a, 1) + atomic_load(a) + ok + set;
+        }");
+    let _ = h;
+    // An atomic needs shared memory: L0016 at the pointer argument.
+    let d = one(
+        "kernel void k() { int c = 0; atomic_inc(&c); }",
+        Code::AddressSpace,
+        "&c",
+    );
+    assert!(
+        d.message.contains("`__global` or `__local`"),
+        "{}",
+        d.message
+    );
+    one(
+        "kernel void k(constant int *c) { atomic_add(c, 1); }",
+        Code::AddressSpace,
+        "c, 1",
+    );
+    // Types: 1.1 atomics take int/uint (and float for xchg only).
+    one(
+        "kernel void k(global float *f) { atomic_add(f, 1.0f); }",
+        Code::NoOverload,
+        "f, 1",
+    );
+    one(
+        "kernel void k(global long *w) { atomic_add(w, 1); }",
+        Code::NoOverload,
+        "w, 1",
+    );
+    one(
+        "kernel void k(global const int *p) { atomic_inc(p); }",
+        Code::NoOverload,
+        "p); }",
+    );
+    // `_explicit` forms need their memory order; the plain ones take none.
+    one(
+        "kernel void k(global atomic_int *a) { atomic_load_explicit(a); }",
+        Code::ArgCount,
+        "atomic_load_explicit",
+    );
+    one(
+        "kernel void k(global atomic_int *a) { atomic_load(a, memory_order_relaxed); }",
+        Code::ArgCount,
+        "atomic_load",
+    );
+    one(
+        "kernel void k(global atomic_int *a) { int e; atomic_compare_exchange_strong(a, e, 1); }",
+        Code::NoOverload,
+        "e, 1",
+    );
+}
+
+#[test]
+fn async_copies_and_events() {
+    ok(
+        "kernel void k(global float4 *g, local float4 *t, global const int *src, local int *dst) {
+            event_t e = async_work_group_copy(t, g, 16, 0);
+            event_t f = async_work_group_strided_copy(dst, src, 8, 4, e);
+            event_t both[2];
+            both[0] = e;
+            both[1] = async_work_group_copy(g, t, 16, f);
+            wait_group_events(2, both);
+            prefetch(src, 8);
+        }",
+    );
+    // Both sides in global memory: no overload.
+    one(
+        "kernel void k(global int *a, global int *b) { async_work_group_copy(a, b, 4, 0); }",
+        Code::NoOverload,
+        "async_work_group_copy",
+    );
+    one(
+        "kernel void k(global int *a, local int *b) { async_work_group_copy(b, a, 4, 1); }",
+        Code::NoOverload,
+        "1)",
+    );
+    one(
+        "kernel void k(local int *b) { wait_group_events(1, b); }",
+        Code::NoOverload,
+        "b); }",
+    );
+}
+
+#[test]
+fn work_group_collectives_resolve() {
+    ok("kernel void k(global int *o, global float *f) {
+            o[0] = work_group_reduce_add(o[1]) + work_group_scan_inclusive_max(o[2])
+                 + work_group_any(o[3] > 0) + work_group_all(1)
+                 + work_group_broadcast(o[4], 1) + work_group_broadcast(o[5], 0, 1, 2);
+            f[0] = work_group_scan_exclusive_min(f[1]) + work_group_broadcast(f[2], 3, 4);
+        }");
+    one(
+        "kernel void k(global int *o) { o[0] = work_group_broadcast(o[1], 1, 2, 3, 4); }",
+        Code::ArgCount,
+        "work_group_broadcast",
+    );
 }

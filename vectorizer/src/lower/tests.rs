@@ -1939,6 +1939,8 @@ fn vload_half_and_vstore_half_convert_exactly() {
         let b = u16::from_le_bytes([pairs[2 * k], pairs[2 * k + 1]]);
         assert!(same(wide[k], half_bits_to_f32(b)), "vload_half2 of {b:#x}");
     }
+}
+
 // ---- work-group features ------------------------------------------------
 
 /// Kernel-scope `__local` variables (an array, a 2-D array, a struct) are
