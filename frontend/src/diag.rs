@@ -113,8 +113,6 @@ codes! {
     UnsupportedFunctionPointer = "L0908", Error, "unsupported: function pointers";
     UnsupportedDeviceEnqueue = "L0909", Error, "unsupported: pipes, blocks and device-side enqueue";
     UnsupportedProgramScopeVariable = "L0910", Error, "unsupported: program-scope variables outside `__constant`";
-    UnsupportedUnion = "L0911", Error, "unsupported: unions";
-    UnsupportedEnum = "L0912", Error, "unsupported: enumerations";
     UnsupportedVariadic = "L0913", Error, "unsupported: variadic functions";
     UnsupportedVla = "L0914", Error, "unsupported: variable-length arrays";
     UnsupportedAsm = "L0915", Error, "unsupported: inline assembly";

@@ -121,7 +121,7 @@ pub fn type_name(ty: &Type, structs: &[StructDef]) -> String {
     match ty {
         Type::Struct(id) => match structs.get(id.0 as usize) {
             Some(def) if def.is_typedef_name => def.name.to_string(),
-            Some(def) => format!("struct {}", def.name),
+            Some(def) => format!("{} {}", def.keyword(), def.name),
             None => "struct <unknown>".to_string(),
         },
         Type::Pointer(p) => {
@@ -159,9 +159,22 @@ pub struct StructDef {
     pub align: u64,
     /// False for a struct only declared (`struct S;`) and never defined.
     pub complete: bool,
+    /// A union: every field is at offset 0 (one memory object, so reading
+    /// a member other than the one last written reinterprets its bytes, as
+    /// in C).
+    pub is_union: bool,
 }
 
 impl StructDef {
+    /// `struct` or `union`.
+    pub fn keyword(&self) -> &'static str {
+        if self.is_union {
+            "union"
+        } else {
+            "struct"
+        }
+    }
+
     pub fn field_index(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
     }

@@ -201,10 +201,21 @@ fn address_space(text: &str) -> Option<AddressSpace> {
 }
 
 fn is_qualifier(text: &str) -> bool {
-    matches!(
-        text,
-        "const" | "volatile" | "restrict" | "__restrict" | "__restrict__"
-    )
+    is_const_keyword(text) || is_volatile_keyword(text) || is_restrict_keyword(text)
+}
+
+/// `const` and its GNU spellings: clang reads `__const` as `const` (not as
+/// `__constant`) in OpenCL C too.
+fn is_const_keyword(text: &str) -> bool {
+    matches!(text, "const" | "__const" | "__const__")
+}
+
+fn is_volatile_keyword(text: &str) -> bool {
+    matches!(text, "volatile" | "__volatile" | "__volatile__")
+}
+
+fn is_restrict_keyword(text: &str) -> bool {
+    matches!(text, "restrict" | "__restrict" | "__restrict__")
 }
 
 fn is_access_qualifier(text: &str) -> bool {

@@ -1539,6 +1539,42 @@ fn sub_group_operations_in_a_divergent_loop_run_in_lock_step() {
     }
 }
 
+#[test]
+fn union_members_reinterpret_the_same_bytes() {
+    // Writing one member and reading another is C's type punning: the float
+    // member's bits through the uint one, a uchar view of the same bytes, a
+    // brace list that zeroes the bytes its member does not cover, and a
+    // copy of the whole union.
+    let src = "typedef union { float f; uint u; uchar b[4]; } Bits;\n\
+               union Wide { uchar c; ulong l; };\n\
+               __kernel void k(__global const float *in, __global uint *out)\n\
+               {\n\
+               \x20   int i = get_global_id(0);\n\
+               \x20   Bits x;\n\
+               \x20   x.f = in[i];\n\
+               \x20   Bits y = x;\n\
+               \x20   union Wide w = { 7 };\n\
+               \x20   out[3 * i] = y.u;\n\
+               \x20   out[3 * i + 1] = y.b[3];\n\
+               \x20   out[3 * i + 2] = (uint)w.l;\n\
+               }\n";
+    let unit = check_text("t.cl", None, src, &PreprocessOptions::default(), &RealFs);
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
+    let f = lower(&unit, "k");
+    let input = [1.0f32, -2.5, 0.15625, 3.0e10];
+    let out = run(
+        &f,
+        NdRange::new_1d(4, 4),
+        4,
+        &[("in", f32s(&input)), ("out", zeros(4 * 12))],
+    );
+    let want: Vec<u32> = input
+        .iter()
+        .flat_map(|x| [x.to_bits(), x.to_bits() >> 24, 7])
+        .collect();
+    assert_eq!(out.u32s("out"), want);
+}
+
 // ---- errors at the right place --------------------------------------------
 
 /// Checks `src` as a file named `t.cl`, lowers kernel `k`, runs it on

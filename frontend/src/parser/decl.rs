@@ -5,8 +5,9 @@
 use smol_str::SmolStr;
 
 use super::{
-    address_space, describe, is_access_qualifier, is_attribute_keyword, is_inline_keyword,
-    is_kernel_keyword, is_reserved, is_type_keyword, Mark, Parser, SpecCtx, MAX_DEPTH,
+    address_space, describe, is_access_qualifier, is_attribute_keyword, is_const_keyword,
+    is_inline_keyword, is_kernel_keyword, is_reserved, is_restrict_keyword, is_type_keyword,
+    is_volatile_keyword, Mark, Parser, SpecCtx, MAX_DEPTH,
 };
 use crate::ast::*;
 use crate::diag::Code;
@@ -180,15 +181,15 @@ impl Parser<'_> {
                 "register" => {
                     self.bump();
                 }
-                "const" => {
+                _ if is_const_keyword(&text) => {
                     self.bump();
                     quals.is_const = true;
                 }
-                "volatile" => {
+                _ if is_volatile_keyword(&text) => {
                     self.bump();
                     quals.is_volatile = true;
                 }
-                "restrict" | "__restrict" | "__restrict__" => {
+                _ if is_restrict_keyword(&text) => {
                     self.bump();
                     quals.is_restrict = true;
                 }
@@ -506,9 +507,9 @@ impl Parser<'_> {
                 }
                 let text = t.text.clone();
                 match text.as_str() {
-                    "const" => quals.is_const = true,
-                    "volatile" => quals.is_volatile = true,
-                    "restrict" | "__restrict" | "__restrict__" => quals.is_restrict = true,
+                    _ if is_const_keyword(&text) => quals.is_const = true,
+                    _ if is_volatile_keyword(&text) => quals.is_volatile = true,
+                    _ if is_restrict_keyword(&text) => quals.is_restrict = true,
                     _ if address_space(&text).is_some() => space = address_space(&text),
                     _ if is_attribute_keyword(&text) => {
                         let mut attrs = Vec::new();

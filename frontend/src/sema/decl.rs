@@ -94,26 +94,8 @@ impl Checker<'_> {
                     Type::Error
                 }
             },
-            BaseType::Struct(st) => self.struct_type(st, spec),
-            BaseType::Union(st) => {
-                let name = st
-                    .tag
-                    .as_ref()
-                    .map_or("union".to_string(), |t| format!("union {}", t.name));
-                self.unsupported(
-                    Code::UnsupportedUnion,
-                    st.span,
-                    format!("unions are not supported yet (`{name}`)"),
-                );
-                if let Some(tag) = &st.tag {
-                    let scope = self.scopes.last_mut().expect("file scope");
-                    scope
-                        .tags
-                        .entry(tag.name.clone())
-                        .or_insert((Tag::Other, tag.span));
-                }
-                Type::Error
-            }
+            BaseType::Struct(st) => self.struct_type(st, spec, false),
+            BaseType::Union(st) => self.struct_type(st, spec, true),
             BaseType::Enum(en) => self.enum_type(en),
             BaseType::Error => Type::Error,
         };
@@ -197,63 +179,100 @@ impl Checker<'_> {
         }
     }
 
+    /// `enum E { A, B = 4 }` (its enumerators become `int` constants in the
+    /// current scope) or `enum E` (a reference). Values of enum type are
+    /// `int`s, as in clang for enums whose values fit.
     fn enum_type(&mut self, en: &ast::EnumType) -> Type {
-        let name = en
-            .tag
-            .as_ref()
-            .map_or("enum".to_string(), |t| format!("enum {}", t.name));
-        self.unsupported(
-            Code::UnsupportedEnum,
-            en.span,
-            format!("enumerations are not supported yet (`{name}`)"),
-        );
+        let Some(variants) = &en.variants else {
+            let Some(tag) = &en.tag else {
+                self.error(
+                    Code::InvalidDeclaration,
+                    en.span,
+                    "anonymous enum without enumerators",
+                );
+                return Type::Error;
+            };
+            match self.lookup_tag(&tag.name) {
+                Some((Tag::Enum { .. }, _)) => {}
+                Some((Tag::Struct(id), _)) => {
+                    let kw = self.unit.structs[id.0 as usize].keyword();
+                    self.error(
+                        Code::TypeMismatch,
+                        tag.span,
+                        format!("`{}` is a {kw} tag, not an enum", tag.name),
+                    );
+                    return Type::Error;
+                }
+                None => {
+                    // `enum E;` declares it; a use before the definition is
+                    // an incomplete type in C, an `int` everywhere in clang
+                    // but with a warning: declare it and carry on.
+                    let scope = self.scopes.last_mut().expect("file scope");
+                    scope
+                        .tags
+                        .insert(tag.name.clone(), (Tag::Enum { defined: false }, tag.span));
+                }
+            }
+            return Type::INT;
+        };
         if let Some(tag) = &en.tag {
+            let existing = self
+                .scopes
+                .last()
+                .and_then(|s| s.tags.get(&tag.name))
+                .copied();
+            match existing {
+                Some((Tag::Enum { defined: false }, _)) | None => {}
+                Some((_, prev)) => self.tag_redefined("enum", tag, prev),
+            }
             let scope = self.scopes.last_mut().expect("file scope");
             scope
                 .tags
-                .entry(tag.name.clone())
-                .or_insert((Tag::Other, tag.span));
+                .insert(tag.name.clone(), (Tag::Enum { defined: true }, tag.span));
         }
-        // The enumerators become `int` constants so that their uses check.
-        if let Some(variants) = &en.variants {
-            let mut next: i64 = 0;
-            for (ident, value) in variants {
-                if let Some(e) = value {
-                    if let Some(v) = self.integer_constant(e, "enumerator value") {
-                        next = v;
-                    }
+        let mut next: i64 = 0;
+        for (ident, value) in variants {
+            if let Some(e) = value {
+                if let Some(v) = self.integer_constant(e, "enumerator value") {
+                    next = v;
                 }
-                self.declare(&ident.name, ident.span, Sym::EnumConst(next));
-                next = next.wrapping_add(1);
             }
+            self.declare(&ident.name, ident.span, Sym::EnumConst(next));
+            next = next.wrapping_add(1);
         }
         Type::INT
     }
 
-    /// `struct S { ... }` (a definition) or `struct S` (a reference).
-    fn struct_type(&mut self, st: &ast::StructType, spec: &DeclSpec) -> Type {
+    /// `struct S { ... }` (a definition) or `struct S` (a reference); the
+    /// same for `union`.
+    fn struct_type(&mut self, st: &ast::StructType, spec: &DeclSpec, is_union: bool) -> Type {
+        let keyword = if is_union { "union" } else { "struct" };
         let Some(fields) = &st.fields else {
             let Some(tag) = &st.tag else {
                 self.error(
                     Code::InvalidDeclaration,
                     st.span,
-                    "anonymous struct without fields",
+                    format!("anonymous {keyword} without fields"),
                 );
                 return Type::Error;
             };
             return match self.lookup_tag(&tag.name) {
-                Some((Tag::Struct(id), _)) => Type::Struct(id),
-                Some((Tag::Other, _)) => {
+                Some((Tag::Struct(id), _))
+                    if self.unit.structs[id.0 as usize].is_union == is_union =>
+                {
+                    Type::Struct(id)
+                }
+                Some(_) => {
                     self.error(
                         Code::TypeMismatch,
                         tag.span,
-                        format!("`{}` is not a struct tag", tag.name),
+                        format!("`{}` is not a {keyword} tag", tag.name),
                     );
                     Type::Error
                 }
                 None => {
                     // A forward declaration: an incomplete struct in this scope.
-                    let id = self.new_struct(tag.name.clone(), tag.span);
+                    let id = self.new_struct(tag.name.clone(), tag.span, is_union);
                     let scope = self.scopes.last_mut().expect("file scope");
                     scope
                         .tags
@@ -271,19 +290,15 @@ impl Checker<'_> {
                     .and_then(|s| s.tags.get(&tag.name))
                     .copied();
                 match existing {
-                    Some((Tag::Struct(id), _)) if !self.unit.structs[id.0 as usize].complete => id,
+                    Some((Tag::Struct(id), _))
+                        if !self.unit.structs[id.0 as usize].complete
+                            && self.unit.structs[id.0 as usize].is_union == is_union =>
+                    {
+                        id
+                    }
                     Some((_, prev)) => {
-                        let d = Diagnostic::new(
-                            Code::Redefinition,
-                            tag.span,
-                            format!("redefinition of `struct {}`", tag.name),
-                        )
-                        .with_related(
-                            prev,
-                            format!("previous definition of `struct {}` is here", tag.name),
-                        );
-                        self.report(d);
-                        let id = self.new_struct(tag.name.clone(), tag.span);
+                        self.tag_redefined(keyword, tag, prev);
+                        let id = self.new_struct(tag.name.clone(), tag.span, is_union);
                         let scope = self.scopes.last_mut().expect("file scope");
                         scope
                             .tags
@@ -291,7 +306,7 @@ impl Checker<'_> {
                         id
                     }
                     None => {
-                        let id = self.new_struct(tag.name.clone(), tag.span);
+                        let id = self.new_struct(tag.name.clone(), tag.span, is_union);
                         let scope = self.scopes.last_mut().expect("file scope");
                         scope
                             .tags
@@ -300,7 +315,7 @@ impl Checker<'_> {
                     }
                 }
             }
-            None => self.new_struct(SmolStr::new_static("<anonymous>"), st.span),
+            None => self.new_struct(SmolStr::new_static("<anonymous>"), st.span, is_union),
         };
         self.unit.structs[id.0 as usize].span = st.span;
         let packed = spec.attributes.iter().any(|a| attr_is(a, "packed"));
@@ -372,15 +387,16 @@ impl Checker<'_> {
                 }
             };
             let a = if packed { 1 } else { a };
-            offset = align_up(offset, a);
+            // A union's members all start at 0; `offset` is then its largest size.
+            let at = if is_union { 0 } else { align_up(offset, a) };
             out.push(hir::Field {
                 name: name.name.clone(),
                 ty,
-                offset,
+                offset: at,
                 span: name.span,
                 is_const: q.is_const,
             });
-            offset = offset.saturating_add(size);
+            offset = offset.max(at.saturating_add(size));
             align = align.max(a);
         }
         let def = &mut self.unit.structs[id.0 as usize];
@@ -391,7 +407,21 @@ impl Checker<'_> {
         Type::Struct(id)
     }
 
-    fn new_struct(&mut self, name: SmolStr, span: Span) -> StructId {
+    /// `struct`, `union` or `enum` `tag` defined again where `prev` was.
+    fn tag_redefined(&mut self, keyword: &str, tag: &ast::Ident, prev: Span) {
+        let d = Diagnostic::new(
+            Code::Redefinition,
+            tag.span,
+            format!("redefinition of `{keyword} {}`", tag.name),
+        )
+        .with_related(
+            prev,
+            format!("previous definition of `{}` is here", tag.name),
+        );
+        self.report(d);
+    }
+
+    fn new_struct(&mut self, name: SmolStr, span: Span, is_union: bool) -> StructId {
         self.unit.structs.push(hir::StructDef {
             name,
             is_typedef_name: false,
@@ -400,6 +430,7 @@ impl Checker<'_> {
             size: 0,
             align: 1,
             complete: false,
+            is_union,
         });
         StructId(self.unit.structs.len() as u32 - 1)
     }

@@ -279,6 +279,11 @@ impl Checker<'_> {
     }
 
     fn ident(&mut self, id: &ast::Ident, span: Span, node: ast::NodeId) -> Expr {
+        // Keywords of type `bool` in OpenCL C (clang reads them so in every
+        // version; they are not macros).
+        if let Some(value) = bool_keyword(&id.name) {
+            return self.mk(ExprKind::Int(value as u64), Type::BOOL, span, node);
+        }
         match self.lookup(&id.name).map(|b| b.sym.clone()) {
             Some(Sym::Local(l)) => {
                 let Some(local) = self.func.as_ref().and_then(|f| f.locals.get(l.0 as usize))
@@ -2309,5 +2314,14 @@ mod tests {
         assert!(parse_swizzle("xyzwx", 4, "float4")
             .unwrap_err()
             .contains("invalid length 5"));
+    }
+}
+
+/// The value of `true` or `false`.
+pub(crate) fn bool_keyword(name: &str) -> Option<bool> {
+    match name {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
     }
 }

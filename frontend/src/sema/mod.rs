@@ -98,9 +98,10 @@ pub(crate) struct Binding {
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Tag {
+    /// A struct or union (`StructDef::is_union` tells which).
     Struct(StructId),
-    /// A union or enum tag (unsupported; already reported).
-    Other,
+    /// An enum; `defined` is false for a forward reference (`enum E;`).
+    Enum { defined: bool },
 }
 
 /// A fast non-cryptographic hasher for identifiers (the FxHash function used

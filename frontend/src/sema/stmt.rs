@@ -705,6 +705,11 @@ impl Checker<'_> {
                 )
             }
             Type::Struct(id) => {
+                let is_union = self
+                    .unit
+                    .structs
+                    .get(id.0 as usize)
+                    .is_some_and(|d| d.is_union);
                 let fields: Vec<(smol_str::SmolStr, Type)> =
                     match self.unit.structs.get(id.0 as usize) {
                         Some(def) if def.complete => def
@@ -759,15 +764,23 @@ impl Checker<'_> {
                             self.warning(
                                 Code::InvalidDeclaration,
                                 items[*idx].1.span(),
-                                "excess elements in struct initializer",
+                                if is_union {
+                                    "excess elements in union initializer"
+                                } else {
+                                    "excess elements in struct initializer"
+                                },
                             );
                             *idx = items.len();
                         }
                         break;
                     }
                     let fty = fields[cursor].1.clone();
+                    if is_union {
+                        // One member at a time: the last one named wins.
+                        elems.iter_mut().for_each(|e| *e = None);
+                    }
                     elems[cursor] = self.init_element(&fty, items, idx, pending.take());
-                    cursor += 1;
+                    cursor = if is_union { fields.len() } else { cursor + 1 };
                 }
                 (
                     Some(Init::List {

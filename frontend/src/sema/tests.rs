@@ -9,7 +9,7 @@ use crate::hir::{
 use crate::lexer::lex;
 use crate::parser::parse;
 use crate::source::{FileId, SourceFile};
-use crate::types::{AddressSpace, Scalar, Type};
+use crate::types::{AddressSpace, Scalar, StructId, Type};
 
 use Scalar::*;
 
@@ -1226,12 +1226,6 @@ fn unsupported_features_have_their_codes() {
         ("global int g;", Code::UnsupportedProgramScopeVariable, "g;"),
         ("int g = 1;", Code::UnsupportedProgramScopeVariable, "g = 1"),
         (
-            "union U { int a; float b; };",
-            Code::UnsupportedUnion,
-            "union",
-        ),
-        ("enum E { A, B };", Code::UnsupportedEnum, "enum"),
-        (
             "int v(int a, ...) { return a; }",
             Code::UnsupportedVariadic,
             "v(",
@@ -1269,12 +1263,6 @@ fn unsupported_features_have_their_codes() {
     assert_eq!(
         d.message,
         "sub-group barriers are not supported yet (`sub_group_barrier`)"
-    );
-    // enumerators still check as int constants after the report
-    one(
-        "enum E { A, B = 5 }; void f() { int a[B]; int x = A; }",
-        Code::UnsupportedEnum,
-        "enum",
     );
 }
 
@@ -2004,5 +1992,57 @@ fn work_group_collectives_resolve() {
         "kernel void k(global int *o) { o[0] = work_group_broadcast(o[1], 1, 2, 3, 4); }",
         Code::ArgCount,
         "work_group_broadcast",
+    );
+}
+
+#[test]
+fn enums_are_int_constants_usable_in_constant_expressions() {
+    let h = ok(
+        "enum Mode { ADD, MUL = 4, MAX }; typedef enum { LO = -1 } W;
+        void f(enum Mode m) { int a[MAX]; W w = LO; enum Mode n = m;
+          switch (n) { case ADD: break; case MAX: break; } }",
+    );
+    let f = &h.functions[0];
+    assert_eq!(f.locals[0].ty, Type::INT);
+    assert_eq!(f.locals[1].ty, Type::Array(Box::new(Type::INT), 5));
+    assert_eq!(f.locals[2].ty, Type::INT);
+    // A redefinition and a union tag used as an enum are errors.
+    one("enum E { A }; enum E { B };", Code::Redefinition, "E { B");
+    one("union U { int a; }; enum U u;", Code::TypeMismatch, "U u");
+}
+
+#[test]
+fn union_members_share_offset_zero() {
+    let h = ok("union U { char c; float4 v; int a[5]; };
+        void f() { union U u = { 'a' }; u.v = (float4)(1.0f); int x = u.a[4]; union U w = { .a = { 1 } }; }");
+    let def = &h.structs[0];
+    assert!(def.is_union);
+    assert!(def.fields.iter().all(|f| f.offset == 0));
+    // The largest member (20 bytes) rounded up to the alignment of float4.
+    assert_eq!((def.size, def.align), (32, 16));
+    assert_eq!(
+        hir::type_name(&Type::Struct(StructId(0)), &h.structs),
+        "union U"
+    );
+    let (_, d) = run("union U { int a; float b; }; void f() { union U u = { 1, 2.0f }; }");
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert!(d[0]
+        .message
+        .contains("excess elements in union initializer"));
+    one("union U { int a; }; struct U s;", Code::TypeMismatch, "U s");
+}
+
+#[test]
+fn true_false_and_gnu_const() {
+    let h =
+        ok("void f(__const int n) { bool b = true; int x = false + n; __const__ float c = 1.0f; }");
+    let f = &h.functions[0];
+    assert!(f.locals[0].is_const);
+    assert_eq!(f.locals[1].ty, Type::BOOL);
+    assert!(f.locals[3].is_const);
+    one(
+        "void f() { __const int c = 1; c = 2; }",
+        Code::NotAssignable,
+        "c = 2",
     );
 }

@@ -489,12 +489,23 @@ impl<'u> Lowerer<'u> {
                 }
             }
             Type::Struct(id) => {
-                let fields: Vec<(u64, Type)> = self
-                    .unit
-                    .structs
-                    .get(id.0 as usize)
+                let def = self.unit.structs.get(id.0 as usize);
+                let is_union = def.is_some_and(|d| d.is_union);
+                let fields: Vec<(u64, Type)> = def
                     .map(|d| d.fields.iter().map(|f| (f.offset, f.ty.clone())).collect())
                     .unwrap_or_default();
+                if is_union {
+                    // Zero bytes (C's rule for the rest of a union), then the
+                    // one member the list initializes.
+                    self.store_zero(ptr, ty, src);
+                    for (i, (_, fty)) in fields.iter().enumerate() {
+                        if let Some(Some(el)) = elems.get(i) {
+                            self.store_init(ptr, fty, el, src);
+                        }
+                    }
+                    self.leave();
+                    return;
+                }
                 for (i, (off, fty)) in fields.iter().enumerate() {
                     let p = self.ptr_offset(ptr, *off as i64, src);
                     match elems.get(i) {

@@ -163,6 +163,9 @@ fn collect_leaves(
                 .get(id.0 as usize)
                 .filter(|d| d.complete)
                 .ok_or_else(|| format!("`{}` is an incomplete type", unit.type_name(ty)))?;
+            if def.is_union {
+                return union_leaves(unit, def, base, depth, out);
+            }
             for field in &def.fields {
                 collect_leaves(unit, &field.ty, base + field.offset, depth + 1, out)?;
                 if out.len() > MAX_LEAVES {
@@ -177,6 +180,48 @@ fn collect_leaves(
         )),
         Type::Error => Err("an expression of this type did not type-check".into()),
     }
+}
+
+/// A union is copied as its bytes, in the widest integers its size and
+/// alignment allow: its members overlap, so copying them one by one would
+/// store some bytes twice, and a `bool` member would clip the byte it shares
+/// with a wider one. Pointers cannot be moved through integers in the IR.
+fn union_leaves(
+    unit: &hir::Unit,
+    def: &hir::StructDef,
+    base: u64,
+    depth: u32,
+    out: &mut Vec<(u64, LeafTy)>,
+) -> Result<(), String> {
+    for field in &def.fields {
+        let mut inner = Vec::new();
+        collect_leaves(unit, &field.ty, 0, depth + 1, &mut inner)?;
+        if inner.iter().any(|(_, l)| matches!(l, LeafTy::Ptr(_))) {
+            return Err(format!(
+                "unions with pointer members (`{}`) are not supported by the vectorizer",
+                field.name
+            ));
+        }
+    }
+    let chunk = [Scalar::ULong, Scalar::UInt, Scalar::UShort, Scalar::UChar]
+        .into_iter()
+        .find(|s| {
+            let n = u64::from(s.size());
+            def.size % n == 0 && def.align % n == 0
+        })
+        .unwrap_or(Scalar::UChar);
+    let n = u64::from(chunk.size());
+    if def.size / n > MAX_LEAVES as u64 {
+        return Err(format!(
+            "values of type `{} {}` are too large to copy by value in the vectorizer",
+            def.keyword(),
+            def.name
+        ));
+    }
+    for i in 0..def.size / n {
+        out.push((base + i * n, LeafTy::Scalar(chunk)));
+    }
+    Ok(())
 }
 
 /// The bytes of a `__constant` variable of type `ty` initialized with
