@@ -23,6 +23,26 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// `a, f(b, c)=x` -> [`a`, `f(b, c)=x`]: commas inside parentheses or
+/// brackets belong to the access text (`vload4(i, p)`).
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out
+}
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -590,7 +610,7 @@ fn check_facts(path: &Path, target: &str) -> Vec<String> {
                 }
             }
             "access" => {
-                for item in f.body.split(',').map(str::trim) {
+                for item in split_top_level(&f.body) {
                     let Some((text, pat)) = item.rsplit_once('=') else {
                         failures.push(format!(
                             "{}: malformed access expectation `{item}`",

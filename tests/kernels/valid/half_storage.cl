@@ -30,7 +30,7 @@ __kernel void half4_axpy(__global const half *x, __global half *y, float a, int 
     int i = get_global_id(0);
     if (i >= n)
         return;
-    float4 xv = vload_half4(i, x);  //~ access: vload_half4(i, x)=strided(8)
+    float4 xv = vload_half4(i, x);  //~ access: vload_half4(i, x)=contiguous
     float4 yv = vload_half4(i, y);
     vstore_half4_rte(a * xv + yv, i, y);
 }
@@ -40,9 +40,9 @@ __kernel void packed3_scale(__global const half *in, __global half *out, int n)
     int i = get_global_id(0);
     if (i >= n)
         return;
-    float3 v = vloada_half3(i, in);
+    float3 v = vloada_half3(i, in);  //~ warning[L0204] //~ access: vloada_half3(i, in)=strided
     double3 d = convert_double3(v) * 0.1;
-    vstorea_half3_rtn(d, i, out);
+    vstorea_half3_rtn(d, i, out);  //~ warning[L0204]
 }
 
 __kernel void private_staging(__global const half *in, __global float *out, int n)
@@ -51,7 +51,7 @@ __kernel void private_staging(__global const half *in, __global float *out, int 
     if (i >= n)
         return;
     // half objects cannot be declared: private staging is ushort storage.
-    ushort bits[2];
+    ushort bits[2];  //~ warning[L0206]
     __private half *tmp = (__private half *)bits;
     float2 pair = vload_half2(i, in);
     vstore_half(pair.y, 0, tmp);

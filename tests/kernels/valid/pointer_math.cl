@@ -20,10 +20,10 @@ __kernel void split(__global const float *x, __global const float *y,
     if (i >= n)
         return;
     float a = x[i] * 1000.0f;  //~ shape: varying
-    frac[i] = fract(a, &whole[i]);  //~ access: whole[i]=store:contiguous
+    frac[i] = fract(a, &whole[i]);  //~ access: &whole[i]=store:contiguous
     float ip;
     float m = modf(a, &ip);
-    sine[i] = sincos(x[i], &cosine[i]) + m - ip;
+    sine[i] = sincos(x[i], &cosine[i]) + m - ip;  //~ access: &cosine[i]=contiguous, sine[i]=contiguous
     int e;
     mant[i] = frexp(a, &e);
     expo[i] = e;

@@ -68,13 +68,14 @@ impl Lowerer<'_> {
             results.push(r);
             outs.extend(out);
         }
-        // The output pointer is the last argument.
-        if let (Some(ptr_arg), Some(ptr_ty)) = (a.last(), call.params.last()) {
-            if let Type::Pointer(p) = ptr_ty {
-                if !outs.is_empty() {
-                    let ptr = self.first(ptr_arg, Ty::Ptr(p.space));
-                    self.store_vals(ptr, &p.pointee, &outs, src);
-                }
+        // The output pointer is the last argument; its store is reported
+        // at that argument (`&whole[i]`).
+        if let (Some(ptr_arg), Some(Type::Pointer(p)), Some(ptr_expr)) =
+            (a.last(), call.params.last(), args.last())
+        {
+            if !outs.is_empty() {
+                let ptr = self.first(ptr_arg, Ty::Ptr(p.space));
+                self.store_vals(ptr, &p.pointee, &outs, esrc(ptr_expr));
             }
         }
         Some(results)
