@@ -10,7 +10,7 @@ __kernel void histogram16(__global const uint *in, volatile __global int *hist,
     if (i >= n)
         return;
     uint bin = in[i] & 15u;
-    atomic_add(&hist[bin], 1);
+    atomic_add(&hist[bin], 1);  //~ warning[L0209]
     if (in[i] == 0u)
-        atomic_inc(count);
+        atomic_inc(count);  //~ warning[L0208]
 }
