@@ -469,8 +469,12 @@ fn compare(e: Elem, got: &[u8], want: &[u8], tol: Tolerance) -> Option<(usize, V
                 }
             }
         }
-        Elem::Int(n) => {
-            let n = n as usize;
+        // `half` storage is compared bit for bit, as 16-bit integers.
+        Elem::Int(_) | Elem::Half => {
+            let n = match e {
+                Elem::Int(n) => n as usize,
+                _ => 2,
+            };
             for (i, (g, w)) in got.chunks_exact(n).zip(want.chunks_exact(n)).enumerate() {
                 if g != w {
                     let v = |c: &[u8]| {
@@ -767,6 +771,7 @@ fn coverage(kc: &KernelCode, args: &[Arg], (lanes, pocl): &Outputs) -> (usize, u
         let elem = elem_of(p.ty.as_ref());
         let n = match elem {
             Elem::Int(n) => n as usize,
+            Elem::Half => 2,
             Elem::F64 => 8,
             Elem::F32 => 4,
             Elem::Bytes => 1,
