@@ -563,6 +563,10 @@ struct Machine<'f> {
     shared: HashMap<u32, Shared>,
     /// Accesses to shared memory since the last barrier of the group.
     races: Races,
+    /// Races are checked in kernels with work-group features only: a plain
+    /// kernel's tests catch its races by running it in two orders, and
+    /// tracking every byte it touches would cost them memory and time.
+    check_races: bool,
     /// The first read of never-written `__local` bytes since the last
     /// barrier fencing `__local` memory: reported at that barrier unless
     /// another work-item writes the bytes before it (a data race).
@@ -685,6 +689,7 @@ impl<'f> Machine<'f> {
             local_objs,
             shared,
             races: Races::default(),
+            check_races: f.uses_work_group_features(),
             uninit_local_read: None,
             template,
             order: Order::new(f),
@@ -1461,6 +1466,9 @@ impl<'f> Machine<'f> {
         kind: AccessKind,
     ) -> Result<(), Fault> {
         let Some(obj) = p.obj else { return Ok(()) };
+        if !self.check_races {
+            return Ok(());
+        }
         let Some(&space) = self.shared.get(&obj) else {
             return Ok(());
         };

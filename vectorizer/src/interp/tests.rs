@@ -2043,7 +2043,9 @@ fn local_write_read_without_a_local_fence_is_a_race() {
 
 #[test]
 fn global_stores_to_one_address_race_but_not_across_groups() {
-    // out[group] = lid: every work-item of a group writes the same int.
+    // out[group] = lid: every work-item of a group writes the same int;
+    // then a barrier (races are checked in kernels with work-group
+    // features).
     let mut b = B::new();
     let out = b.param("out", G);
     let grp = b.wi(WorkItem::GroupId, 0);
@@ -2051,6 +2053,7 @@ fn global_stores_to_one_address_race_but_not_across_groups() {
     let v = b.cast(CastOp::Trunc, lid, Ty::I32);
     let p = b.elem(out, grp, 4);
     let st = b.store(p, v);
+    b.barrier(ir::fence::GLOBAL);
     b.ret();
     let mut args = vec![ArgValue::Buffer(vec![0; 16])];
     let e = run(&b.f, &NdRange::new_1d(8, 2), &mut args, 4).unwrap_err();
