@@ -537,92 +537,63 @@ impl Verifier<'_> {
                     }
                 }
             }
-            InstKind::Horizontal { op, args } => match op {
-                Horizontal::Any | Horizontal::All => {
-                    if args.len() != 1 {
-                        errs.push(format!("sub_group.{} takes 1 argument", op.name()));
-                    } else {
-                        want(&mut errs, "argument", args[0], &|t| t == Ty::I1, "i1");
+            // Sub-group and work-group collectives share their checks; only
+            // broadcast differs (a lane index, or 1 to 3 local ids).
+            InstKind::Horizontal { op, args } | InstKind::WorkGroup { op, args } => {
+                let scope = match inst.kind {
+                    InstKind::WorkGroup { .. } => "work_group",
+                    _ => "sub_group",
+                };
+                match op {
+                    Horizontal::Any | Horizontal::All => {
+                        if args.len() != 1 {
+                            errs.push(format!("{scope}.{} takes 1 argument", op.name()));
+                        } else {
+                            want(&mut errs, "argument", args[0], &|t| t == Ty::I1, "i1");
+                        }
+                        if rty != Ty::I1 {
+                            errs.push(format!("{scope}.{} has type {rty}, expected i1", op.name()));
+                        }
                     }
-                    if rty != Ty::I1 {
-                        errs.push(format!(
-                            "sub_group.{} has type {rty}, expected i1",
-                            op.name()
-                        ));
+                    Horizontal::Broadcast if scope == "sub_group" => {
+                        if args.len() != 2 {
+                            errs.push("sub_group.broadcast takes 2 arguments".into());
+                        } else {
+                            want(&mut errs, "value", args[0], &|t| t == rty, &rty.to_string());
+                            want(&mut errs, "lane", args[1], &|t| t == Ty::I32, "i32");
+                        }
                     }
-                }
-                Horizontal::Broadcast => {
-                    if args.len() != 2 {
-                        errs.push("sub_group.broadcast takes 2 arguments".into());
-                    } else {
-                        want(&mut errs, "value", args[0], &|t| t == rty, &rty.to_string());
-                        want(&mut errs, "lane", args[1], &|t| t == Ty::I32, "i32");
+                    Horizontal::Broadcast => {
+                        if !(2..=4).contains(&args.len()) {
+                            errs.push("work_group.broadcast takes a value and 1 to 3 ids".into());
+                        } else {
+                            want(&mut errs, "value", args[0], &|t| t == rty, &rty.to_string());
+                            for &id in &args[1..] {
+                                want(&mut errs, "local id", id, &|t| t == Ty::I64, "i64");
+                            }
+                        }
                     }
-                }
-                Horizontal::Reduce(r)
-                | Horizontal::ScanInclusive(r)
-                | Horizontal::ScanExclusive(r) => {
-                    if args.len() != 1 {
-                        errs.push(format!("sub_group.{} takes 1 argument", op.name()));
-                    } else {
-                        want(
-                            &mut errs,
-                            "argument",
-                            args[0],
-                            &|t| t == rty,
-                            &rty.to_string(),
-                        );
-                    }
-                    let float = matches!(r, ReduceOp::FAdd | ReduceOp::FMin | ReduceOp::FMax);
-                    if (float && !rty.is_float()) || (!float && !rty.is_int()) {
-                        errs.push(format!("sub_group.{} on type {rty}", op.name()));
-                    }
-                }
-            },
-            InstKind::WorkGroup { op, args } => match op {
-                Horizontal::Any | Horizontal::All => {
-                    if args.len() != 1 {
-                        errs.push(format!("work_group.{} takes 1 argument", op.name()));
-                    } else {
-                        want(&mut errs, "argument", args[0], &|t| t == Ty::I1, "i1");
-                    }
-                    if rty != Ty::I1 {
-                        errs.push(format!(
-                            "work_group.{} has type {rty}, expected i1",
-                            op.name()
-                        ));
-                    }
-                }
-                Horizontal::Broadcast => {
-                    if !(2..=4).contains(&args.len()) {
-                        errs.push("work_group.broadcast takes a value and 1 to 3 ids".into());
-                    } else {
-                        want(&mut errs, "value", args[0], &|t| t == rty, &rty.to_string());
-                        for &id in &args[1..] {
-                            want(&mut errs, "local id", id, &|t| t == Ty::I64, "i64");
+                    Horizontal::Reduce(r)
+                    | Horizontal::ScanInclusive(r)
+                    | Horizontal::ScanExclusive(r) => {
+                        if args.len() != 1 {
+                            errs.push(format!("{scope}.{} takes 1 argument", op.name()));
+                        } else {
+                            want(
+                                &mut errs,
+                                "argument",
+                                args[0],
+                                &|t| t == rty,
+                                &rty.to_string(),
+                            );
+                        }
+                        let float = matches!(r, ReduceOp::FAdd | ReduceOp::FMin | ReduceOp::FMax);
+                        if (float && !rty.is_float()) || (!float && !rty.is_int()) {
+                            errs.push(format!("{scope}.{} on type {rty}", op.name()));
                         }
                     }
                 }
-                Horizontal::Reduce(r)
-                | Horizontal::ScanInclusive(r)
-                | Horizontal::ScanExclusive(r) => {
-                    if args.len() != 1 {
-                        errs.push(format!("work_group.{} takes 1 argument", op.name()));
-                    } else {
-                        want(
-                            &mut errs,
-                            "argument",
-                            args[0],
-                            &|t| t == rty,
-                            &rty.to_string(),
-                        );
-                    }
-                    let float = matches!(r, ReduceOp::FAdd | ReduceOp::FMin | ReduceOp::FMax);
-                    if (float && !rty.is_float()) || (!float && !rty.is_int()) {
-                        errs.push(format!("work_group.{} on type {rty}", op.name()));
-                    }
-                }
-            },
+            }
             InstKind::Barrier { .. } => {
                 if rty != Ty::Void {
                     errs.push(format!("barrier has type {rty}"));
