@@ -626,13 +626,20 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         let mut iargs = interp_args(&ka.func, &kernel_args, &struct_layouts)?;
         let why = if args.interpret { "" } else { " for --verify" };
         eprintln!("lanes run: interpreting `{name}`{why} ({items} work-items)…");
-        interp::run(&ka.func, &range, &mut iargs, spec.width).map_err(|e| {
-            format!(
-                "the scalar interpreter stopped: {}",
-                e.render(&unit.sources)
-            )
-        })?;
+        let opts = interp::Options::new(spec.width);
+        let (_, printed) =
+            interp::run_printing(&ka.func, &range, &mut iargs, &opts).map_err(|e| {
+                format!(
+                    "the scalar interpreter stopped: {}",
+                    e.render(&unit.sources)
+                )
+            })?;
+        // printf output, work-item by work-item in launch order.
+        for p in &printed {
+            print!("{}", p.text);
+        }
         if args.interpret {
+            // The buffers the kernel writes.
             for (i, a) in kernel_args.iter().enumerate() {
                 if let (
                     Arg::Buffer {

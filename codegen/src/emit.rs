@@ -560,6 +560,8 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             InstKind::Barrier { .. } | InstKind::Atomic { .. } | InstKind::WorkGroup { .. } => {
                 Err("work-group features are not compiled yet".into())
             }
+            // Refused before code generation (`refuse.rs`).
+            InstKind::Printf { .. } => Err("`printf` cannot be compiled".into()),
             InstKind::Br(t) => {
                 let tb = self.bb(*t)?;
                 let i =

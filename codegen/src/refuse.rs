@@ -15,6 +15,10 @@ fn missing(k: &InstKind) -> Option<(Code, String)> {
             Code::UnsupportedByVectorizer,
             "code generation for `lgamma`/`lgamma_r` is not available yet: the vector math library has no `lgamma` (`lanes run --interpret` runs the kernel)".into(),
         )),
+        InstKind::Printf { .. } => Some((
+            Code::UnsupportedPrintf,
+            "`printf` cannot be compiled yet: generated code has no output channel (`lanes check` and `lanes explain` analyse the call; `lanes run --interpret` prints its output)".into(),
+        )),
         _ => None,
     }
 }

@@ -278,6 +278,9 @@ pub enum BuiltinFn {
     VStoreHalf(HalfAccess),
     /// Barriers, fences, atomics and asynchronous copies, checked by rule.
     WorkGroup(crate::workgroup::WorkGroupFn),
+    /// `printf(format, ...)`: the format string (arguments after the
+    /// default promotions, vectors flattened by the lowering).
+    Printf(smol_str::SmolStr),
 }
 
 /// The shape of a `half` load or store: N components (1 for the scalar
@@ -330,6 +333,7 @@ impl BuiltinCall {
                 half_access_name(store, *h)
             }
             BuiltinFn::WorkGroup(f) => format!("{f:?}"),
+            BuiltinFn::Printf(_) => "printf".to_string(),
         }
     }
 }
@@ -964,6 +968,7 @@ pub fn is_builtin_name(name: &str) -> bool {
         || parse_half_access_name(name).is_some()
         || name == "vec_step"
         || crate::workgroup::parse(name).is_some()
+        || name == "printf"
 }
 
 /// Built-in functions of OpenCL C that lanes does not compile yet: the
@@ -971,7 +976,6 @@ pub fn is_builtin_name(name: &str) -> bool {
 pub fn unsupported(name: &str) -> Option<(Code, String)> {
     let (code, what) = match name {
         "sub_group_barrier" => (Code::UnsupportedBarrier, "sub-group barriers are"),
-        "printf" => (Code::UnsupportedPrintf, "`printf` is"),
         "to_global" | "to_local" | "to_private" | "get_fence" => (
             Code::UnsupportedGenericAddressSpace,
             "the generic address space is",

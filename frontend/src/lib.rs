@@ -12,6 +12,7 @@ pub mod hir;
 pub mod lexer;
 pub mod parser;
 pub mod preprocess;
+pub mod printf;
 pub mod sema;
 pub mod source;
 pub mod suppress;

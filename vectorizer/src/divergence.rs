@@ -433,6 +433,8 @@ impl<'a> Analyzer<'a> {
             // see different old values even on one address.
             InstKind::Atomic { .. } => (varying_like(Shape::varying(), inst.ty), Cause::Lanes),
             InstKind::Barrier { .. } => (Shape::Bottom, Cause::None),
+            // Prints (a side effect); the result is always 0.
+            InstKind::Printf { .. } => (Shape::uniform(), Cause::None),
             InstKind::CondBr { cond, .. } => {
                 if self.non_uniform(*cond) {
                     self.divergent_branch(block);

@@ -110,6 +110,7 @@ mod memory;
 mod ops;
 mod order;
 mod races;
+mod printf;
 mod vector;
 pub use vector::run_vector;
 #[cfg(test)]
@@ -337,6 +338,25 @@ pub fn run_with(
     args: &mut [ArgValue],
     opts: &Options,
 ) -> Result<RunStats, InterpError> {
+    run_printing(f, range, args, opts).map(|(stats, _)| stats)
+}
+
+/// What one work-item printed with `printf`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    pub global_id: [u64; 3],
+    pub text: String,
+}
+
+/// [`run_with`], also returning the `printf` output: every work-item's
+/// output together, work-items in launch order (work-group by work-group,
+/// linear id within the group), each in the order it printed.
+pub fn run_printing(
+    f: &Function,
+    range: &NdRange,
+    args: &mut [ArgValue],
+    opts: &Options,
+) -> Result<(RunStats, Vec<Printed>), InterpError> {
     let geo = Geometry::new(f, range, opts.sub_group_width)?;
     check_args(f, args)?;
     if f.blocks.get(f.entry.index()).is_none() {
@@ -356,7 +376,13 @@ pub fn run_with(
             *bytes = std::mem::take(&mut o.bytes);
         }
     }
-    result.map(|()| m.stats)
+    let mut printed = std::mem::take(&mut m.printed);
+    printed.sort_by_key(|p| p.0);
+    let printed = printed
+        .into_iter()
+        .map(|(_, global_id, text)| Printed { global_id, text })
+        .collect();
+    result.map(|()| (m.stats, printed))
 }
 
 fn pre_run(span: Span, kind: ErrorKind, message: impl Into<String>) -> InterpError {
@@ -582,6 +608,8 @@ struct Machine<'f> {
     /// Names for messages: alloca instruction -> variable, value -> variable.
     alloca_names: HashMap<InstId, String>,
     value_names: HashMap<ValueId, String>,
+    /// `printf` output: (work-item index, global id, text) in execution order.
+    printed: Vec<(u64, [u64; 3], String)>,
 }
 
 impl<'f> Machine<'f> {
@@ -699,6 +727,7 @@ impl<'f> Machine<'f> {
                 .any(|i| matches!(i.kind, InstKind::Horizontal { .. })),
             alloca_names,
             value_names,
+            printed: Vec::new(),
         }
     }
 
@@ -1355,6 +1384,15 @@ impl<'f> Machine<'f> {
                     return Ok(Flow::Next);
                 }
                 old
+            }
+            InstKind::Printf { format, args } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push((f.ty(*a), self.used(lane, *a)?));
+                }
+                let text = printf::format(format, &vals);
+                self.printed.push((lane.index, lane.gid, text));
+                Val::Int(0)
             }
             InstKind::Br(b) => return Ok(Flow::Jump(*b)),
             InstKind::CondBr { cond, then, els } => {

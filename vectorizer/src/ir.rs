@@ -803,6 +803,12 @@ pub enum InstKind {
         op: Horizontal,
         args: Vec<ValueId>,
     },
+    /// `printf`: the format (with `%s` strings spliced in) and the values
+    /// of its conversions, vectors as their components; returns `i32` 0.
+    Printf {
+        format: SmolStr,
+        args: Vec<ValueId>,
+    },
     // Terminators.
     Br(BlockId),
     CondBr {
@@ -875,7 +881,8 @@ impl InstKind {
             }
             InstKind::Math { args, .. }
             | InstKind::Horizontal { args, .. }
-            | InstKind::WorkGroup { args, .. } => args.iter().for_each(|&v| f(v)),
+            | InstKind::WorkGroup { args, .. }
+            | InstKind::Printf { args, .. } => args.iter().for_each(|&v| f(v)),
             InstKind::Atomic { ptr, args, .. } => {
                 f(*ptr);
                 args.iter().for_each(|&v| f(v))
@@ -916,7 +923,8 @@ impl InstKind {
             }
             InstKind::Math { args, .. }
             | InstKind::Horizontal { args, .. }
-            | InstKind::WorkGroup { args, .. } => args.iter_mut().for_each(f),
+            | InstKind::WorkGroup { args, .. }
+            | InstKind::Printf { args, .. } => args.iter_mut().for_each(f),
             InstKind::Atomic { ptr, args, .. } => {
                 f(ptr);
                 args.iter_mut().for_each(f)
@@ -971,6 +979,7 @@ impl InstKind {
                 | InstKind::Barrier { .. }
                 | InstKind::Atomic { .. }
                 | InstKind::WorkGroup { .. }
+                | InstKind::Printf { .. }
         ) || self.is_terminator()
     }
 

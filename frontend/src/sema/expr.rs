@@ -1795,12 +1795,12 @@ impl Checker<'_> {
         if let Some((code, msg)) = builtins::unsupported(name) {
             self.unsupported(code, id.span, msg);
             for a in args {
-                // printf's format string is part of the unsupported call.
-                if !(name == "printf" && matches!(a.kind, ast::ExprKind::StringLit(_))) {
-                    self.value(a);
-                }
+                self.value(a);
             }
             return Expr::error(span, node);
+        }
+        if name == "printf" {
+            return self.printf(args, span, node);
         }
         if name == "vec_step" {
             if args.len() != 1 {
@@ -2166,6 +2166,145 @@ impl Checker<'_> {
 }
 
 impl Checker<'_> {
+    /// `printf(format, args...)`: the format must be a string literal; the
+    /// arguments get the default promotions and are checked against the
+    /// conversions (warnings, as clang's `-Wformat`).
+    fn printf(&mut self, args: &[ast::Expr], span: Span, node: ast::NodeId) -> Expr {
+        let Some((first, rest)) = args.split_first() else {
+            self.arg_count("printf", 1, 0, span);
+            return Expr::error(span, node);
+        };
+        let ast::ExprKind::StringLit(format) = &first.kind else {
+            let f = self.value(first);
+            if !f.is_error() {
+                self.error(
+                    Code::TypeMismatch,
+                    first.span,
+                    "the format of `printf` must be a string literal",
+                );
+            }
+            return Expr::error(span, node);
+        };
+        let mut out = Vec::with_capacity(rest.len());
+        let mut strings = Vec::with_capacity(rest.len());
+        let mut failed = false;
+        for a in rest {
+            if let ast::ExprKind::StringLit(s) = &a.kind {
+                // A `%s` argument: the text is part of the call.
+                strings.push(Some(s.clone()));
+                out.push(self.mk(ExprKind::Int(0), Type::INT, a.span, a.id));
+                continue;
+            }
+            strings.push(None);
+            let v = self.value(a);
+            failed |= v.is_error();
+            let v = match v.ty {
+                Type::Scalar(Scalar::Float | Scalar::Half) => {
+                    self.convert_elements(v, Scalar::Double)
+                }
+                Type::Scalar(s) if s.is_integer() && s.size() < 4 || s == Scalar::Bool => {
+                    self.convert_elements(v, Scalar::Int)
+                }
+                _ => v,
+            };
+            out.push(v);
+        }
+        let pieces = match crate::printf::parse(format) {
+            Ok(p) => p,
+            Err(m) => {
+                self.report(Diagnostic::new(
+                    Code::PrintfFormat,
+                    first.span,
+                    format!("invalid `printf` format: {m}"),
+                ));
+                Vec::new()
+            }
+        };
+        let convs: Vec<&crate::printf::Conversion> = pieces
+            .iter()
+            .filter_map(|p| match p {
+                crate::printf::Piece::Conv(c) => Some(c),
+                crate::printf::Piece::Text(_) => None,
+            })
+            .collect();
+        if !pieces.is_empty() || format.is_empty() {
+            if convs.len() > out.len() {
+                self.report(Diagnostic::new(
+                    Code::PrintfFormat,
+                    first.span,
+                    format!(
+                        "more `%` conversions than data arguments ({} conversions, {} arguments)",
+                        convs.len(),
+                        out.len()
+                    ),
+                ));
+            } else if convs.len() < out.len() {
+                self.report(Diagnostic::new(
+                    Code::PrintfFormat,
+                    rest[convs.len()].span,
+                    "data argument not used by format string",
+                ));
+            }
+            for ((c, a), (s, e)) in convs.iter().zip(rest).zip(strings.iter().zip(&out)) {
+                if e.is_error() {
+                    continue;
+                }
+                if let Some(m) = crate::printf::check_argument(c, &e.ty, s.is_some()) {
+                    self.report(Diagnostic::new(Code::PrintfFormat, a.span, m));
+                }
+            }
+        }
+        if failed {
+            return Expr::error(span, node);
+        }
+        // `%s` arguments are spliced into the format: the IR only carries
+        // values.
+        let mut fmt = String::new();
+        let mut values = Vec::new();
+        let mut k = 0;
+        for p in &pieces {
+            match p {
+                crate::printf::Piece::Text(t) => fmt.push_str(&t.replace('%', "%%")),
+                crate::printf::Piece::Conv(c) => {
+                    match strings.get(k) {
+                        Some(Some(s)) if c.conv == 's' => {
+                            fmt.push_str(&s.replace('%', "%%"));
+                        }
+                        _ => {
+                            let len = match c.length {
+                                crate::printf::Length::None => "",
+                                crate::printf::Length::Char => "hh",
+                                crate::printf::Length::Short => "h",
+                                crate::printf::Length::Word => "hl",
+                                crate::printf::Length::Long => "l",
+                            };
+                            let v = c.vector.map_or(String::new(), |n| format!("v{n}"));
+                            fmt.push_str(&format!("%{}{v}{len}{}", c.spec, c.conv));
+                            if let Some(e) = out.get(k) {
+                                values.push(e.clone());
+                            }
+                        }
+                    }
+                    k += 1;
+                }
+            }
+        }
+        let call = BuiltinCall {
+            func: BuiltinFn::Printf(fmt.into()),
+            params: values.iter().map(|v| v.ty.clone()).collect(),
+            ret: Type::INT,
+        };
+        self.mk(
+            ExprKind::Builtin {
+                call: Box::new(call),
+                args: values,
+            },
+            Type::INT,
+            span,
+            node,
+        )
+    }
+
     /// `vload_half*` / `vstore_half*`: `half` memory read as `float`s and
     /// written from `float`s or `double`s.
     fn half_access_builtin(

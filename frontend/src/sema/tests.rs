@@ -1186,11 +1186,6 @@ fn unsupported_features_have_their_codes() {
             Code::UnsupportedImages,
             "read_imagef",
         ),
-        (
-            "kernel void k() { printf(\"%d\", 1); }",
-            Code::UnsupportedPrintf,
-            "printf",
-        ),
         ("kernel void k() { half hv; }", Code::UnsupportedHalf, "hv"),
         (
             "kernel void k(global half *p, global float *o) { o[0] = p[1]; }",

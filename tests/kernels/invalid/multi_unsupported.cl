@@ -24,7 +24,7 @@ __kernel void with_printf(__global const int *x, int n)
 {
     int i = get_global_id(0);
     if (i < n)
-        printf("%d\n", x[i]);                       //~ error[L0905]
+        printf("%d\n", x[i]);
     n = i;
     const int m = n;
     m = 2;                                          //~ error[L0008]

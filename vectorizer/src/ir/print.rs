@@ -209,6 +209,10 @@ pub fn inst_text(f: &Function, i: super::InstId, ann: &dyn Annotate) -> String {
             parts.extend(args.iter().map(|&v| op(v)));
             format!("atomic.{} {} {}", a.name(), inst.ty, parts.join(", "))
         }
+        InstKind::Printf { format, args } => {
+            let a: Vec<String> = args.iter().map(|&v| op(v)).collect();
+            format!("printf {} {:?}({})", inst.ty, format.as_str(), a.join(", "))
+        }
         InstKind::Br(b) => format!("br {}", label(f, *b)),
         InstKind::CondBr { cond, then, els } => {
             format!("br {}, {}, {}", op(*cond), label(f, *then), label(f, *els))

@@ -537,6 +537,14 @@ impl Verifier<'_> {
                     }
                 }
             }
+            InstKind::Printf { args, .. } => {
+                if rty != Ty::I32 {
+                    errs.push(format!("printf has type {rty}, expected i32"));
+                }
+                for &a in args {
+                    want(&mut errs, "argument", a, &|t| t != Ty::Void, "a value");
+                }
+            }
             // Sub-group and work-group collectives share their checks; only
             // broadcast differs (a lane index, or 1 to 3 local ids).
             InstKind::Horizontal { op, args } | InstKind::WorkGroup { op, args } => {

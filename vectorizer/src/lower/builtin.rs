@@ -93,6 +93,21 @@ impl Lowerer<'_> {
                     .collect()
             }
             BuiltinFn::VLoadHalf(h) => self.vload_half(e, *h, args),
+            BuiltinFn::Printf(format) => {
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.extend(self.rvalue(a));
+                }
+                let r = self.emit(
+                    InstKind::Printf {
+                        format: format.clone(),
+                        args: vals,
+                    },
+                    Ty::I32,
+                    esrc(e),
+                );
+                vec![r]
+            }
             BuiltinFn::VStoreHalf(h) => self.vstore_half(e, *h, args),
             BuiltinFn::VStore(n) => {
                 let src = esrc(e);
