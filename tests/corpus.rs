@@ -288,6 +288,7 @@ fn every_error_code_is_exercised_by_the_corpus() {
         Code::UnsupportedLocalMemory,
         Code::UnsupportedAtomics,
         Code::UnsupportedWorkGroupCollective,
+        Code::UnsupportedPrintf,
     ];
     let missing: Vec<&str> = Code::ALL
         .iter()

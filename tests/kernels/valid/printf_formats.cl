@@ -1,4 +1,4 @@
-// printf_debug.cl - printf for debugging, as SDK samples print intermediate
+// printf_formats.cl - printf for debugging, as SDK samples print intermediate
 // values: integers, floats (promoted to double), vectors with OpenCL's `vN`
 // specifier and a `%s` string. `lanes check` analyses the call like any other
 // (its arguments have shapes); `lanes run --interpret` prints the output of
