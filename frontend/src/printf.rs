@@ -168,14 +168,30 @@ pub fn parse(format: &str) -> Result<Vec<Piece>, String> {
     Ok(out)
 }
 
-/// What is wrong with printing an argument of type `ty` (after the
-/// default argument promotions) with `c`, in clang's words, if anything.
-/// `is_string` says the argument is a string literal.
-pub fn check_argument(c: &Conversion, ty: &Type, is_string: bool) -> Option<String> {
+/// The type of one `printf` argument: as written (what messages name, as
+/// clang's do) and after the default argument promotions (what is
+/// checked: `float` is passed as `double`, since `cl_khr_fp64` is
+/// available, and small integers as `int`). A string literal has neither.
+#[derive(Clone, Copy, Debug)]
+pub enum ArgType<'t> {
+    Value {
+        written: &'t Type,
+        promoted: &'t Type,
+    },
+    String,
+}
+
+/// What is wrong with printing an argument of type `arg` with `c`, in
+/// clang's words, if anything.
+pub fn check_argument(c: &Conversion, arg: ArgType<'_>) -> Option<String> {
     let want = describe(c);
+    let (ty, is_string, written) = match arg {
+        ArgType::Value { written, promoted } => (promoted, false, written.to_string()),
+        ArgType::String => (&Type::Error, true, "__constant char *".to_string()),
+    };
     let bad = || {
         Some(format!(
-            "format specifies type `{want}` but the argument has type `{ty}`"
+            "format specifies type `{want}` but the argument has type `{written}`"
         ))
     };
     if c.conv == 's' {
@@ -282,28 +298,53 @@ mod tests {
     #[test]
     fn argument_types_follow_clang() {
         let c = |f: &str| convs(f).remove(0);
-        assert_eq!(check_argument(&c("%d"), &Type::INT, false), None);
-        assert_eq!(check_argument(&c("%u"), &Type::UINT, false), None);
-        assert_eq!(check_argument(&c("%ld"), &Type::LONG, false), None);
-        assert_eq!(check_argument(&c("%f"), &Type::DOUBLE, false), None);
+        let v = |t: &'static Type| ArgType::Value {
+            written: t,
+            promoted: t,
+        };
+        static FLOAT4: Type = Type::Vector(Scalar::Float, 4);
+        static FLOAT2: Type = Type::Vector(Scalar::Float, 2);
+        static INT2: Type = Type::Vector(Scalar::Int, 2);
+        assert_eq!(check_argument(&c("%d"), v(&Type::INT)), None);
+        assert_eq!(check_argument(&c("%u"), v(&Type::UINT)), None);
+        assert_eq!(check_argument(&c("%ld"), v(&Type::LONG)), None);
+        assert_eq!(check_argument(&c("%f"), v(&Type::DOUBLE)), None);
+        assert_eq!(check_argument(&c("%v4hlf"), v(&FLOAT4)), None);
+        assert_eq!(check_argument(&c("%v2hld"), v(&INT2)), None);
+        assert_eq!(check_argument(&c("%s"), ArgType::String), None);
+        assert!(check_argument(&c("%d"), v(&Type::DOUBLE)).is_some());
+        assert!(check_argument(&c("%d"), v(&Type::LONG)).is_some());
+        assert!(check_argument(&c("%f"), v(&Type::INT)).is_some());
+        assert!(check_argument(&c("%v4hlf"), v(&FLOAT2)).is_some());
+        assert!(check_argument(&c("%v4f"), v(&FLOAT4)).is_some());
+    }
+
+    #[test]
+    fn messages_name_the_argument_type_as_written() {
+        let c = |f: &str| convs(f).remove(0);
+        // A float is checked as the double it is passed as, and named as
+        // the float it is (clang: "the argument has type 'float'").
+        let float = ArgType::Value {
+            written: &Type::FLOAT,
+            promoted: &Type::DOUBLE,
+        };
+        assert_eq!(check_argument(&c("%f"), float), None);
         assert_eq!(
-            check_argument(&c("%v4hlf"), &Type::Vector(Scalar::Float, 4), false),
-            None
+            check_argument(&c("%d"), float).unwrap(),
+            "format specifies type `int` but the argument has type `float`"
+        );
+        let char_arg = ArgType::Value {
+            written: &Type::Scalar(Scalar::Char),
+            promoted: &Type::INT,
+        };
+        assert_eq!(check_argument(&c("%d"), char_arg), None);
+        assert_eq!(
+            check_argument(&c("%ld"), char_arg).unwrap(),
+            "format specifies type `long` but the argument has type `char`"
         );
         assert_eq!(
-            check_argument(&c("%v2hld"), &Type::Vector(Scalar::Int, 2), false),
-            None
-        );
-        assert_eq!(check_argument(&c("%s"), &Type::Error, true), None);
-        assert!(check_argument(&c("%d"), &Type::DOUBLE, false).is_some());
-        assert!(check_argument(&c("%d"), &Type::LONG, false).is_some());
-        assert!(check_argument(&c("%f"), &Type::INT, false).is_some());
-        assert!(check_argument(&c("%v4hlf"), &Type::Vector(Scalar::Float, 2), false).is_some());
-        assert!(check_argument(&c("%v4f"), &Type::Vector(Scalar::Float, 4), false).is_some());
-        let m = check_argument(&c("%d"), &Type::DOUBLE, false).unwrap();
-        assert_eq!(
-            m,
-            "format specifies type `int` but the argument has type `double`"
+            check_argument(&c("%d"), ArgType::String).unwrap(),
+            "format specifies type `int` but the argument has type `__constant char *`"
         );
     }
 }

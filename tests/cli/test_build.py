@@ -169,6 +169,7 @@ def test_unsupported_feature_writes_nothing(lanes, root, tmp_path):
     ("L0902", 2, 17, "    __local int tile[64];\n    tile[get_local_id(0)] = 1;\n    a[0] = tile[0];\n"),
     ("L0903", 3, 5, "    int i = get_global_id(0);\n    atomic_add(&a[0], i);\n"),
     ("L0917", 2, 12, "    a[0] = work_group_reduce_add(a[get_global_id(0)]);\n"),
+    ("L0905", 4, 9, "    int i = get_global_id(0);\n    if (i == 0)\n        printf(\"%d\\n\", a[i]);\n"),
 ])
 def test_work_group_feature_is_a_build_error(lanes, tmp_path, code, line, col, body):
     src = tmp_path / "wg.cl"
@@ -322,3 +323,21 @@ def test_run_local_argument_needs_local_bytes(lanes, tmp_path):
                 "--arg", "tmp=local:4"])
     assert proc.returncode == 1
     assert "only for __local pointers" in proc.stderr
+
+
+def test_run_interpret_prints_each_work_item_in_launch_order(lanes, root):
+    # Work-item 0 of every group prints before the barriers, work-item 0 of
+    # group 0 prints again at the end: its two lines stay together, groups
+    # follow in launch order, whatever order the interpreter ran them in.
+    proc = run([lanes, "run", str(root / "tests/kernels/workgroup/printf_debug.cl"),
+                "--kernel", "traced_sum", "--interpret", "--global", "64", "--local", "16",
+                "--arg", "in=fill:64:2", "--arg", "sums=zeros:4"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines() == [
+        "group 0 of 4: 16 work-items",
+        "traced_sum: sum 32, first pair 2,2",
+        "group 1 of 4: 16 work-items",
+        "group 2 of 4: 16 work-items",
+        "group 3 of 4: 16 work-items",
+        "sums = [32, 32, 32, 32]",
+    ]

@@ -109,8 +109,8 @@ use crate::ir::{
 mod memory;
 mod ops;
 mod order;
-mod races;
 mod printf;
+mod races;
 mod vector;
 pub use vector::run_vector;
 #[cfg(test)]

@@ -2187,17 +2187,20 @@ impl Checker<'_> {
         };
         let mut out = Vec::with_capacity(rest.len());
         let mut strings = Vec::with_capacity(rest.len());
+        let mut written = Vec::with_capacity(rest.len());
         let mut failed = false;
         for a in rest {
             if let ast::ExprKind::StringLit(s) = &a.kind {
                 // A `%s` argument: the text is part of the call.
                 strings.push(Some(s.clone()));
+                written.push(Type::Error);
                 out.push(self.mk(ExprKind::Int(0), Type::INT, a.span, a.id));
                 continue;
             }
             strings.push(None);
             let v = self.value(a);
             failed |= v.is_error();
+            written.push(v.ty.clone());
             let v = match v.ty {
                 Type::Scalar(Scalar::Float | Scalar::Half) => {
                     self.convert_elements(v, Scalar::Double)
@@ -2245,11 +2248,18 @@ impl Checker<'_> {
                     "data argument not used by format string",
                 ));
             }
-            for ((c, a), (s, e)) in convs.iter().zip(rest).zip(strings.iter().zip(&out)) {
-                if e.is_error() {
+            for (i, (c, a)) in convs.iter().zip(rest).enumerate() {
+                if out[i].is_error() {
                     continue;
                 }
-                if let Some(m) = crate::printf::check_argument(c, &e.ty, s.is_some()) {
+                let arg = match strings[i] {
+                    Some(_) => crate::printf::ArgType::String,
+                    None => crate::printf::ArgType::Value {
+                        written: &written[i],
+                        promoted: &out[i].ty,
+                    },
+                };
+                if let Some(m) = crate::printf::check_argument(c, arg) {
                     self.report(Diagnostic::new(Code::PrintfFormat, a.span, m));
                 }
             }

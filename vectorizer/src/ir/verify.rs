@@ -775,6 +775,7 @@ fn kind_name(k: &InstKind) -> &'static str {
         InstKind::WorkGroup { .. } => "work_group",
         InstKind::Barrier { .. } => "barrier",
         InstKind::Atomic { .. } => "atomic",
+        InstKind::Printf { .. } => "printf",
         InstKind::Br(_) => "br",
         InstKind::CondBr { .. } => "br",
         InstKind::Switch { .. } => "switch",
