@@ -117,11 +117,18 @@ impl AddressSpace {
     }
 }
 
-/// `__attribute__((name(args)))`; arguments are kept as the span of their text.
+/// `__attribute__((name(args)))`; arguments are kept as the span of their
+/// text, and for the attributes lanes evaluates also parsed from the
+/// preprocessed tokens (so macros in them are expanded).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attribute {
     pub name: Ident,
     pub args: Option<Span>,
+    /// The integer arguments of `reqd_work_group_size`,
+    /// `work_group_size_hint` and `aligned`, as expressions.
+    pub exprs: Vec<Expr>,
+    /// The type argument of `vec_type_hint`.
+    pub type_arg: Option<Box<TypeName>>,
     pub span: Span,
 }
 

@@ -254,6 +254,8 @@ pub struct FunctionAttrs {
     pub reqd_work_group_size: Option<[u32; 3]>,
     /// `__attribute__((work_group_size_hint(x, y, z)))`, folded.
     pub work_group_size_hint: Option<[u32; 3]>,
+    /// `__attribute__((vec_type_hint(T)))`.
+    pub vec_type_hint: Option<crate::types::Type>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -72,7 +72,7 @@ fn check_in(
     let preprocessed =
         preprocess::preprocess(&mut sources, main, options, loader, &mut diagnostics);
     let ast = crate::parser::parse(&preprocessed.tokens, &mut diagnostics);
-    let hir = crate::sema::check_with_sources(&ast, Some(&sources), &mut diagnostics);
+    let hir = crate::sema::check(&ast, &mut diagnostics);
     CheckedUnit {
         sources,
         main,

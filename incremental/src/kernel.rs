@@ -187,7 +187,7 @@ fn analyse_small(
     });
     let mut diags = Vec::new();
     let ast = lanes_frontend::parser::parse(&tokens, &mut diags);
-    let unit = lanes_frontend::sema::check_with_sources(&ast, Some(&sources), &mut diags);
+    let unit = lanes_frontend::sema::check(&ast, &mut diags);
     if diags.iter().any(Diagnostic::is_error) {
         return None;
     }

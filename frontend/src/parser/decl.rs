@@ -418,8 +418,24 @@ impl Parser<'_> {
                 TokenKind::Ident => {
                     let name = self.bump_ident();
                     let mut args = None;
+                    let mut exprs = Vec::new();
+                    let mut type_arg = None;
+                    // A syntax error in the arguments is the only error
+                    // about the attribute, which is then left out.
+                    let mut well_formed = true;
                     if let Some(open) = self.eat(TokenKind::LParen) {
                         let first = self.pos;
+                        match name.name.trim_matches('_') {
+                            "reqd_work_group_size" | "work_group_size_hint" | "aligned" => {
+                                exprs = self.parse_attribute_arguments();
+                                well_formed = self.expect_before_close_paren();
+                            }
+                            "vec_type_hint" if self.kind() != TokenKind::RParen => {
+                                type_arg = Some(Box::new(self.parse_type_name()));
+                                well_formed = self.expect_before_close_paren();
+                            }
+                            _ => {}
+                        }
                         let closed = self.skip_to_close_paren();
                         // The inside of the parentheses, without them.
                         let last = if closed {
@@ -438,7 +454,16 @@ impl Parser<'_> {
                         }
                     }
                     let span = name.span.to(self.prev_span);
-                    out.push(Attribute { name, args, span });
+                    if !well_formed {
+                        continue;
+                    }
+                    out.push(Attribute {
+                        name,
+                        args,
+                        exprs,
+                        type_arg,
+                        span,
+                    });
                 }
                 _ => {
                     self.expected("attribute name");
@@ -450,6 +475,30 @@ impl Parser<'_> {
         if self.expect_closing(TokenKind::RParen, open2) {
             self.expect_closing(TokenKind::RParen, open1);
         }
+    }
+
+    /// The comma-separated expressions of an attribute whose arguments are
+    /// integer constants, up to (not including) the closing `)`. They are
+    /// parsed from the preprocessed tokens, so macros in them are expanded.
+    fn parse_attribute_arguments(&mut self) -> Vec<Expr> {
+        let mut exprs = Vec::new();
+        while self.kind() != TokenKind::RParen && exprs.len() < 16 {
+            exprs.push(self.parse_assign());
+            if self.eat(TokenKind::Comma).is_none() {
+                break;
+            }
+        }
+        exprs
+    }
+
+    /// After an attribute's arguments: anything but the closing `)` is an
+    /// error there (`reqd_work_group_size(16 17, 1, 1)`), as clang says.
+    fn expect_before_close_paren(&mut self) -> bool {
+        if matches!(self.kind(), TokenKind::RParen | TokenKind::Eof) {
+            return true;
+        }
+        self.expected("`)`");
+        false
     }
 
     /// Inside parentheses: skips to the matching `)` and consumes it (true),

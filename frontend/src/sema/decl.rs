@@ -55,6 +55,7 @@ impl Checker<'_> {
 
     /// The type named by declaration specifiers, with their qualifiers.
     pub(crate) fn base_type(&mut self, spec: &DeclSpec) -> QualType {
+        self.check_aligned(spec);
         if let Some((space, span)) = spec.address_space {
             self.check_space_keyword(space, span);
         }
@@ -1173,56 +1174,53 @@ impl Checker<'_> {
         })
     }
 
-    /// `reqd_work_group_size` and `work_group_size_hint`, folded from the
-    /// attribute text when the sources are available; other attributes are
-    /// ignored (clang only warns about unknown ones).
+    /// The kernel attributes: `reqd_work_group_size` and
+    /// `work_group_size_hint` (three positive 32-bit integer constants) and
+    /// `vec_type_hint` (a scalar or vector type). Their arguments were
+    /// parsed after preprocessing, so `BLOCK_SIZE` or a `-D` define works;
+    /// errors are clang's, at the argument. Other attributes are ignored
+    /// (clang only warns about unknown ones).
     fn function_attrs(&mut self, spec: &DeclSpec) -> FunctionAttrs {
         let mut attrs = FunctionAttrs::default();
         for a in &spec.attributes {
             let reqd = attr_is(a, "reqd_work_group_size");
             let hint = attr_is(a, "work_group_size_hint");
-            if !reqd && !hint {
+            let vec_hint = attr_is(a, "vec_type_hint");
+            if !reqd && !hint && !vec_hint {
                 continue;
             }
-            let Some(args) = a.args else {
+            let name = a.name.name.trim_matches('_');
+            if spec.kernel.is_none() {
                 self.error(
                     Code::InvalidDeclaration,
-                    a.span,
-                    format!("attribute `{}` takes three arguments", a.name.name),
+                    a.name.span,
+                    format!("attribute `{name}` can only be applied to an OpenCL kernel function"),
                 );
                 continue;
-            };
-            let Some(text) = self.sources.map(|s| s.text(args)) else {
+            }
+            if vec_hint {
+                attrs.vec_type_hint = self.vec_type_hint(a);
                 continue;
-            };
-            let text = text.trim().trim_start_matches('(').trim_end_matches(')');
-            let parts: Vec<Option<u64>> =
-                text.split(',').map(|p| parse_c_integer(p.trim())).collect();
-            // Arguments that are macros cannot be read from the text: leave
-            // the attribute out rather than guess (it only restricts launches).
-            if parts.len() != 3 || parts.iter().any(Option::is_none) {
-                if parts.len() != 3 {
-                    self.error(
-                        Code::InvalidDeclaration,
-                        args,
-                        format!("attribute `{}` takes three arguments", a.name.name),
-                    );
+            }
+            if a.exprs.len() != 3 {
+                self.error(
+                    Code::InvalidDeclaration,
+                    a.args.unwrap_or(a.span),
+                    format!("`{name}` attribute requires exactly 3 arguments"),
+                );
+                continue;
+            }
+            let mut v = [0u32; 3];
+            let mut ok = true;
+            for (i, e) in a.exprs.iter().enumerate() {
+                match self.work_group_size_argument(name, i, e) {
+                    Some(x) => v[i] = x,
+                    None => ok = false,
                 }
+            }
+            if !ok {
                 continue;
             }
-            let vals: Vec<u64> = parts.into_iter().flatten().collect();
-            if vals.iter().any(|&v| v == 0 || v > u32::MAX as u64) {
-                self.error(
-                    Code::InvalidDeclaration,
-                    args,
-                    format!(
-                        "arguments of `{}` must be positive 32-bit integers",
-                        a.name.name
-                    ),
-                );
-                continue;
-            }
-            let v = [vals[0] as u32, vals[1] as u32, vals[2] as u32];
             if reqd {
                 attrs.reqd_work_group_size = Some(v);
             } else {
@@ -1231,17 +1229,121 @@ impl Checker<'_> {
         }
         attrs
     }
-}
 
-/// A C integer literal (decimal, hex, octal) with optional `u`/`l` suffixes.
-fn parse_c_integer(s: &str) -> Option<u64> {
-    let s = s.trim_end_matches(['u', 'U', 'l', 'L']);
-    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()
-    } else if s.len() > 1 && s.starts_with('0') {
-        u64::from_str_radix(&s[1..], 8).ok()
-    } else {
-        s.parse().ok()
+    /// Argument `i` of `reqd_work_group_size`/`work_group_size_hint`: a
+    /// positive integer constant that fits 32 bits.
+    fn work_group_size_argument(&mut self, name: &str, i: usize, e: &ast::Expr) -> Option<u32> {
+        let v = self.attribute_integer(e, || {
+            format!("`{name}` attribute requires parameter {i} to be an integer constant")
+        })?;
+        let problem = if v == 0 {
+            format!("`{name}` attribute must be greater than 0")
+        } else if v < 0 {
+            format!(
+                "`{name}` attribute requires a non-negative integral compile time constant expression"
+            )
+        } else if v > i128::from(u32::MAX) {
+            format!(
+                "integer constant expression evaluates to value {v} that cannot be represented in a 32-bit unsigned integer type"
+            )
+        } else {
+            return Some(v as u32);
+        };
+        self.error(Code::InvalidDeclaration, e.span, problem);
+        None
+    }
+
+    /// The type of `vec_type_hint(T)`: a scalar or vector type other than
+    /// `bool` (clang's rule); `None` when it is not.
+    fn vec_type_hint(&mut self, a: &ast::Attribute) -> Option<Type> {
+        let Some(t) = &a.type_arg else {
+            self.error(
+                Code::InvalidDeclaration,
+                a.args.unwrap_or(a.span),
+                "`vec_type_hint` attribute takes one argument",
+            );
+            return None;
+        };
+        let ty = self.type_name(t).ty;
+        let ok = match &ty {
+            Type::Scalar(s) | Type::Vector(s, _) => *s != Scalar::Bool,
+            Type::Error => return None,
+            _ => false,
+        };
+        if !ok {
+            self.error(
+                Code::InvalidDeclaration,
+                t.span,
+                "a non-vector or non-vectorizable scalar type is an invalid argument to attribute `vec_type_hint`",
+            );
+            return None;
+        }
+        Some(ty)
+    }
+
+    /// Checks the argument of each `aligned(N)` of a declaration: an
+    /// integer constant, a power of two of at most 2^32 bytes, as clang
+    /// requires (the attribute itself does not change lanes' layout).
+    pub(crate) fn check_aligned(&mut self, spec: &DeclSpec) {
+        for a in &spec.attributes {
+            if !attr_is(a, "aligned") || a.exprs.is_empty() {
+                continue;
+            }
+            // A specifier shared by several declarators is checked once.
+            if !self.reported.insert((Code::InvalidDeclaration, a.span)) {
+                continue;
+            }
+            if a.exprs.len() > 1 {
+                self.error(
+                    Code::InvalidDeclaration,
+                    a.exprs[1].span,
+                    "`aligned` attribute takes no more than 1 argument",
+                );
+                continue;
+            }
+            let e = &a.exprs[0];
+            let Some(v) = self
+                .attribute_integer(e, || "`aligned` attribute requires integer constant".into())
+            else {
+                continue;
+            };
+            let problem = if v <= 0 || (v & (v - 1)) != 0 {
+                "requested alignment is not a power of 2"
+            } else if v > 1 << 32 {
+                "requested alignment must be 4294967296 bytes or smaller"
+            } else {
+                continue;
+            };
+            self.error(Code::InvalidDeclaration, e.span, problem);
+        }
+    }
+
+    /// An attribute argument as an integer constant (`i128`, so that
+    /// `ulong` values and negative ones are both exact); `not_constant`
+    /// is the message when it is not one, reported at the argument.
+    fn attribute_integer(
+        &mut self,
+        e: &ast::Expr,
+        not_constant: impl FnOnce() -> String,
+    ) -> Option<i128> {
+        let checked = self.value(e);
+        if checked.is_error() {
+            return None;
+        }
+        let value = if checked.ty.is_integer() && !checked.ty.is_vector() {
+            self.eval(&checked)
+        } else {
+            None
+        };
+        match value {
+            Some(hir::ConstValue::Int(bits, s)) if s.is_signed() => Some(i128::from(bits as i64)),
+            Some(hir::ConstValue::Int(bits, _)) => Some(i128::from(bits)),
+            Some(v) => Some(i128::from(v.as_i64())),
+            None => {
+                self.error(Code::NotConstant, e.span, not_constant());
+                None
+            }
+        }
     }
 }
 

@@ -28,7 +28,7 @@ use smol_str::SmolStr;
 use crate::ast::{self, AddressSpace};
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::hir::{self, ConstValue, FuncId, GlobalId, LocalId};
-use crate::source::{SourceMap, Span};
+use crate::source::Span;
 use crate::types::{StructId, Type};
 
 /// Nesting limit for expressions and statements. The parser caps its trees at
@@ -38,18 +38,7 @@ pub const MAX_DEPTH: u32 = 300;
 /// Checks a translation unit. Every problem becomes a diagnostic; the
 /// returned HIR is complete for the parts that checked.
 pub fn check(unit: &ast::TranslationUnit, diags: &mut Vec<Diagnostic>) -> hir::Unit {
-    check_with_sources(unit, None, diags)
-}
-
-/// Like [`check`], with the source text available: attribute arguments are
-/// kept by the AST as spans only, so `reqd_work_group_size(16, 1, 1)` can be
-/// folded only when the text can be read.
-pub fn check_with_sources(
-    unit: &ast::TranslationUnit,
-    sources: Option<&SourceMap>,
-    diags: &mut Vec<Diagnostic>,
-) -> hir::Unit {
-    let mut c = Checker::new(diags, sources);
+    let mut c = Checker::new(diags);
     for item in &unit.items {
         c.item(item);
     }
@@ -165,7 +154,6 @@ pub(crate) struct FnCtx {
 
 pub(crate) struct Checker<'a> {
     pub diags: &'a mut Vec<Diagnostic>,
-    pub sources: Option<&'a SourceMap>,
     pub unit: hir::Unit,
     pub sigs: Vec<FuncSig>,
     /// Calls made by each function (callee, call span), for the call graph.
@@ -179,10 +167,9 @@ pub(crate) struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
-    fn new(diags: &'a mut Vec<Diagnostic>, sources: Option<&'a SourceMap>) -> Self {
+    fn new(diags: &'a mut Vec<Diagnostic>) -> Self {
         Checker {
             diags,
-            sources,
             unit: hir::Unit::default(),
             sigs: Vec::new(),
             calls: Vec::new(),

@@ -1303,19 +1303,140 @@ fn one_error_one_message() {
 // --- attributes ------------------------------------------------------------------
 
 #[test]
-fn reqd_work_group_size_is_folded_from_the_text() {
-    let src = "__kernel __attribute__((reqd_work_group_size(16, 1, 1))) void k(global int *p) { } __attribute__((reqd_work_group_size(WG, 1, 1))) kernel void q() {}";
-    let mut d = Vec::new();
-    let toks = lex(FileId(0), src, &mut d);
-    let unit = parse(&toks, &mut d);
-    let mut map = crate::source::SourceMap::new();
-    map.add(SourceFile::new("t.cl", None, src));
-    let h = super::check_with_sources(&unit, Some(&map), &mut d);
-    assert!(d.is_empty(), "{d:#?}");
-    assert_eq!(h.functions[0].attrs.reqd_work_group_size, Some([16, 1, 1]));
-    assert_eq!(h.functions[1].attrs.reqd_work_group_size, None);
-    // unknown attributes are ignored silently
-    ok("__attribute__((always_inline)) int f(int x) { return x; } __kernel __attribute__((vec_type_hint(float4))) void k() {}");
+fn attribute_arguments_are_constant_expressions_after_preprocessing() {
+    use crate::preprocess::{PreprocessOptions, RealFs};
+    let src = "#define BLOCK_SIZE 16\n\
+        __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void k(global int *p) { }\n\
+        __attribute__((reqd_work_group_size(WG * 2, 1, 1))) __attribute__((work_group_size_hint(8, 1 << 1, 1)))\n\
+        kernel __attribute__((vec_type_hint(float4))) void q() { int x __attribute__((aligned(BLOCK_SIZE))) = 1; }\n\
+        __attribute__((always_inline)) int f(int x) { return x; }\n";
+    let options = PreprocessOptions {
+        defines: vec![("WG".into(), Some("32".into()))],
+        ..Default::default()
+    };
+    let u = crate::unit::check_text("t.cl", None, src, &options, &RealFs);
+    assert!(u.diagnostics.is_empty(), "{:#?}", u.diagnostics);
+    let f = &u.hir.functions;
+    assert_eq!(f[0].attrs.reqd_work_group_size, Some([16, 1, 1]));
+    assert_eq!(f[1].attrs.reqd_work_group_size, Some([64, 1, 1]));
+    assert_eq!(f[1].attrs.work_group_size_hint, Some([8, 2, 1]));
+    assert_eq!(
+        f[1].attrs.vec_type_hint,
+        Some(Type::Vector(Scalar::Float, 4))
+    );
+    assert_eq!(f[0].attrs.vec_type_hint, None);
+}
+
+#[test]
+fn attribute_argument_errors_are_clangs_at_the_argument() {
+    let cases: &[(&str, Code, &str, &str)] = &[
+        (
+            "float n(void); kernel __attribute__((reqd_work_group_size(16, n(), 1))) void k() {}",
+            Code::NotConstant,
+            "n(), 1)",
+            "`reqd_work_group_size` attribute requires parameter 1 to be an integer constant",
+        ),
+        (
+            "kernel __attribute__((reqd_work_group_size(1.5f, 1, 1))) void k() {}",
+            Code::NotConstant,
+            "1.5f",
+            "`reqd_work_group_size` attribute requires parameter 0 to be an integer constant",
+        ),
+        (
+            "kernel __attribute__((reqd_work_group_size(16, 0, 1))) void k() {}",
+            Code::InvalidDeclaration,
+            "0, 1)",
+            "`reqd_work_group_size` attribute must be greater than 0",
+        ),
+        (
+            "#define W (-2)\nkernel __attribute__((work_group_size_hint(W, 1, 1))) void k() {}",
+            Code::InvalidDeclaration,
+            "W, 1",
+            "`work_group_size_hint` attribute requires a non-negative integral compile time constant expression",
+        ),
+        (
+            "kernel __attribute__((reqd_work_group_size(1ul << 32, 1, 1))) void k() {}",
+            Code::InvalidDeclaration,
+            "1ul",
+            "integer constant expression evaluates to value 4294967296 that cannot be represented in a 32-bit unsigned integer type",
+        ),
+        (
+            "kernel __attribute__((work_group_size_hint(4, 1))) void k() {}",
+            Code::InvalidDeclaration,
+            "4, 1)",
+            "`work_group_size_hint` attribute requires exactly 3 arguments",
+        ),
+        (
+            "__attribute__((reqd_work_group_size(1, 1, 1))) void f() {}",
+            Code::InvalidDeclaration,
+            "reqd_work_group_size(1",
+            "attribute `reqd_work_group_size` can only be applied to an OpenCL kernel function",
+        ),
+        (
+            "kernel void k() { int x __attribute__((aligned(12))) = 1; }",
+            Code::InvalidDeclaration,
+            "12",
+            "requested alignment is not a power of 2",
+        ),
+        (
+            "kernel void k() { int x __attribute__((aligned(-4))), y; }",
+            Code::InvalidDeclaration,
+            "-4",
+            "requested alignment is not a power of 2",
+        ),
+        (
+            "kernel void k() { int x __attribute__((aligned(1ul << 33))) = 1; }",
+            Code::InvalidDeclaration,
+            "1ul",
+            "requested alignment must be 4294967296 bytes or smaller",
+        ),
+        (
+            "kernel void k() { int x __attribute__((aligned(2.0f))) = 1; }",
+            Code::NotConstant,
+            "2.0f",
+            "`aligned` attribute requires integer constant",
+        ),
+        (
+            "kernel void k() { int x __attribute__((aligned(4, 8))) = 1; }",
+            Code::InvalidDeclaration,
+            "8)",
+            "`aligned` attribute takes no more than 1 argument",
+        ),
+        (
+            "struct s { int a; }; kernel __attribute__((vec_type_hint(struct s))) void k() {}",
+            Code::InvalidDeclaration,
+            "struct s)",
+            "a non-vector or non-vectorizable scalar type is an invalid argument to attribute `vec_type_hint`",
+        ),
+        (
+            "kernel __attribute__((vec_type_hint(bool))) void k() {}",
+            Code::InvalidDeclaration,
+            "bool)",
+            "a non-vector or non-vectorizable scalar type is an invalid argument to attribute `vec_type_hint`",
+        ),
+        (
+            "kernel __attribute__((reqd_work_group_size(16 17, 1, 1))) void k() {}",
+            Code::Syntax,
+            "17",
+            "expected `)`, found `17`",
+        ),
+    ];
+    for &(src, code, needle, message) in cases {
+        let u = crate::unit::check_text(
+            "t.cl",
+            None,
+            src,
+            &crate::preprocess::PreprocessOptions::default(),
+            &crate::preprocess::RealFs,
+        );
+        let d = u.diagnostics;
+        assert_eq!(d.len(), 1, "{src}\n{d:#?}");
+        assert_eq!(
+            (d[0].code, pos(src, d[0].span.start), d[0].message.as_str()),
+            (code, at(src, needle), message),
+            "{src}"
+        );
+    }
 }
 
 // --- robustness ----------------------------------------------------------------------
