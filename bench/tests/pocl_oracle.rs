@@ -540,6 +540,7 @@ fn run_interp(
     let opts = interp::Options {
         sub_group_width,
         step_limit: 20_000_000,
+        check_all_races: false,
     };
     interp::run_with(f, range, &mut iargs, &opts).map_err(|e| e.to_string())?;
     Ok(iargs)

@@ -65,6 +65,12 @@ pub struct RunArgs {
     /// How many elements of each written buffer to print.
     #[arg(long, value_name = "N", default_value = "8")]
     print: usize,
+    /// Save every buffer argument into DIR: `NAME.in.bin` as the kernel
+    /// received it, `NAME.bin` after the run (raw little-endian elements),
+    /// and `args.json` describing every argument, so the same launch can be
+    /// replayed elsewhere with `--arg NAME=file:DIR/NAME.in.bin`.
+    #[arg(long, value_name = "DIR")]
+    save: Option<PathBuf>,
     #[command(flatten)]
     macros: MacroArgs,
 }
@@ -614,6 +620,20 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         ));
     }
 
+    let inputs: Vec<Option<Vec<u8>>> = kernel_args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer { buf, .. } if args.save.is_some() => Some(buf.bytes().to_vec()),
+            _ => None,
+        })
+        .collect();
+    let save = |after: &dyn Fn(usize) -> Option<Vec<u8>>| -> Result<(), String> {
+        match &args.save {
+            Some(dir) => save_arguments(dir, &param_names, &kernel_args, &inputs, after),
+            None => Ok(()),
+        }
+    };
+
     // The oracle first: an out-of-bounds access is reported with its line
     // instead of crashing the native run.
     let mut expected: Option<Vec<ArgValue>> = None;
@@ -626,7 +646,11 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         let mut iargs = interp_args(&ka.func, &kernel_args, &struct_layouts)?;
         let why = if args.interpret { "" } else { " for --verify" };
         eprintln!("lanes run: interpreting `{name}`{why} ({items} work-items)…");
-        let opts = interp::Options::new(spec.width);
+        // A user asking for the oracle wants every race it can see.
+        let opts = interp::Options {
+            check_all_races: true,
+            ..interp::Options::new(spec.width)
+        };
         let (_, printed) =
             interp::run_printing(&ka.func, &range, &mut iargs, &opts).map_err(|e| {
                 format!(
@@ -653,6 +677,7 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
                     println!("{} = {}", param_names[i], show(*elem, bytes, args.print));
                 }
             }
+            save(&|i| exp_buffer(&iargs, i, &kernel_args).map(<[u8]>::to_vec))?;
             return Ok(ExitCode::SUCCESS);
         }
         expected = Some(iargs);
@@ -760,6 +785,10 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
             );
         }
     }
+    save(&|i| match &kernel_args[i] {
+        Arg::Buffer { buf, .. } => Some(buf.bytes().to_vec()),
+        Arg::Value(_) | Arg::Local(_) => None,
+    })?;
     if args.repeat > 1 {
         let mut times = vec![first];
         for _ in 1..args.repeat {
@@ -791,6 +820,56 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         );
     }
     Ok(status)
+}
+
+/// Writes `--save DIR`: each buffer before (`NAME.in.bin`) and after
+/// (`NAME.bin`) the run, and `args.json` with every argument in parameter
+/// order. Files are written whole (temporary + rename).
+fn save_arguments(
+    dir: &std::path::Path,
+    names: &[String],
+    args: &[Arg],
+    inputs: &[Option<Vec<u8>>],
+    after: &dyn Fn(usize) -> Option<Vec<u8>>,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    let write = |file: String, bytes: &[u8]| -> Result<(), String> {
+        let path = dir.join(file);
+        lanes_codegen::write_atomically(&path, bytes)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+    };
+    let mut described = Vec::new();
+    for (i, (name, a)) in names.iter().zip(args).enumerate() {
+        described.push(match a {
+            Arg::Buffer { elem, buf, .. } => {
+                let element = match elem.scalar {
+                    Scalar::UChar if elem.count > 1 => format!("uchar[{}]", elem.count),
+                    s if elem.count > 1 => format!("{}{}", s.name(), elem.count),
+                    s => s.name().to_string(),
+                };
+                if let Some(before) = &inputs[i] {
+                    write(format!("{name}.in.bin"), before)?;
+                }
+                if let Some(bytes) = after(i) {
+                    write(format!("{name}.bin"), &bytes)?;
+                }
+                serde_json::json!({
+                    "name": name, "kind": "buffer", "element": element,
+                    "elements": buf.len / elem.bytes().max(1),
+                    "input": format!("{name}.in.bin"), "output": format!("{name}.bin"),
+                })
+            }
+            Arg::Value(bytes) => serde_json::json!({
+                "name": name, "kind": "value", "bytes": bytes,
+            }),
+            Arg::Local(n) => serde_json::json!({
+                "name": name, "kind": "local", "bytes": n,
+            }),
+        });
+    }
+    let json = serde_json::to_string_pretty(&serde_json::json!({ "arguments": described }))
+        .map_err(|e| e.to_string())?;
+    write("args.json".into(), format!("{json}\n").as_bytes())
 }
 
 /// Interpreter arguments: one per IR parameter (vector parameters are

@@ -177,6 +177,11 @@ pub struct Options {
     pub sub_group_width: u32,
     /// The most instructions the whole run may execute.
     pub step_limit: u64,
+    /// Check data races in every kernel. Off, races are checked only in
+    /// kernels with work-group features: the test suites catch a plain
+    /// kernel's races by running it in two orders, and tracking every byte
+    /// it touches costs memory and time there.
+    pub check_all_races: bool,
 }
 
 impl Options {
@@ -184,6 +189,7 @@ impl Options {
         Options {
             sub_group_width,
             step_limit: DEFAULT_STEP_LIMIT,
+            check_all_races: false,
         }
     }
 }
@@ -589,9 +595,7 @@ struct Machine<'f> {
     shared: HashMap<u32, Shared>,
     /// Accesses to shared memory since the last barrier of the group.
     races: Races,
-    /// Races are checked in kernels with work-group features only: a plain
-    /// kernel's tests catch its races by running it in two orders, and
-    /// tracking every byte it touches would cost them memory and time.
+    /// Whether accesses are tracked for races (see `Options::check_all_races`).
     check_races: bool,
     /// The first read of never-written `__local` bytes since the last
     /// barrier fencing `__local` memory: reported at that barrier unless
@@ -717,7 +721,7 @@ impl<'f> Machine<'f> {
             local_objs,
             shared,
             races: Races::default(),
-            check_races: f.uses_work_group_features(),
+            check_races: opts.check_all_races || f.uses_work_group_features(),
             uninit_local_read: None,
             template,
             order: Order::new(f),

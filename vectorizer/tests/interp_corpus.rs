@@ -1594,6 +1594,7 @@ fn run_inline(src: &str, global: u64, step_limit: u64) -> (CheckedUnit, Result<(
     let opts = Options {
         sub_group_width: 4,
         step_limit,
+        check_all_races: false,
     };
     let r = interp::run_with(&f, &NdRange::new_1d(global, 4), &mut args, &opts).map(|_| ());
     (unit, r)

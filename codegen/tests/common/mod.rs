@@ -583,6 +583,7 @@ pub fn run_interp(
     let opts = interp::Options {
         sub_group_width: w,
         step_limit: 50_000_000,
+        check_all_races: false,
     };
     interp::run_with(f, range, &mut iargs, &opts).map_err(|e| e.to_string())?;
     Ok(iargs)

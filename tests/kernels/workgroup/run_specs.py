@@ -32,19 +32,29 @@ plugin.
 Files are built with `-cl-std=CL2.0` unless a `// build: OPTIONS` line says
 otherwise (oclgrind builds with `-cl-std=CL1.2` when the file allows it).
 
-Usage: run_specs.py [--runtime pocl|oclgrind] [FILE.cl ...]
+A third runtime, `lanes`, is the project's reference interpreter
+(`lanes run --interpret`, data-race and barrier checks on): every spec must
+run; where PoCL runs the file, the interpreter gets PoCL's inputs
+(`--arg NAME=file:PATH`) and every buffer must equal PoCL's (the elements a
+host reference leaves open, or compares in any order, are treated the same
+way); otherwise it makes its own inputs and must match the host reference.
+Seeded bugs must stop it with their `expect-run` finding on that line.
+
+Usage: run_specs.py [--runtime pocl|oclgrind|lanes] [FILE.cl ...]
 (default: every .cl file of this directory, races/ and invalid/).
 Exit status 0 when every spec passed, 1 otherwise, 77 when the runtime is
 missing.
 """
 
 import ctypes
+import json
 import math
 import os
 import random
 import re
 import shlex
 import struct
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -333,6 +343,8 @@ class Launch:
     def __init__(self, spec):
         self.spec = spec
         self.inputs, self.outputs, self.scalars = {}, {}, {}
+        # The bytes of each input buffer as the device received them.
+        self.raw_inputs = {}
         self.global_size = spec.global_size
         self.local_size = spec.local_size
         self.defines = dict(d.partition("=")[::2] for d in spec.defines)
@@ -377,6 +389,7 @@ def run_spec(rt, source, build, spec):
                 packed = struct.pack(f"<{len(vals)}{code}", *vals)
                 # The inputs as the device sees them (rounded to float or half).
                 launch.inputs[name] = list(struct.unpack(f"<{len(vals)}{code}", packed))
+                launch.raw_inputs[name] = packed
                 data = ctypes.create_string_buffer(packed, len(packed))
                 b = rt.buffer(data)
                 bufs.append((name, b, len(vals), code))
@@ -420,6 +433,154 @@ def compare(spec, name, got, want, rel=1e-4, abs_tol=1e-4):
             if len(bad) >= 5:
                 break
     return [f"{spec}: " + "; ".join(bad)] if bad else []
+
+
+# ---------------------------------------------------------------------------
+# The reference interpreter (`lanes run --interpret`)
+
+
+def lanes_binary():
+    """`$LANES`, or the workspace's debug build."""
+    return os.environ.get("LANES") or str(HERE.parents[2] / "target" / "debug" / "lanes")
+
+
+class Lanes:
+    """`lanes run --interpret` as a runtime; `pocl` (a Runtime or None)
+    supplies the inputs and the results to compare with."""
+
+    name = "lanes"
+
+    def __init__(self, binary=None, pocl=None):
+        self.binary = binary or lanes_binary()
+        if not os.access(self.binary, os.X_OK):
+            raise ClError(f"no lanes binary at {self.binary} (build it, or set LANES)")
+        self.pocl = pocl
+
+
+def scalar_value(text):
+    parts = [int(p, 0) if re.fullmatch(r"-?(0x)?[0-9a-fA-F]+", p) else float(p)
+             for p in text.split(",")]
+    return parts[0] if len(parts) == 1 else parts
+
+
+def run_lanes(lanes, path, spec, inputs=None):
+    """Runs one spec on the interpreter, with the buffers of `inputs`
+    (name -> bytes) where given. Returns (Launch or None, the process)."""
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        cmd = [lanes.binary, "run", "--interpret", str(path), "--kernel", spec.kernel,
+               "--global", ",".join(map(str, spec.global_size)), "-I", str(HERE),
+               "--save", str(d / "saved"), "--print", "0"]
+        if spec.local_size:
+            cmd += ["--local", ",".join(map(str, spec.local_size))]
+        for define in spec.defines:
+            cmd += ["-D", define]
+        launch = Launch(spec)
+        for name, value in spec.args.items():
+            if inputs is not None and name in inputs:
+                given = d / f"{name}.given"
+                given.write_bytes(inputs[name])
+                value = f"file:{given}"
+            elif not re.match(r"(random|zeros|fill|iota|local):", value):
+                launch.scalars[name] = scalar_value(value)
+            cmd += ["--arg", f"{name}={value}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        if proc.returncode != 0:
+            return None, proc
+        saved = d / "saved"
+        for a in json.loads((saved / "args.json").read_text())["arguments"]:
+            if a["kind"] != "buffer":
+                continue
+            m = re.fullmatch(r"uchar\[(\d+)\]", a["element"])
+            code = "B" if m else elem_type(a["element"])[0]
+            for where, field in ((launch.inputs, "input"), (launch.outputs, "output")):
+                raw = (saved / a[field]).read_bytes()
+                where[a["name"]] = list(struct.unpack(f"<{len(raw) // struct.calcsize(code)}{code}",
+                                                      raw))
+        return launch, proc
+
+
+def lanes_verdict(spec, proc, expect):
+    """The interpreter's finding against the `// expect-run:` lines."""
+    text = proc.stderr.strip()
+    names = {"DataRace": "data race", "BarrierDivergence": "barrier divergence"}
+    out = []
+    for kind, line in expect:
+        # `FILE:LINE:COL: data race: ...; the write ... is at FILE:LINE:COL`
+        found = re.search(rf":(\d+):\d+: {names[kind]}:", text)
+        lines = [int(x) for x in re.findall(r"\.cl:(\d+):\d+", text)]
+        if proc.returncode == 0 or not found or line not in lines:
+            out.append(f"{spec}: the interpreter did not report {kind} at line {line}:\n{text}")
+    return out
+
+
+def same_as_pocl(spec, ref, got, want):
+    """Compares the interpreter's buffers with PoCL's; `ref` (the host
+    reference's buffers, or {}) says which elements may differ (None) or
+    may come in any order (AnyOrder)."""
+    failures = []
+    for name, w in want.items():
+        g = got.get(name)
+        if g is None:
+            failures.append(f"{spec}: the interpreter did not save `{name}`")
+            continue
+        shape, tol = ref.get(name), {}
+        if isinstance(shape, tuple):
+            shape, tol = shape
+        if isinstance(shape, AnyOrder):
+            n = len(shape)
+            failures += compare(spec, name, g[:n], AnyOrder(w[:n]), **tol)
+            failures += compare(spec, name, g[n:], w[n:], **tol)
+            continue
+        if isinstance(shape, list):
+            w = [None if i < len(shape) and shape[i] is None else x for i, x in enumerate(w)]
+        failures += compare(spec, name, g, w, **tol)
+    return failures
+
+
+def check_file_lanes(lanes, path, quiet=False):
+    """Runs every spec of one file on the interpreter; returns (specs run,
+    failures)."""
+    specs, expect, build = read_specs(path)
+    source = path.read_bytes()
+    skipped = re.search(rb"//\s*skip-runtime:([\w ]+)--", source)
+    pocl = lanes.pocl
+    if skipped and "pocl" in skipped.group(1).decode().split():
+        pocl = None
+    failures, ran = [], 0
+    for spec in specs:
+        before = len(failures)
+        ref = REFERENCES.get((path.stem, spec.kernel))
+        if expect:
+            _, proc = run_lanes(lanes, path, spec)
+            failures += lanes_verdict(spec, proc, expect)
+        else:
+            want = None
+            if pocl is not None:
+                try:
+                    want = run_spec(pocl, source, build, spec)
+                except (ClError, ValueError) as e:
+                    failures.append(f"{spec}: PoCL: {e}")
+                    continue
+            launch, proc = run_lanes(lanes, path, spec, want.raw_inputs if want else None)
+            if launch is None:
+                failures.append(f"{spec}: lanes run --interpret exited {proc.returncode}:\n"
+                                f"{proc.stderr.strip()}")
+                continue
+            expected = {}
+            if ref is not None:
+                expected = ref(launch)
+                for name, w in expected.items():
+                    tol = {}
+                    if isinstance(w, tuple):
+                        w, tol = w
+                    failures += compare(spec, name, launch.outputs[name], w, **tol)
+            if want is not None:
+                failures += same_as_pocl(spec, expected, launch.outputs, want.outputs)
+        ran += 1
+        if not quiet:
+            print(f"{'ok' if len(failures) == before else 'FAILED'} {spec}")
+    return ran, failures
 
 
 def check_file(rt, path, quiet=False):
@@ -519,13 +680,21 @@ def main(argv):
     # (it aborts on some built-ins that write through private pointers).
     ignore_uninit = all(b"oclgrind: ignore uninitialized" in f.read_bytes() for f in files)
     try:
-        rt = Runtime(runtime, uninitialized=not ignore_uninit)
+        if runtime == "lanes":
+            try:
+                pocl = Runtime("pocl")
+            except ClError as e:
+                print(f"PoCL not available ({e}): comparing with the host references only")
+                pocl = None
+            rt = Lanes(pocl=pocl)
+        else:
+            rt = Runtime(runtime, uninitialized=not ignore_uninit)
     except ClError as e:
         print(f"SKIPPED: {runtime} not available ({e})")
         return SKIP
     total, failures = 0, []
     for f in files:
-        ran, bad = check_file(rt, f)
+        ran, bad = (check_file_lanes if runtime == "lanes" else check_file)(rt, f)
         total += ran
         failures += bad
     for f in failures:

@@ -2,7 +2,9 @@
 launch builds and runs on PoCL and matches its host reference, and under
 oclgrind the valid kernels are free of data races and barrier divergence
 while the seeded races of races/ and the barrier divergence of invalid/
-are found on the expected lines.
+are found on the expected lines. The same for the project's reference
+interpreter (`lanes run --interpret`): on PoCL's inputs it gives PoCL's
+results, and it finds every seeded bug on its line.
 
 Each runtime is skipped when it is not installed (PoCL: the
 pocl-opencl-icd package; oclgrind: the oclgrind package)."""
@@ -38,6 +40,15 @@ def pocl():
 def oclgrind():
     if not Path("/usr/lib/oclgrind/liboclgrind-rt.so").exists():
         pytest.skip("oclgrind not installed")
+
+
+@pytest.fixture(scope="module")
+def interpreter(lanes):
+    try:
+        pocl = run_specs.Runtime("pocl")
+    except run_specs.ClError:
+        pocl = None  # compared with the host references only
+    return run_specs.Lanes(lanes, pocl)
 
 
 def test_corpus_size():
@@ -94,3 +105,10 @@ def test_specs_under_oclgrind(oclgrind, path):
     assert out.returncode == 0, f"exit status {out.returncode}\n{out.stdout}\n{out.stderr}"
     if re.search(r"^0 launches", out.stdout, re.M):
         pytest.skip("the file says oclgrind cannot run it")
+
+
+@pytest.mark.parametrize("path", WITH_SPECS, ids=lambda p: p.name)
+def test_interpreter_equals_pocl_and_finds_seeded_bugs(interpreter, path):
+    ran, failures = run_specs.check_file_lanes(interpreter, path, quiet=True)
+    assert not failures, "\n".join(failures)
+    assert ran > 0

@@ -820,6 +820,7 @@ fn step_limit_stops_an_endless_loop() {
     let opts = Options {
         sub_group_width: 4,
         step_limit: 1000,
+        check_all_races: false,
     };
     let e = run_with(&b.f, &NdRange::new_1d(8, 8), &mut [], &opts).unwrap_err();
     assert_eq!(e.kind, ErrorKind::StepLimit);
