@@ -64,6 +64,20 @@ fn cl_files(dir: &str) -> Vec<PathBuf> {
     v
 }
 
+/// The work-group corpus: its valid kernels and the seeded races (which no
+/// static check reports; the interpreter finds them, tests/kernels/workgroup/
+/// test_run_specs.py).
+fn work_group_corpus() -> Vec<PathBuf> {
+    let mut files = cl_files("tests/kernels/workgroup");
+    assert!(
+        files.len() >= 40,
+        "the work-group corpus has {} files, want at least 40",
+        files.len()
+    );
+    files.extend(cl_files("tests/kernels/workgroup/races"));
+    files
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Expected {
     line: u32,
@@ -235,6 +249,7 @@ fn valid_kernels_and_examples_report_exactly_what_they_expect() {
         files.len()
     );
     files.extend(cl_files("tests/kernels/divergence"));
+    files.extend(work_group_corpus());
     files.extend(cl_files("examples"));
     let failures = check_expectations(&files);
     assert!(
@@ -247,12 +262,13 @@ fn valid_kernels_and_examples_report_exactly_what_they_expect() {
 
 #[test]
 fn invalid_snippets_report_exactly_what_they_expect() {
-    let files = cl_files("tests/kernels/invalid");
+    let mut files = cl_files("tests/kernels/invalid");
     assert!(
         files.len() >= 40,
         "the invalid corpus has {} files, want at least 40",
         files.len()
     );
+    files.extend(cl_files("tests/kernels/workgroup/invalid"));
     for f in &files {
         assert!(
             !expectations(f).unwrap().is_empty(),
@@ -695,6 +711,7 @@ fn check_facts(path: &Path, target: &str) -> Vec<String> {
 fn corpus_shapes_loops_branches_and_accesses_match_their_expectations() {
     let mut files = cl_files("tests/kernels/valid");
     files.extend(cl_files("tests/kernels/divergence"));
+    files.extend(work_group_corpus());
     files.extend(cl_files("examples"));
     let mut failures = Vec::new();
     let mut annotated = 0;

@@ -38,7 +38,7 @@ mod ptrmath;
 mod ssa;
 mod stmt;
 mod types;
-mod workgroup;
+pub(crate) mod workgroup;
 
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ use smol_str::SmolStr;
 
 use crate::cfg::Cfg;
 use crate::divergence::{self, AllocaCause, Cause, Divergence, MaskKind, Scope};
-use crate::ir::{BinOp, Function, InstKind, ValueId};
+use crate::ir::{BinOp, CmpPred, Function, InstKind, ValueId};
 use crate::shape::Shape;
 
 /// A kernel lowered, canonicalized and analysed for one SIMD width.
@@ -427,6 +427,50 @@ impl Reporter<'_> {
         None
     }
 
+    /// Whether at most one lane reaches block `b`: it is (transitively)
+    /// under the true side of `x == u` (or the false side of `x != u`) where
+    /// `x` differs on every lane (a non-zero stride, like the local id) and
+    /// `u` is uniform: the `if (lid == 0)` of one-work-item sections.
+    fn at_most_one_lane(&self, b: crate::ir::BlockId) -> bool {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut work = vec![b];
+        while let Some(x) = work.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            for &d in self.cfg.control_deps(x) {
+                let Some(t) = self.f.terminator(d) else {
+                    continue;
+                };
+                let InstKind::CondBr { cond, then, els } = self.f.inst(t).kind else {
+                    continue;
+                };
+                let Some(InstKind::Cmp { pred, lhs, rhs }) =
+                    self.f.def_inst(cond).map(|i| &self.f.inst(i).kind)
+                else {
+                    work.push(d);
+                    continue;
+                };
+                let distinct = |v: ValueId| matches!(self.div.shape(v), Shape::Strided { stride, .. } if stride != 0);
+                let one_lane_compare = (distinct(*lhs) && self.div.is_uniform(*rhs))
+                    || (distinct(*rhs) && self.div.is_uniform(*lhs));
+                let side = match pred {
+                    CmpPred::Eq => then,
+                    CmpPred::Ne => els,
+                    _ => {
+                        work.push(d);
+                        continue;
+                    }
+                };
+                if one_lane_compare && self.cfg.dominates(side, x) {
+                    return true;
+                }
+                work.push(d);
+            }
+        }
+        false
+    }
+
     /// Barriers and work-group collectives; `self.div` is the work-group
     /// analysis.
     fn barriers(&self) -> Vec<BarrierFact> {
@@ -809,6 +853,9 @@ impl Reporter<'_> {
     fn loops(&self) -> Vec<LoopFact> {
         let mut out: BTreeMap<(u32, u32), LoopFact> = BTreeMap::new();
         for (i, lp) in self.cfg.loops().loops.iter().enumerate() {
+            if self.f.block(lp.header).label == crate::lower::workgroup::ASYNC_COPY_LOOP {
+                continue;
+            }
             let id = crate::cfg::LoopId(i as u32);
             let span = loop_span(self.f, self.cfg, lp);
             let divergent_branch = self.div.divergent_loops.get(&id).copied();
@@ -997,6 +1044,30 @@ impl Reporter<'_> {
         out: &mut Vec<Diagnostic>,
     ) {
         let w = self.div.width;
+        // Atomics and stores only one lane executes: nothing to aggregate,
+        // no values of other lanes to lose.
+        // By source span: an inlined helper's code counts only when every
+        // copy is under such a branch.
+        let (mut one_lane, mut more_lanes) = (
+            std::collections::HashSet::new(),
+            std::collections::HashSet::new(),
+        );
+        for &b in self.cfg.rpo() {
+            let set = if self.at_most_one_lane(b) {
+                &mut one_lane
+            } else {
+                &mut more_lanes
+            };
+            set.extend(
+                self.f
+                    .block(b)
+                    .insts
+                    .iter()
+                    .map(|&i| self.f.inst(i).src.span),
+            );
+        }
+        let one_lane: std::collections::HashSet<Span> =
+            one_lane.difference(&more_lanes).copied().collect();
         for l in loops.iter().filter(|l| l.divergent) {
             let d = Diagnostic::new(
                 Code::DivergentLoop,
@@ -1025,6 +1096,7 @@ impl Reporter<'_> {
         for a in accesses {
             let what = self.snippet(a.span);
             let d = match (a.pattern, a.kind) {
+                (Pattern::Uniform, AccessKind::Atomic) if one_lane.contains(&a.span) => continue,
                 (Pattern::Uniform, AccessKind::Atomic) => {
                     let d = Diagnostic::new(
                         Code::AtomicSameAddress,
@@ -1083,7 +1155,8 @@ impl Reporter<'_> {
                 let inst = self.f.inst(i);
                 match &inst.kind {
                     InstKind::Store { ptr, value, .. }
-                        if self.div.is_uniform(*ptr)
+                        if !one_lane.contains(&inst.src.span)
+                            && self.div.is_uniform(*ptr)
                             && !self.div.is_uniform(*value)
                             && !matches!(
                                 self.f.ty(*ptr),

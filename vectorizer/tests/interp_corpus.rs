@@ -1778,6 +1778,7 @@ fn every_corpus_kernel_runs_on_generic_arguments() {
             let opts = Options {
                 sub_group_width: 4,
                 step_limit: 20_000_000,
+                check_all_races: false,
             };
             ran += 1;
             if let Err(e) = interp::run_with(&f, &range, &mut args, &opts) {

@@ -55,7 +55,7 @@ __kernel void column_sums(__global const float *m, __global float *sums,
     int L = get_local_size(0);
     int col = get_group_id(0);  //~ shape: uniform
 
-    event_t e = async_work_group_strided_copy(tile, m + col, rows, cols, 0);
+    event_t e = async_work_group_strided_copy(tile, m + col, rows, cols, 0);  //~ warning[L0202]
     if (col + 1 < cols)  //~ branch: uniform
         prefetch(m + col + 1, 1);
     wait_group_events(1, &e);

@@ -55,11 +55,11 @@ __kernel void value_stats(__global const int *values, __global int *stats,
     barrier(CLK_LOCAL_MEM_FENCE);
 
     if (lid == 0 && l_count > 0) {
-        atom_add(&stats[0], l_count);  //~ warning[L0208]
-        atom_add(&stats[1], l_sum);  //~ warning[L0208]
-        atom_min(&stats[2], l_min);  //~ warning[L0208]
-        atom_max(&stats[3], l_max);  //~ warning[L0208]
-        atom_xchg(last, (int)get_group_id(0));  //~ warning[L0208]
+        atom_add(&stats[0], l_count);
+        atom_add(&stats[1], l_sum);
+        atom_min(&stats[2], l_min);
+        atom_max(&stats[3], l_max);
+        atom_xchg(last, (int)get_group_id(0));
     }
 }
 

@@ -42,7 +42,8 @@ __kernel void digit_bins(__global const uint *digits, __global int *bins, int n)
     int gid = get_global_id(0);
     int lid = get_local_id(0);  //~ shape: contiguous
 
-    if (lid < 16)  //~ branch: divergent
+    // Uniform on 8 lanes: SIMD groups start at multiples of 8 of lid.
+    if (lid < 16)  //~ branch: uniform
         atomic_store_explicit(&local_bins[lid], 0, memory_order_relaxed);  //~ warning[L0209]
     work_group_barrier(CLK_LOCAL_MEM_FENCE);
 

@@ -79,7 +79,7 @@ __kernel void bfs_queue_local(__global const int *row_offsets, __global const in
     barrier(CLK_LOCAL_MEM_FENCE);
 
     if (lid == 0)
-        queue_base = atomic_add(next_size, queue_len);  //~ warning[L0208] warning[L0207]
+        queue_base = atomic_add(next_size, queue_len);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     for (int i = lid; i < queue_len; i += get_local_size(0))  //~ loop: divergent //~ warning[L0201]

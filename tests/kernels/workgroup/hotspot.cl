@@ -34,9 +34,9 @@ void hotspot(__global const float *power, __global const float *temp_src,
 
     temp_on_chip[ty + 1][tx + 1] = temp_src[index];  //~ access: temp_on_chip[ty + 1][tx + 1]=store:contiguous, temp_src[index]=contiguous
     if (tx == 0)  //~ branch: divergent
-        temp_on_chip[ty + 1][0] = temp_src[y * grid_cols + max(x - 1, 0)];  //~ warning[L0207] warning[L0202]
+        temp_on_chip[ty + 1][0] = temp_src[y * grid_cols + max(x - 1, 0)];  //~ warning[L0202]
     if (tx == BLOCK_SIZE - 1)
-        temp_on_chip[ty + 1][BLOCK_SIZE + 1] = temp_src[y * grid_cols + min(x + 1, grid_cols - 1)];  //~ warning[L0207] warning[L0202]
+        temp_on_chip[ty + 1][BLOCK_SIZE + 1] = temp_src[y * grid_cols + min(x + 1, grid_cols - 1)];  //~ warning[L0202]
     if (ty == 0)  //~ branch: uniform
         temp_on_chip[0][tx + 1] = temp_src[max(y - 1, 0) * grid_cols + x];
     if (ty == BLOCK_SIZE - 1)

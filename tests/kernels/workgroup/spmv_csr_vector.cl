@@ -52,5 +52,5 @@ __kernel void spmv_csr_vector_kernel(__global const float *val,
     }
 
     if (id == 0 && myRow < dim)
-        out[myRow] = partial[t];  //~ warning[L0207]
+        out[myRow] = partial[t];
 }

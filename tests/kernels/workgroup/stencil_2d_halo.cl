@@ -36,9 +36,9 @@ __kernel void heat_step(__global const float *in, __global float *out,
 
     // Halo columns (left and right) and rows (top and bottom).
     if (lx == 0)  //~ branch: divergent
-        tile[ly + 1][0] = in[gy * width + max(gx - 1, 0)];  //~ access: tile[ly + 1][0]=store:uniform //~ warning[L0207] warning[L0202]
+        tile[ly + 1][0] = in[gy * width + max(gx - 1, 0)];  //~ access: tile[ly + 1][0]=store:uniform //~ warning[L0202]
     if (lx == BX - 1)
-        tile[ly + 1][BX + 1] = in[gy * width + min(gx + 1, width - 1)];  //~ warning[L0207] warning[L0202]
+        tile[ly + 1][BX + 1] = in[gy * width + min(gx + 1, width - 1)];  //~ warning[L0202]
     if (ly == 0)  //~ branch: uniform
         tile[0][lx + 1] = in[max(gy - 1, 0) * width + gx];  //~ access: tile[0][lx + 1]=store:contiguous
     if (ly == BY - 1)  //~ branch: uniform

@@ -43,9 +43,9 @@ void block2D_stencil(float c0, float c1, __global const float *A0,
 
         plane[ty + 1][tx + 1] = current;  //~ access: plane[ty + 1][tx + 1]=store:contiguous
         if (tx == 0 && x > 0)
-            plane[ty + 1][0] = A0[IDX(x - 1, y, z)];  //~ warning[L0207]
+            plane[ty + 1][0] = A0[IDX(x - 1, y, z)];
         if (tx == LX - 1 && x < nx - 1)
-            plane[ty + 1][LX + 1] = A0[IDX(x + 1, y, z)];  //~ warning[L0207]
+            plane[ty + 1][LX + 1] = A0[IDX(x + 1, y, z)];
         if (ty == 0 && y > 0)
             plane[0][tx + 1] = A0[IDX(x, y - 1, z)];
         if (ty == LY - 1 && y < ny - 1)

@@ -50,7 +50,7 @@ __kernel void compact_local(__global const float *in, __global float *out,
     barrier(CLK_LOCAL_MEM_FENCE);
 
     if (lid == 0)
-        base = atomic_add(count, local_count);  //~ warning[L0208] warning[L0207]
+        base = atomic_add(count, local_count);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     if (keep)

@@ -42,7 +42,7 @@ __kernel void block_scan(__global const int *in, __global int *out,
     int prefix = work_group_scan_inclusive_add(x);  //~ shape: varying
     out[gid] = prefix;  //~ access: out[gid]=store:contiguous
     if (get_local_id(0) == get_local_size(0) - 1)  //~ branch: divergent
-        block_totals[get_group_id(0)] = prefix;  //~ warning[L0207]
+        block_totals[get_group_id(0)] = prefix;
 }
 
 // run: normalize_max --global 256 --local 64 --arg in=random:256:-5:100 --arg out=zeros:256 --arg flags=zeros:4

@@ -1340,6 +1340,7 @@ fn corpus_kernels_canonicalize_and_run_the_same() {
             let opts = Options {
                 sub_group_width: 4,
                 step_limit: 5_000_000,
+                check_all_races: false,
             };
             let mut a = args(&f);
             let mut b2 = args(&g);

@@ -23,6 +23,11 @@ use lanes_frontend::ast::AddressSpace;
 use lanes_frontend::hir::Expr;
 use lanes_frontend::workgroup::{AtomicFn, WorkGroupFn};
 
+/// The label of the header of the loop an asynchronous copy expands to:
+/// the report shows no loop there (the user wrote a call, and the copy is
+/// one operation of the work-group).
+pub const ASYNC_COPY_LOOP: &str = "async.cond";
+
 use super::expr::esrc;
 use super::types::scalar_ty;
 use super::{Lowerer, Vals};
@@ -296,7 +301,7 @@ impl Lowerer<'_> {
         let (lid, lsize) = self.linear_local_id(src);
         let i = self.new_ssa_var(Ty::I64, None);
         self.assign_var(i, lid);
-        let header = self.new_block("async.cond", src);
+        let header = self.new_block(ASYNC_COPY_LOOP, src);
         let body = self.new_block("async.body", src);
         let end = self.new_block("async.end", src);
         self.jump(header, src);
