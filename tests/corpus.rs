@@ -72,7 +72,6 @@ fn work_group_corpus() -> Vec<PathBuf> {
     const NOT_YET_READ: &[&str] = &[
         "compound_literals.cl",
         "image_filter_sampler.cl",
-        "printf_debug.cl",
     ];
     let mut files = cl_files("tests/kernels/workgroup");
     assert!(
