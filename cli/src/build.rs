@@ -7,8 +7,10 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use lanes_diagnostics::human::termcolor::{ColorChoice, StandardStream};
+use lanes_frontend::preprocess::PreprocessOptions;
 use lanes_frontend::preprocess::RealFs;
 use lanes_frontend::unit::{check_file, CheckedUnit};
+use lanes_pipeline::Settings;
 
 use crate::check::{preprocess_options, MacroArgs};
 
@@ -41,14 +43,16 @@ pub struct BuildArgs {
     /// Also write a C/C++ header declaring the kernels.
     #[arg(long, value_name = "OUT.h")]
     header: Option<PathBuf>,
-    /// SIMD target (see `lanes targets`).
-    #[arg(long, default_value = "host")]
-    target: String,
+    /// SIMD target (see `lanes targets`; default: `target` of the nearest
+    /// `lanes.toml`, else host).
+    #[arg(long)]
+    target: Option<String>,
     /// What to write.
     #[arg(long, value_enum, default_value = "obj")]
     emit: Emit,
-    /// Version code on inferred preconditions (fast paths); default: `auto`
-    /// at -O2, `off` at -O0.
+    /// Version code on inferred preconditions (fast paths); default:
+    /// `specialize` of the nearest `lanes.toml`, else `auto` at -O2, `off`
+    /// at -O0.
     #[arg(long, value_enum)]
     specialize: Option<Specialize>,
     /// No optimization (the LLVM pipeline is skipped).
@@ -69,8 +73,16 @@ fn stderr() -> StandardStream {
 /// Checks a file, printing its diagnostics; `None` when it cannot be read
 /// or has errors.
 pub fn load(file: &Path, macros: &MacroArgs, width: u32, what: &str) -> Option<CheckedUnit> {
-    let options = preprocess_options(macros, width);
-    let unit = match check_file(file, &options, &RealFs) {
+    check_reported(file, &preprocess_options(macros, width), what)
+}
+
+/// [`load`] with a file's settings.
+pub fn load_with(file: &Path, settings: &Settings, what: &str) -> Option<CheckedUnit> {
+    check_reported(file, &settings.preprocess_options(), what)
+}
+
+fn check_reported(file: &Path, options: &PreprocessOptions, what: &str) -> Option<CheckedUnit> {
+    let unit = match check_file(file, options, &RealFs) {
         Ok(u) => u,
         Err(e) => {
             eprintln!("error: cannot read `{}`: {e}", file.display());
@@ -120,10 +132,21 @@ pub fn target(name: &str) -> Option<lanes_codegen::TargetSpec> {
 }
 
 pub fn run(args: BuildArgs) -> ExitCode {
-    let Some(spec) = target(&args.target) else {
+    let mut flags = args.macros.command_line(args.target.as_deref());
+    flags.specialize = args.specialize.map(|s| match s {
+        Specialize::Auto => lanes_pipeline::Specialize::Auto,
+        Specialize::Off => lanes_pipeline::Specialize::Off,
+    });
+    let mut settings = match crate::project::settings_for(&args.file, &flags) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let Some(spec) = target(&settings.target) else {
         return ExitCode::from(2);
     };
-    let Some(unit) = load(&args.file, &args.macros, spec.width, "build") else {
+    // Code is generated for the target's width.
+    settings.width = spec.width;
+    let Some(unit) = load_with(&args.file, &settings, "build") else {
         return ExitCode::from(1);
     };
     if unit.hir.kernels().is_empty() {
@@ -133,18 +156,45 @@ pub fn run(args: BuildArgs) -> ExitCode {
         );
         return ExitCode::from(1);
     }
-    let specialize = args.specialize.unwrap_or(if args.opt == "0" {
-        Specialize::Off
+    let default = if args.opt == "0" {
+        lanes_pipeline::Specialize::Off
     } else {
-        Specialize::Auto
-    });
-    let unit = if specialize == Specialize::Auto {
-        specialized(unit, &args, spec.width)
-    } else {
-        unit
+        lanes_pipeline::Specialize::Auto
     };
-    let Some(compiled) = compile(&unit, &spec, if args.opt == "0" { 0 } else { 2 }, "build") else {
-        return ExitCode::from(1);
+    // The one pipeline, as `lanes check` runs it: the same analyses and,
+    // with `--specialize auto`, the same preconditions on the same budget.
+    let plan = lanes_pipeline::plan_build(&unit, &settings, default, &RealFs);
+    if plan.specialization_failed {
+        eprintln!(
+            "warning: the specialized source of `{}` does not check; building it unspecialized",
+            args.file.display()
+        );
+    }
+    for a in &plan.applied {
+        eprintln!(
+            "note: fast path for the {} at {}:{} in `{}`: taken by SIMD groups where every lane satisfies `{}`",
+            a.kind.as_str(),
+            args.file.display(),
+            a.line,
+            a.kernel,
+            a.condition
+        );
+    }
+    let unit = plan.specialized.as_ref().unwrap_or(&unit);
+    let opt_level = if args.opt == "0" { 0 } else { 2 };
+    let compiled = match lanes_codegen::compile_analysed(
+        &unit.hir,
+        plan.analysed(),
+        &spec,
+        &lanes_codegen::Options { opt_level },
+    ) {
+        Ok(c) => c,
+        Err(diags) => {
+            let mut err = stderr();
+            let _ = lanes_diagnostics::human::emit(&mut err, &unit.sources, &diags);
+            let _ = writeln!(err, "lanes build: nothing was written");
+            return ExitCode::from(1);
+        }
     };
     // Everything is produced in memory first, so that an error leaves no
     // file behind; files are then written atomically (temporary + rename).
@@ -216,40 +266,4 @@ pub fn run(args: BuildArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
-}
-
-/// The unit with a fast path for every proven precondition (`--specialize
-/// auto`): the source with `if (sub_group_all(P)) { copy } else { original }`
-/// inserted, checked again. Falls back to the original unit if that text
-/// does not check (which would be a bug; it is reported).
-fn specialized(unit: CheckedUnit, args: &BuildArgs, width: u32) -> CheckedUnit {
-    let s = lanes_vectorizer::precond::specialize(
-        &unit,
-        &lanes_vectorizer::precond::Options::new(width),
-    );
-    if s.applied.is_empty() {
-        return unit;
-    }
-    let options = preprocess_options(&args.macros, width);
-    let file = unit.sources.get(unit.main);
-    let (name, path) = (file.name.clone(), file.path.clone());
-    let new = lanes_frontend::unit::check_text(&name, path, &s.text, &options, &RealFs);
-    if new.has_errors() {
-        eprintln!(
-            "warning: the specialized source of `{}` does not check; building it unspecialized",
-            args.file.display()
-        );
-        return unit;
-    }
-    for a in &s.applied {
-        eprintln!(
-            "note: fast path for the {} at {}:{} in `{}`: taken by SIMD groups where every lane satisfies `{}`",
-            a.kind.as_str(),
-            args.file.display(),
-            a.line,
-            a.kernel,
-            a.condition
-        );
-    }
-    new
 }

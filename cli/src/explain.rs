@@ -8,7 +8,6 @@ use clap::{Args, ValueEnum};
 use lanes_diagnostics::human::termcolor::{ColorChoice, StandardStream};
 use lanes_frontend::preprocess::RealFs;
 use lanes_frontend::unit::check_file;
-use lanes_vectorizer::report::{analyze_kernel, report};
 
 use lanes_diagnostics::explain::{
     AccessJson, BarrierJson, BranchJson, DiagnosticJson, Explain, KernelJson, LoopJson, TargetJson,
@@ -17,7 +16,7 @@ use lanes_diagnostics::explain::{
 use lanes_vectorizer::precond::Coverage;
 use serde::Serialize;
 
-use crate::check::{file_settings, MacroArgs};
+use crate::check::MacroArgs;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -47,12 +46,12 @@ pub struct ExplainArgs {
 }
 
 pub fn run(args: ExplainArgs) -> ExitCode {
-    let settings = match file_settings(&args.file, args.target.as_deref(), &args.macros) {
+    let flags = args.macros.command_line(args.target.as_deref());
+    let settings = match crate::project::settings_for(&args.file, &flags) {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let target = settings.target;
-    let unit = match check_file(&args.file, &settings.options, &RealFs) {
+    let unit = match check_file(&args.file, &settings.preprocess_options(), &RealFs) {
         Ok(u) => u,
         Err(e) => {
             eprintln!("error: cannot read `{}`: {e}", args.file.display());
@@ -74,10 +73,13 @@ pub fn run(args: ExplainArgs) -> ExitCode {
         );
         return ExitCode::from(1);
     }
-    let mut kernels = unit.hir.kernels();
     if let Some(name) = &args.kernel {
-        kernels.retain(|&k| unit.hir.function(k).name == name.as_str());
-        if kernels.is_empty() {
+        if !unit
+            .hir
+            .kernels()
+            .iter()
+            .any(|&k| unit.hir.function(k).name == name.as_str())
+        {
             let names: Vec<String> = unit
                 .hir
                 .kernels()
@@ -92,44 +94,38 @@ pub fn run(args: ExplainArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     }
+    // The one pipeline, as `lanes check` runs it: with `--kernel K` the
+    // kernels before K still spend the file's precondition budget first,
+    // so K gets the same preconditions as in `lanes check`.
+    let run = lanes_pipeline::run_file(&unit, &settings, args.kernel.as_deref());
     let mut irs = String::new();
     let mut reports = Vec::new();
     let mut spans = Vec::new();
     // Per kernel, per loop of its report: the coverage of its precondition.
     let mut coverages: Vec<Vec<Option<Coverage>>> = Vec::new();
     let mut failed = false;
-    let opts = settings.precond_options();
-    // The kernels of a file share its budget, in file order.
-    let mut meter = lanes_vectorizer::precond::Meter::new(&opts.budget);
-    for k in kernels {
-        match analyze_kernel(&unit.hir, k, target.width) {
-            Ok(ka) => {
-                if args.format == Format::Ir {
-                    irs.push_str(&lanes_vectorizer::report::annotated_ir(&ka));
+    for k in run.kernels {
+        if args
+            .kernel
+            .as_ref()
+            .is_some_and(|n| n.as_str() != k.name.as_str())
+        {
+            continue;
+        }
+        match k.result {
+            Ok(r) => {
+                if let (Format::Ir, Some(ka)) = (args.format, &k.analysis) {
+                    irs.push_str(&lanes_vectorizer::report::annotated_ir(ka));
                     irs.push('\n');
                 }
-                let mut r = report(&ka, &unit.hir, k, &unit.sources);
-                let found =
-                    lanes_vectorizer::precond::infer_with(&ka, &unit.hir, k, &opts, &mut meter);
-                lanes_vectorizer::precond::annotate(&mut r, &found);
                 coverages.push(
                     r.loops
                         .iter()
-                        .map(|l| lanes_vectorizer::precond::loop_coverage(&found, l.span))
+                        .map(|l| lanes_vectorizer::precond::loop_coverage(&k.findings, l.span))
                         .collect(),
                 );
-                r.diagnostics
-                    .extend(lanes_vectorizer::precond::diagnostics(&found));
-                // Severities and suppression pragmas, as in `lanes check`.
-                r.diagnostics = lanes_frontend::suppress::filter(
-                    &unit,
-                    std::mem::take(&mut r.diagnostics),
-                    &settings.severities,
-                );
-                r.diagnostics
-                    .sort_by_key(|d| (d.span.file, d.span.start, d.code));
                 reports.push(r);
-                spans.push(unit.hir.function(k).span);
+                spans.push(unit.hir.function(k.func).span);
             }
             Err(diags) => {
                 let _ = lanes_diagnostics::human::emit(&mut err, &unit.sources, &diags);
@@ -140,8 +136,8 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     let written = match args.format {
         Format::Text => {
             let text = lanes_diagnostics::explain::text(
-                &settings.target_name,
-                target.width,
+                &settings.target,
+                settings.width,
                 &unit.sources,
                 &reports,
                 &spans,
@@ -155,8 +151,8 @@ pub fn run(args: ExplainArgs) -> ExitCode {
         }
         Format::Json => {
             let json = lanes_diagnostics::explain::json(
-                &settings.target_name,
-                target.width,
+                &settings.target,
+                settings.width,
                 &unit.sources,
                 &reports,
             );

@@ -295,8 +295,18 @@ pub fn kernel_code(
     k: hir::FuncId,
     width: u32,
 ) -> Result<KernelCode, Vec<Diagnostic>> {
-    let hf = unit.function(k);
     let ka = lanes_vectorizer::report::analyze_kernel(unit, k, width)?;
+    analysed_kernel_code(unit, k, &ka)
+}
+
+/// Vectorizes kernel `k` of `unit` from its analysis (what `lanes build`
+/// gets from the one pipeline, lanes-pipeline).
+pub fn analysed_kernel_code(
+    unit: &hir::Unit,
+    k: hir::FuncId,
+    ka: &lanes_vectorizer::report::KernelAnalysis,
+) -> Result<KernelCode, Vec<Diagnostic>> {
+    let hf = unit.function(k);
     // The first use, in source order, of anything code generation lacks.
     let refused = [
         first_work_group_feature(&ka.func),
@@ -430,6 +440,33 @@ pub fn compile_unit(
     let mut diags = Vec::new();
     for k in unit.kernels() {
         match kernel_code(unit, k, spec.width) {
+            Ok(kc) => kernels.push(kc),
+            Err(d) => diags.extend(d),
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    compile_kernels(kernels, spec, opts)
+}
+
+/// [`compile_unit`] from analyses already made (every kernel of `unit`, in
+/// order, for `spec.width`; `Err` for a kernel the analysis refused).
+pub fn compile_analysed<'a>(
+    unit: &hir::Unit,
+    analysed: impl IntoIterator<
+        Item = (
+            hir::FuncId,
+            Result<&'a lanes_vectorizer::report::KernelAnalysis, Vec<Diagnostic>>,
+        ),
+    >,
+    spec: &TargetSpec,
+    opts: &Options,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    let mut kernels = Vec::new();
+    let mut diags = Vec::new();
+    for (k, ka) in analysed {
+        match ka.and_then(|ka| analysed_kernel_code(unit, k, ka)) {
             Ok(kc) => kernels.push(kc),
             Err(d) => diags.extend(d),
         }

@@ -53,45 +53,16 @@ pub struct Config {
     /// Severity per code; `None` turns the code off.
     #[returns(ref)]
     pub severities: BTreeMap<Code, Option<Severity>>,
+    /// All the settings, for what no query reads (precondition budgets and
+    /// launch hint, `specialize`, `outDir`): a change of those re-runs
+    /// nothing.
+    #[returns(ref)]
+    pub all: Settings,
 }
 
-/// The configuration as plain data (what the server reads from
-/// initializationOptions, `didChangeConfiguration` and `lanes.toml`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Settings {
-    pub target: String,
-    pub width: u32,
-    pub defines: Vec<(String, Option<String>)>,
-    pub undefines: Vec<String>,
-    pub include_dirs: Vec<PathBuf>,
-    pub severities: BTreeMap<Code, Option<Severity>>,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        let host = lanes_vectorizer::target::Target::host();
-        Settings {
-            target: "host".to_string(),
-            width: host.width,
-            defines: Vec::new(),
-            undefines: Vec::new(),
-            include_dirs: Vec::new(),
-            severities: BTreeMap::new(),
-        }
-    }
-}
-
-impl Settings {
-    /// Settings for a named target (`None` for an unknown name).
-    pub fn for_target(name: &str) -> Option<Settings> {
-        let t = lanes_vectorizer::target::Target::from_name(name)?;
-        Some(Settings {
-            target: name.to_string(),
-            width: t.width,
-            ..Settings::default()
-        })
-    }
-}
+/// The configuration as plain data: the one settings model of lanes
+/// (lanes-pipeline), read from `lanes.toml` and the editor's settings.
+pub use lanes_pipeline::Settings;
 
 /// The database interface the queries and the IDE features use.
 #[salsa::db]
@@ -140,33 +111,30 @@ impl LanesDatabase {
         };
         Config::new(
             &db,
-            settings.target,
+            settings.target.clone(),
             settings.width,
-            settings.defines,
-            settings.undefines,
-            settings.include_dirs,
-            settings.severities,
+            settings.defines.clone(),
+            settings.undefines.clone(),
+            settings.include_dirs.clone(),
+            settings.severities.clone(),
+            settings,
         );
         db
     }
 
     /// The current settings.
     pub fn settings(&self) -> Settings {
-        let c = Config::get(self);
-        Settings {
-            target: c.target(self).clone(),
-            width: c.width(self),
-            defines: c.defines(self).clone(),
-            undefines: c.undefines(self).clone(),
-            include_dirs: c.include_dirs(self).clone(),
-            severities: c.severities(self).clone(),
-        }
+        Config::get(self).all(self).clone()
     }
 
     /// Changes the settings; only the fields that differ are set, so that
     /// e.g. a severity change keeps every analysis.
     pub fn set_settings(&mut self, s: Settings) {
         let c = Config::get(self);
+        if *c.all(self) == s {
+            return;
+        }
+        c.set_all(self).to(s.clone());
         if *c.target(self) != s.target {
             c.set_target(self).to(s.target);
         }

@@ -5,11 +5,11 @@ use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use lanes_frontend::diag::{Code, Diagnostic};
+use lanes_frontend::diag::Diagnostic;
 use lanes_frontend::hir;
 use lanes_frontend::lexer::{Token, TokenKind};
 use lanes_frontend::source::{FileId, SourceFile, SourceMap, Span};
-use lanes_vectorizer::report::{analyze_kernel, report, KernelAnalysis, KernelReport, Step};
+use lanes_vectorizer::report::{KernelAnalysis, KernelReport, Step};
 use lanes_vectorizer::vectorize::{vectorize, VectorFunction, VectorizeError};
 use smol_str::SmolStr;
 
@@ -92,9 +92,9 @@ pub struct Analysis {
 }
 
 /// A kernel's report, or the errors of a kernel the vectorizer refuses
-/// (`L0920`), exactly as `lanes check` gets them from
-/// [`lanes_vectorizer::report::analyze_kernel`].
-pub type KernelResult = Result<KernelReport, Vec<Diagnostic>>;
+/// (`L0920`), exactly as `lanes check` gets them from the pipeline
+/// ([`lanes_pipeline::analyse`]).
+pub use lanes_pipeline::KernelResult;
 
 /// The unit an [`Analysis`] was made in: the kernel's small unit, or the
 /// whole file's (shared, not copied).
@@ -227,16 +227,9 @@ fn analyse_in(
             incremental: false,
         };
     };
-    let span = unit.function(k).name_span;
-    let analysed = guarded(span, || analyze_kernel(unit, k, width)).and_then(|r| r);
+    // The pipeline's first step, as every face runs it.
+    let (analysis, result) = lanes_pipeline::analyse(unit, k, sources, width);
     db.unwind_if_revision_cancelled();
-    let (analysis, result) = match analysed {
-        Ok(ka) => match guarded(span, || report(&ka, unit, k, sources)) {
-            Ok(r) => (Some(ka), Ok(r)),
-            Err(e) => (Some(ka), Err(e)),
-        },
-        Err(e) => (None, Err(e)),
-    };
     let unit = analysis.is_some().then(|| (unit_ref.clone(), k));
     Analysis {
         name: name.clone(),
@@ -246,24 +239,6 @@ fn analyse_in(
         result,
         incremental: false,
     }
-}
-
-/// Runs a pure analysis step; a panic (a bug) becomes an `L0920` error on
-/// the kernel instead of taking the editor's diagnostics down with it.
-/// Nothing inside calls salsa, so no cancellation can be swallowed here.
-fn guarded<T>(span: Span, f: impl FnOnce() -> T) -> Result<T, Vec<Diagnostic>> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
-        let what = p
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| p.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        vec![Diagnostic::new(
-            Code::UnsupportedByVectorizer,
-            span,
-            format!("internal error in the vectorizer: {what}"),
-        )]
-    })
 }
 
 /// A kernel in vector IR, in the coordinates of its [`Analysis`].
@@ -370,11 +345,7 @@ pub fn kernel_report<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Arc<Ke
         Ok(r) => {
             let mut r = map_report(r, &map);
             if let Some(found) = crate::precond::kernel_findings(db, kernel) {
-                lanes_vectorizer::precond::annotate(&mut r, found);
-                r.diagnostics
-                    .extend(lanes_vectorizer::precond::diagnostics(found));
-                r.diagnostics
-                    .sort_by_key(|d| (d.span.file, d.span.start, d.code));
+                lanes_pipeline::complete(&mut r, found);
             }
             Ok(r)
         }

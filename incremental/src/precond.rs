@@ -99,16 +99,15 @@ pub fn spent(db: &dyn Db, file: File, options: &Options) -> u64 {
 }
 
 /// Runs the inference on an analysis (no database involved; spends at most
-/// `options.budget.file`, each target at most `options.budget.target`). A panic in the inference is a bug: it is
-/// reported as no findings rather than taking the caller down.
+/// `options.budget.file`, each target at most `options.budget.target`):
+/// the pipeline's step ([`lanes_pipeline::preconditions`]), as every face
+/// runs it.
 pub fn infer(a: &Analysis, options: &Options) -> Vec<Finding> {
     let (Some(ka), Some((unit, func))) = (&a.analysis, &a.unit) else {
         return Vec::new();
     };
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        precond::infer(ka, unit.hir(), *func, options)
-    }))
-    .unwrap_or_default()
+    let mut meter = precond::Meter::new(&options.budget);
+    lanes_pipeline::preconditions(ka, unit.hir(), *func, options, &mut meter)
 }
 
 /// Stores the findings of kernels of `file` (one input change: it cancels

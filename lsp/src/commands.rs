@@ -11,7 +11,6 @@ use serde_json::{json, Value};
 use tower_lsp_server::gen_lsp_types::{ExecuteCommandParams, ProgressToken};
 use tower_lsp_server::jsonrpc::{Error, Result};
 
-use crate::config;
 use crate::convert::uri_to_path;
 use crate::server::{content_modified, run_blocking, Backend};
 
@@ -53,7 +52,7 @@ pub async fn execute(b: &Backend, params: ExecuteCommandParams) -> Result<Value>
                 (st.db.reload_from_disk(&path), None)
             }
         };
-        let out = config::out_dir(&st.options, st.root.as_deref());
+        let out = st.db.settings().out_dir;
         (st.db.clone(), file, version, out, st.progress())
     };
 
@@ -180,17 +179,29 @@ fn compile(
     if parsed.unit.hir.kernels().is_empty() {
         return Err("the file has no kernels (functions declared `__kernel`)".into());
     }
+    let mut settings = db.settings();
     let unit = Unit {
         parsed,
         path: file.path(&db).clone(),
-        target: db.settings().target,
+        target: settings.target.clone(),
     };
     drop(db);
     let parsed = &unit.parsed;
     let spec = lanes_codegen::target_spec(&unit.target)?;
+    settings.width = spec.width;
+    // The one pipeline, as `lanes build` runs it (the same settings,
+    // budgets and fast paths), off the database: headers of the
+    // specialized text are read from disk.
+    let plan = lanes_pipeline::plan_build(
+        &parsed.unit,
+        &settings,
+        lanes_pipeline::Specialize::Auto,
+        &lanes_frontend::preprocess::RealFs,
+    );
+    let hir = &plan.specialized.as_ref().unwrap_or(&parsed.unit).hir;
     let _one = CODEGEN.lock().unwrap_or_else(|e| e.into_inner());
     let options = lanes_codegen::Options { opt_level: 2 };
-    match lanes_codegen::compile_unit(&parsed.unit.hir, &spec, &options) {
+    match lanes_codegen::compile_analysed(hir, plan.analysed(), &spec, &options) {
         Ok(c) => Ok((unit, c)),
         Err(diags) => Err(diags
             .iter()

@@ -52,10 +52,8 @@ pub(crate) struct State {
     pub db: LanesDatabase,
     docs: HashMap<String, Doc>,
     pub root: Option<PathBuf>,
-    toml: Value,
-    client: Value,
-    /// The merged options (for `outDir`).
-    pub options: Value,
+    toml: config::Source,
+    client: config::Source,
     progress: bool,
     refresh: Refresh,
     /// Options of the precondition inference (`None`: turned off).
@@ -92,9 +90,8 @@ impl Backend {
                 db: LanesDatabase::new(lanes_db::Settings::default()),
                 docs: HashMap::new(),
                 root: None,
-                toml: json!({}),
-                client: json!({}),
-                options: json!({}),
+                toml: config::Source::default(),
+                client: config::Source::default(),
                 progress: false,
                 refresh: Refresh::default(),
                 precond: Some(lanes_vectorizer::precond::Options::new(16)),
@@ -153,14 +150,15 @@ impl Backend {
     async fn apply_settings(&self) {
         let warnings = {
             let mut st = self.state();
-            let merged = config::merge(&st.toml, &st.client);
-            let (s, mut w) = config::settings(&merged, st.root.as_deref());
-            let (precond, w2) = config::precond_options(&merged, s.width);
-            w.extend(w2);
-            st.precond = precond;
-            st.options = merged;
+            let s = config::resolve(&st.toml, &st.client);
+            st.precond = s.precond_options();
             st.db.set_settings(s);
-            w
+            st.toml
+                .errors
+                .iter()
+                .chain(&st.client.errors)
+                .cloned()
+                .collect::<Vec<_>>()
         };
         for w in warnings {
             self.0
@@ -527,16 +525,13 @@ impl LanguageServer for Backend {
                 lens: flag("/workspace/codeLens/refreshSupport"),
                 tokens: flag("/workspace/semanticTokens/refreshSupport"),
             };
-            let (toml, err) = config::toml_options(root.as_deref());
-            if let Some(e) = err {
-                eprintln!("lanes lsp: cannot read lanes.toml: {e}");
-            }
-            st.toml = toml;
-            st.client = config::client_options(
+            st.toml = config::toml_source(root.as_deref());
+            st.client = config::client_source(
                 params
                     .initialization_options
                     .as_ref()
                     .unwrap_or(&Value::Null),
+                root.as_deref(),
             );
             st.root = root;
         }
@@ -659,7 +654,8 @@ impl LanguageServer for Backend {
         }
         {
             let mut st = self.state();
-            st.client = config::client_options(&params.settings);
+            let root = st.root.clone();
+            st.client = config::client_source(&params.settings, root.as_deref());
         }
         self.settings_changed().await;
     }
@@ -679,11 +675,7 @@ impl LanguageServer for Backend {
                 }
             }
             if toml {
-                let (t, err) = config::toml_options(st.root.as_deref());
-                if let Some(e) = err {
-                    eprintln!("lanes lsp: cannot read lanes.toml: {e}");
-                }
-                st.toml = t;
+                st.toml = config::toml_source(st.root.as_deref());
             }
         }
         self.settings_changed().await;

@@ -5,6 +5,7 @@ test, driven over stdio like an editor. Run with
 """
 
 import asyncio
+import json
 import os
 import pathlib
 import shutil
@@ -891,3 +892,95 @@ async def test_hover_and_definition_across_a_latin1_header(client: LanguageClien
     loc = loc[0] if isinstance(loc, list) else loc
     assert loc.uri == (client.tmp / "scale.h").as_uri()
     assert (loc.range.start.line, loc.range.start.character) == header_position("scale(")
+
+
+# ---------------------------------------------------------------------------
+# one settings model and one pipeline with the command line (lanes-pipeline)
+
+# The project of tests/cli/test_pipeline.py: lanes.toml with target,
+# defines, include path and severities; pragmas in the kernel file.
+PROJECT = ROOT / "tests" / "projects" / "blur"
+
+SEVERITY = {
+    types.DiagnosticSeverity.Error: "error",
+    types.DiagnosticSeverity.Warning: "warning",
+    types.DiagnosticSeverity.Information: "info",
+    types.DiagnosticSeverity.Hint: "hint",
+}
+
+
+async def test_lanes_toml_severities_and_pragmas_as_lanes_check_shows_them(client: LanguageClient):
+    shutil.copytree(PROJECT, client.tmp, dirs_exist_ok=True)
+    text = (PROJECT / "src" / "blur.cl").read_text()
+    # Without the client's own target, lanes.toml's applies.
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=(client.tmp / "lanes.toml").as_uri(), type=types.FileChangeType.Created)]
+        )
+    )
+    path = client.tmp / "src" / "blur.cl"
+    check = subprocess.run(
+        [LANES, "check", "--format", "json", str(path)], cwd=client.tmp, capture_output=True, text=True, timeout=300
+    )
+    assert check.returncode == 0, check.stderr
+    expected = sorted(
+        (d["code"], d["severity"], d["line"], d["col"], d["message"])
+        for d in json.loads(check.stdout)["diagnostics"]
+    )
+    codes = [e[0] for e in expected]
+    assert "L0202" not in codes and codes.count("L0203") == 1, expected
+    assert ("L0201", "info") in [(c, s) for c, s, *_ in expected], expected
+    assert ("L0300", "hint") in [(c, s) for c, s, *_ in expected], expected
+    fast = codes.count("L0301")
+    assert fast == 2, expected
+
+    uri, _ = await open_doc(client, "src/blur.cl", text)
+    shown = await logged(client, uri, 1, lambda ds: sum(d.code == "L0301" for d in ds) == fast)
+    got = sorted(
+        (d.code, SEVERITY[d.severity], d.range.start.line + 1, d.range.start.character + 1, d.message)
+        for d in shown
+    )
+    # The editor's message goes on with the notes.
+    assert [g[:4] for g in got] == [e[:4] for e in expected]
+    for g, e in zip(got, expected):
+        assert g[4].startswith(e[4]), (g, e)
+
+
+
+async def test_lanes_toml_errors_are_logged_as_the_command_line_prints_them(client: LanguageClient):
+    (client.tmp / "lanes.toml").write_text('target = "sse4-i32x4"\n[preconditions]\nfileBudgett = 5\n')
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=(client.tmp / "lanes.toml").as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+    (client.tmp / "k.cl").write_text(BRANCHY)
+    cli = subprocess.run([LANES, "check", str(client.tmp / "k.cl")], cwd=client.tmp, capture_output=True, text=True)
+    assert cli.returncode == 2
+    (printed,) = [l for l in cli.stderr.splitlines() if "fileBudgett" in l]
+    assert "lanes.toml:3:1: unknown setting `preconditions.fileBudgett`" in printed
+
+    async def wait():
+        while True:
+            for m in client.log_messages:
+                if "fileBudgett" in m.message:
+                    return m
+            await asyncio.sleep(0.05)
+
+    logged_message = await asyncio.wait_for(wait(), 30)
+    assert logged_message.type == types.MessageType.Warning
+    assert logged_message.message == "lanes: " + printed.removeprefix("error: ")
+    # The same key from the editor: the same message, without a position.
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"lanes": {"preconditions": {"fileBudgett": 5}}})
+    )
+
+    async def wait_editor():
+        while True:
+            for m in client.log_messages:
+                if m.message.startswith("lanes: editor settings: unknown setting `preconditions.fileBudgett`"):
+                    return m
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(wait_editor(), 30)

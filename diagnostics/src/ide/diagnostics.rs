@@ -70,11 +70,11 @@ pub fn diagnostics(db: &dyn Db, file: File) -> Vec<Diag> {
     out
 }
 
-/// Severities from the configuration, then suppression pragmas (the same
-/// rules as `lanes check`: [`lanes_frontend::suppress`]).
+/// Severities from the configuration, then suppression pragmas: the
+/// pipeline's last step, as every face runs it ([`lanes_pipeline::suppress`]).
 pub(crate) fn filter(ctx: &Ctx<'_>, diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let severities = ctx.db.config().severities(ctx.db).clone();
-    lanes_frontend::suppress::filter(&ctx.parsed.unit, diags, &severities)
+    let severities = ctx.db.config().severities(ctx.db);
+    lanes_pipeline::suppress(&ctx.parsed.unit, diags, severities)
 }
 
 fn to_diag(ctx: &Ctx<'_>, d: &Diagnostic) -> Option<Diag> {

@@ -50,7 +50,7 @@ use lanes_frontend::source::Span;
 use crate::report::KernelAnalysis;
 
 pub use budget::{Budget, Exhausted, Meter};
-pub use specialize::{specialize, Applied, Specialization};
+pub use specialize::{specialize, specialize_found, Applied, Specialization};
 
 /// A typical launch (from `lanes.toml`'s `[launch]`): coverage is counted
 /// on it, and it is the sample the search prefers.

@@ -267,17 +267,31 @@ fn extend(
 /// one fast path around the statements that hold them (see [`extend`]).
 /// The caller re-checks the text and falls back to the original on errors.
 pub fn specialize(unit: &CheckedUnit, opts: &Options) -> Specialization {
-    let text = unit.sources.get(unit.main).text.to_string();
-    let mut edits: Vec<Edit> = Vec::new();
     // The kernels share the file's budget, in file order.
     let mut meter = super::Meter::new(&opts.budget);
-    for k in unit.hir.kernels() {
-        let Ok(ka) = crate::report::analyze_kernel(&unit.hir, k, opts.width) else {
-            continue;
-        };
+    let found: Vec<(hir::FuncId, Vec<super::Finding>)> = unit
+        .hir
+        .kernels()
+        .into_iter()
+        .filter_map(|k| {
+            let ka = crate::report::analyze_kernel(&unit.hir, k, opts.width).ok()?;
+            Some((k, super::infer_with(&ka, &unit.hir, k, opts, &mut meter)))
+        })
+        .collect();
+    specialize_found(unit, found.iter().map(|(k, f)| (*k, f.as_slice())))
+}
+
+/// [`specialize`] with the findings of each kernel already inferred (by
+/// the one pipeline, lanes-pipeline, as `lanes build` runs it).
+pub fn specialize_found<'f>(
+    unit: &CheckedUnit,
+    found: impl IntoIterator<Item = (hir::FuncId, &'f [super::Finding])>,
+) -> Specialization {
+    let text = unit.sources.get(unit.main).text.to_string();
+    let mut edits: Vec<Edit> = Vec::new();
+    for (k, found) in found {
         let func = unit.hir.function(k);
         let Some(body) = &func.body else { continue };
-        let found = super::infer_with(&ka, &unit.hir, k, opts, &mut meter);
         // Groups: (rank, condition, readable condition, kind, block, lo, hi).
         struct Group<'b> {
             rank: u8,
@@ -289,7 +303,7 @@ pub fn specialize(unit: &CheckedUnit, opts: &Options) -> Specialization {
             hi: usize,
         }
         let mut groups: Vec<Group<'_>> = Vec::new();
-        for f in &found {
+        for f in found {
             let Outcome::Found(p) = &f.outcome else {
                 continue;
             };

@@ -1,0 +1,280 @@
+//! The one pipeline of lanes: what every face (`lanes check` in every
+//! format, `lanes explain`, `lanes build`, the editor) runs on a file, and
+//! the settings model they all read ([`settings`]).
+//!
+//! Per kernel, in file order: lowering and analysis ([`analyse`]), the
+//! report, precondition inference on the file's budget ([`preconditions`]),
+//! the report completed with the findings ([`complete`]); then, for the
+//! file, configured severities and suppression pragmas ([`suppress`]).
+//! [`run_file`] chains the steps for a checked unit; the editor's database
+//! (lanes-db) calls the same steps one query at a time, so that it can
+//! cache them.
+//!
+//! This crate sits right after the vectorizer (frontend → vectorizer →
+//! pipeline → codegen users, incremental, diagnostics, lsp, cli): it uses
+//! only the front end and the vectorizer, and every face can reach it.
+
+pub mod settings;
+mod tree;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use lanes_frontend::diag::{Code, Diagnostic};
+use lanes_frontend::hir;
+use lanes_frontend::source::{SourceMap, Span};
+use lanes_frontend::unit::CheckedUnit;
+use lanes_vectorizer::precond::{self, Finding, Meter};
+use lanes_vectorizer::report::{KernelAnalysis, KernelReport};
+use smol_str::SmolStr;
+
+pub use settings::{CommandLine, Layer, Settings, SettingsError, Specialize};
+
+/// A kernel's report, or the errors of a kernel the vectorizer refuses
+/// (`L0920`).
+pub type KernelResult = Result<KernelReport, Vec<Diagnostic>>;
+
+/// Lowering, canonicalization, the analyses and the report of one kernel.
+/// A panic in them (a bug) becomes an `L0920` error on the kernel instead
+/// of taking the face down.
+pub fn analyse(
+    unit: &hir::Unit,
+    k: hir::FuncId,
+    sources: &SourceMap,
+    width: u32,
+) -> (Option<KernelAnalysis>, KernelResult) {
+    let span = unit.function(k).name_span;
+    let analysed = guarded(span, || {
+        lanes_vectorizer::report::analyze_kernel(unit, k, width)
+    })
+    .and_then(|r| r);
+    match analysed {
+        Ok(ka) => {
+            match guarded(span, || {
+                lanes_vectorizer::report::report(&ka, unit, k, sources)
+            }) {
+                Ok(r) => (Some(ka), Ok(r)),
+                Err(e) => (Some(ka), Err(e)),
+            }
+        }
+        Err(e) => (None, Err(e)),
+    }
+}
+
+fn guarded<T>(span: Span, f: impl FnOnce() -> T) -> Result<T, Vec<Diagnostic>> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        let what = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        vec![Diagnostic::new(
+            Code::UnsupportedByVectorizer,
+            span,
+            format!("internal error in the vectorizer: {what}"),
+        )]
+    })
+}
+
+/// Precondition inference for one analysed kernel on the file's account
+/// (`meter`: kernels of a file spend it in file order). Each kernel runs on
+/// a thread of its own, so on a fresh Z3 context: its findings depend on
+/// the kernel and on the budget left, never on what the solver did before
+/// (in another face, another file or another kernel). A panic in the
+/// inference is a bug: it gives no findings.
+pub fn preconditions(
+    ka: &KernelAnalysis,
+    unit: &hir::Unit,
+    k: hir::FuncId,
+    options: &precond::Options,
+    meter: &mut Meter,
+) -> Vec<Finding> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    precond::infer_with(ka, unit, k, options, meter)
+                }))
+                .unwrap_or_default()
+            })
+            .join()
+            .unwrap_or_default()
+    })
+}
+
+/// The report with the findings: loop preconditions filled in, `L0301`/
+/// `L0302` added, diagnostics in source order.
+pub fn complete(report: &mut KernelReport, findings: &[Finding]) {
+    precond::annotate(report, findings);
+    report.diagnostics.extend(precond::diagnostics(findings));
+    report
+        .diagnostics
+        .sort_by_key(|d| (d.span.file, d.span.start, d.code));
+}
+
+/// Configured severities and suppression pragmas: a suppressed finding is
+/// in no face's output.
+pub fn suppress(
+    unit: &CheckedUnit,
+    diags: Vec<Diagnostic>,
+    severities: &lanes_frontend::suppress::Severities,
+) -> Vec<Diagnostic> {
+    lanes_frontend::suppress::filter(unit, diags, severities)
+}
+
+/// One kernel through the pipeline.
+pub struct KernelRun {
+    pub func: hir::FuncId,
+    pub name: SmolStr,
+    /// `None` when lowering or the analysis failed (the errors are in
+    /// `result`).
+    pub analysis: Option<KernelAnalysis>,
+    /// The completed report (its diagnostics after severities and
+    /// pragmas), or the errors.
+    pub result: KernelResult,
+    pub findings: Vec<Finding>,
+}
+
+/// A file through the pipeline.
+pub struct FileRun {
+    pub kernels: Vec<KernelRun>,
+    /// The front end's diagnostics and every kernel's, after severities and
+    /// pragmas, in kernel order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Runs the pipeline over the kernels of a checked unit (none when the
+/// unit has errors: the analysis needs a complete, typed program). With
+/// `until`, the kernels after that one are skipped: the kernels before it
+/// still run, since they spend the file's precondition budget first, so
+/// the kernel gets what it gets in a run over the whole file.
+pub fn run_file(unit: &CheckedUnit, settings: &Settings, until: Option<&str>) -> FileRun {
+    let mut kernels = Vec::new();
+    let mut diagnostics = suppress(unit, unit.diagnostics.clone(), &settings.severities);
+    if !unit.has_errors() {
+        let options = settings.precond_options();
+        let budget = options.as_ref().map(|o| o.budget).unwrap_or_default();
+        let mut meter = Meter::new(&budget);
+        for k in unit.hir.kernels() {
+            let name = unit.hir.function(k).name.clone();
+            let (analysis, mut result) = analyse(&unit.hir, k, &unit.sources, settings.width);
+            let mut findings = Vec::new();
+            if let (Some(ka), Some(o), Ok(r)) = (&analysis, &options, &mut result) {
+                findings = preconditions(ka, &unit.hir, k, o, &mut meter);
+                complete(r, &findings);
+            }
+            let result = match result {
+                Ok(mut r) => {
+                    r.diagnostics = suppress(
+                        unit,
+                        std::mem::take(&mut r.diagnostics),
+                        &settings.severities,
+                    );
+                    diagnostics.extend(r.diagnostics.iter().cloned());
+                    Ok(r)
+                }
+                Err(e) => {
+                    diagnostics.extend(e.iter().cloned());
+                    Err(e)
+                }
+            };
+            let last = until == Some(name.as_str());
+            kernels.push(KernelRun {
+                func: k,
+                name,
+                analysis,
+                result,
+                findings,
+            });
+            if last {
+                break;
+            }
+        }
+    }
+    FileRun {
+        kernels,
+        diagnostics,
+    }
+}
+
+/// What `lanes build` (and the editor's `lanes.build`) compiles: the
+/// pipeline's run over the file and, with `specialize = auto`, over the
+/// text with a fast path for every proven precondition of that run.
+pub struct BuildPlan {
+    /// The specialized unit (`None`: the original is compiled).
+    pub specialized: Option<CheckedUnit>,
+    /// The run over the unit compiled (analyses for code generation).
+    pub run: FileRun,
+    /// The fast paths inserted.
+    pub applied: Vec<precond::Applied>,
+    /// The specialized text did not check (a bug): built unspecialized.
+    pub specialization_failed: bool,
+}
+
+impl BuildPlan {
+    /// Every kernel of the unit compiled with its analysis, or the errors
+    /// of a kernel the analysis refused, for `lanes_codegen::compile_analysed`.
+    pub fn analysed(
+        &self,
+    ) -> impl Iterator<Item = (hir::FuncId, Result<&KernelAnalysis, Vec<Diagnostic>>)> {
+        self.run.kernels.iter().map(|k| {
+            let a = match (&k.analysis, &k.result) {
+                (Some(a), _) => Ok(a),
+                (None, Err(e)) => Err(e.clone()),
+                (None, Ok(_)) => Err(Vec::new()),
+            };
+            (k.func, a)
+        })
+    }
+}
+
+/// The pipeline for code generation: `settings.width` must be the width of
+/// the target built for; `default` is the specialization without a
+/// setting (`auto` at -O2, `off` at -O0). `loader` reads the headers of the
+/// specialized text.
+pub fn plan_build(
+    unit: &CheckedUnit,
+    settings: &Settings,
+    default: Specialize,
+    loader: &dyn lanes_frontend::preprocess::FileLoader,
+) -> BuildPlan {
+    let specialize = settings.specialize.unwrap_or(default) == Specialize::Auto;
+    let mut plain = settings.clone();
+    plain.preconditions.enabled = false;
+    let run = run_file(unit, if specialize { settings } else { &plain }, None);
+    let s = precond::specialize_found(
+        unit,
+        run.kernels.iter().map(|k| (k.func, k.findings.as_slice())),
+    );
+    if s.applied.is_empty() {
+        return BuildPlan {
+            specialized: None,
+            run,
+            applied: Vec::new(),
+            specialization_failed: false,
+        };
+    }
+    let source = unit.sources.get(unit.main);
+    let new = lanes_frontend::unit::check_text(
+        &source.name,
+        source.path.clone(),
+        &s.text,
+        &settings.preprocess_options(),
+        loader,
+    );
+    if new.has_errors() {
+        return BuildPlan {
+            specialized: None,
+            run,
+            applied: Vec::new(),
+            specialization_failed: true,
+        };
+    }
+    // The specialized text: analysed again, without inference.
+    let run = run_file(&new, &plain, None);
+    BuildPlan {
+        specialized: Some(new),
+        run,
+        applied: s.applied,
+        specialization_failed: false,
+    }
+}
