@@ -490,6 +490,27 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
     }
     let items: u64 = global.iter().product();
 
+    // Image and sampler arguments have no `--arg` syntax: say what refuses
+    // the kernel (the interpreter, or code generation with L0904) first.
+    if func
+        .params
+        .iter()
+        .any(|&p| func.local(p).ty.is_image_or_sampler())
+    {
+        if !(args.verify || args.interpret) {
+            if compile(&unit, &spec, 2, "run").is_none() {
+                return Ok(ExitCode::from(1));
+            }
+        } else if let Ok(ka) = lanes_vectorizer::report::analyze_kernel(hir, k, spec.width) {
+            if let Some(e) = interp::unsupported_feature(&ka.func) {
+                return Err(format!(
+                    "the scalar interpreter cannot run `{name}`: {}",
+                    e.render(&unit.sources)
+                ));
+            }
+        }
+    }
+
     // Arguments.
     let mut given: std::collections::BTreeMap<String, String> = Default::default();
     for a in &args.args {

@@ -66,6 +66,7 @@ pub fn llty<'ctx>(cx: &Cx<'_, 'ctx>, ty: Ty, vec: bool) -> R<BasicTypeEnum<'ctx>
         Ty::F64 => cx.ctx.f64_type().into(),
         Ty::Ptr(_) => cx.ctx.ptr_type(LlvmSpace::default()).into(),
         Ty::Void => return Err("a value of type void".into()),
+        Ty::Image => return Err("an image (images are not compiled yet)".into()),
     };
     Ok(if vec { vec_of(s, cx.w).into() } else { s })
 }
@@ -562,6 +563,10 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             }
             // Refused before code generation (`refuse.rs`).
             InstKind::Printf { .. } => Err("`printf` cannot be compiled".into()),
+            // Refused by `kernel_code` too (`L0904`).
+            InstKind::ImageRead { .. }
+            | InstKind::ImageWrite { .. }
+            | InstKind::ImageQuery { .. } => Err("images are not compiled yet".into()),
             InstKind::Br(t) => {
                 let tb = self.bb(*t)?;
                 let i =

@@ -38,7 +38,7 @@ fn ty_c(t: Ty) -> &'static str {
         Ty::I64 => "int64_t",
         Ty::F32 => "float",
         Ty::F64 => "double",
-        Ty::Ptr(_) | Ty::Void => "void *",
+        Ty::Ptr(_) | Ty::Void | Ty::Image => "void *",
     }
 }
 

@@ -310,6 +310,7 @@ pub fn analysed_kernel_code(
     // The first use, in source order, of anything code generation lacks.
     let refused = [
         first_work_group_feature(&ka.func),
+        refuse::first_image_use(unit, k, &ka.func),
         refuse::first_unsupported(&ka.func),
     ]
     .into_iter()

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use lanes_frontend::source::{SourceMap, Span};
-use lanes_vectorizer::report::{KernelReport, Step};
+use lanes_vectorizer::report::{KernelReport, MemSpace, Step};
 use lanes_vectorizer::shape::Shape;
 use serde::Serialize;
 
@@ -151,8 +151,12 @@ pub fn fence_words(flags: u32) -> Vec<&'static str> {
     .collect()
 }
 
-fn space_name(space: lanes_frontend::ast::AddressSpace) -> &'static str {
-    lanes_vectorizer::ir::space_name(space)
+/// What an access to an image is called: a read or a write.
+pub fn image_verb(kind: lanes_vectorizer::report::AccessKind) -> &'static str {
+    match kind {
+        lanes_vectorizer::report::AccessKind::Load => "read",
+        _ => "write",
+    }
 }
 
 /// The JSON form.
@@ -242,7 +246,7 @@ pub fn json(
                             pattern: a.pattern.as_str(),
                             stride_bytes: a.stride_bytes,
                             mask: a.mask.as_str(),
-                            space: space_name(a.space),
+                            space: a.space.as_str(),
                             reason: steps(sources, &a.reason),
                         }
                     })
@@ -347,7 +351,10 @@ pub fn text(
                 .collect::<Vec<_>>()
                 .join(" ");
             let kind = match a.space {
-                lanes_frontend::ast::AddressSpace::Local => format!("__local {}", a.kind.as_str()),
+                MemSpace::Addr(lanes_frontend::ast::AddressSpace::Local) => {
+                    format!("__local {}", a.kind.as_str())
+                }
+                MemSpace::Image => format!("image {}", image_verb(a.kind)),
                 _ => a.kind.as_str().to_string(),
             };
             let pattern = match (a.pattern, a.stride_bytes) {

@@ -84,6 +84,8 @@ pub struct Qualifiers {
     pub is_const: bool,
     pub is_volatile: bool,
     pub is_restrict: bool,
+    /// An image access qualifier (`__read_only`, ...) and where it is written.
+    pub access: Option<(crate::types::ImageAccess, Span)>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -281,6 +281,8 @@ pub enum BuiltinFn {
     /// `printf(format, ...)`: the format string (arguments after the
     /// default promotions, vectors flattened by the lowering).
     Printf(smol_str::SmolStr),
+    /// Image reads, writes and queries, checked by rule.
+    Image(crate::image::ImageFn),
 }
 
 /// The shape of a `half` load or store: N components (1 for the scalar
@@ -334,7 +336,24 @@ impl BuiltinCall {
             }
             BuiltinFn::WorkGroup(f) => format!("{f:?}"),
             BuiltinFn::Printf(_) => "printf".to_string(),
+            BuiltinFn::Image(f) => match f {
+                crate::image::ImageFn::Read { elem, .. } => {
+                    format!("read_image{}", image_suffix(*elem))
+                }
+                crate::image::ImageFn::Write { elem } => {
+                    format!("write_image{}", image_suffix(*elem))
+                }
+                crate::image::ImageFn::Query(q) => q.name().to_string(),
+            },
         }
+    }
+}
+
+fn image_suffix(elem: Scalar) -> &'static str {
+    match elem {
+        Scalar::Float => "f",
+        Scalar::UInt => "ui",
+        _ => "i",
     }
 }
 
@@ -969,6 +988,7 @@ pub fn is_builtin_name(name: &str) -> bool {
         || name == "vec_step"
         || crate::workgroup::parse(name).is_some()
         || name == "printf"
+        || crate::image::parse(name).is_some()
 }
 
 /// Built-in functions of OpenCL C that lanes does not compile yet: the
@@ -1014,12 +1034,6 @@ pub fn unsupported(name: &str) -> Option<(Code, String)> {
             Code::UnsupportedDeviceEnqueue,
             "pipes and device-side enqueue are",
         ),
-        _ if name.starts_with("read_image")
-            || name.starts_with("write_image")
-            || name.starts_with("get_image_") =>
-        {
-            (Code::UnsupportedImages, "images are")
-        }
         _ => return None,
     };
     Some((code, format!("{what} not supported yet (`{name}`)")))
@@ -1028,14 +1042,10 @@ pub fn unsupported(name: &str) -> Option<(Code, String)> {
 /// The opaque or unsupported type names and what they need: (code, message).
 pub fn unsupported_type(name: &str) -> Option<(Code, String)> {
     let (code, what) = match name {
-        "sampler_t" => (Code::UnsupportedImages, "samplers are"),
         "queue_t" | "clk_event_t" | "ndrange_t" | "reserve_id_t" | "pipe" => (
             Code::UnsupportedDeviceEnqueue,
             "pipes and device-side enqueue are",
         ),
-        _ if name.starts_with("image") && name.ends_with("_t") => {
-            (Code::UnsupportedImages, "images are")
-        }
         _ if name.starts_with("half") && crate::types::parse_vector_name(name).is_some() => {
             (Code::UnsupportedHalf, "`half` values are")
         }
@@ -1329,10 +1339,7 @@ mod tests {
             unsupported("sub_group_barrier").map(|u| u.1),
             Some("sub-group barriers are not supported yet (`sub_group_barrier`)".into())
         );
-        assert_eq!(
-            unsupported("read_imagef").map(|u| u.0),
-            Some(Code::UnsupportedImages)
-        );
+        assert_eq!(unsupported("read_imagef"), None);
         assert_eq!(unsupported("work_group_reduce_add"), None);
         assert_eq!(
             unsupported("to_global").map(|u| u.0),
@@ -1344,10 +1351,8 @@ mod tests {
         );
         assert_eq!(unsupported("vload_half4"), None);
         assert_eq!(unsupported("sqrt"), None);
-        assert_eq!(
-            unsupported_type("image2d_t").map(|u| u.0),
-            Some(Code::UnsupportedImages)
-        );
+        assert_eq!(unsupported_type("image2d_t"), None);
+        assert_eq!(unsupported_type("sampler_t"), None);
         assert_eq!(unsupported_type("atomic_int"), None);
         assert_eq!(unsupported_type("event_t"), None);
         assert_eq!(

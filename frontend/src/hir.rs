@@ -112,6 +112,8 @@ pub fn layout_of(ty: &Type, structs: &[StructDef]) -> Option<(u64, u64)> {
         }
         // An event is a handle the size of a pointer.
         Type::Opaque(crate::types::Opaque::Event, _) => Some((8, 8)),
+        // A sampler is its `CLK_*` bits, as in clang's initializers.
+        Type::Opaque(crate::types::Opaque::Sampler, _) => Some((4, 4)),
         Type::Void | Type::Opaque(..) | Type::Error => None,
     }
 }
@@ -515,6 +517,9 @@ pub enum ConvertKind {
     IntToPointer,
     /// `(void)e`: evaluate and discard.
     ToVoid,
+    /// A `uint` (the `CLK_*` bits) to a `sampler_t`, in the initializer of
+    /// a sampler or as the sampler argument of a read.
+    IntToSampler,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -9,6 +9,7 @@ pub mod ast;
 pub mod builtins;
 pub mod diag;
 pub mod hir;
+pub mod image;
 pub mod lexer;
 pub mod parser;
 pub mod preprocess;

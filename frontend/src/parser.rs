@@ -164,6 +164,7 @@ const OPAQUE_TYPES: &[&str] = &[
     "image2d_t",
     "image2d_array_t",
     "image2d_depth_t",
+    "image2d_array_depth_t",
     "image3d_t",
     "sampler_t",
     "event_t",

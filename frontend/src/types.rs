@@ -124,13 +124,124 @@ impl Scalar {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StructId(pub u32);
 
-/// Opaque OpenCL types that can be named but not compiled yet.
+/// Opaque OpenCL types: values the program passes around but cannot look
+/// into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Opaque {
-    Image,
+    Image(ImageDim, ImageAccess),
     Sampler,
     Event,
     Other,
+}
+
+/// The image types of OpenCL C 1.2 and 2.0 (without the MSAA ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImageDim {
+    D1,
+    D1Buffer,
+    D1Array,
+    D2,
+    D2Array,
+    D3,
+    D2Depth,
+    D2ArrayDepth,
+}
+
+impl ImageDim {
+    pub const ALL: [ImageDim; 8] = [
+        ImageDim::D1,
+        ImageDim::D1Buffer,
+        ImageDim::D1Array,
+        ImageDim::D2,
+        ImageDim::D2Array,
+        ImageDim::D3,
+        ImageDim::D2Depth,
+        ImageDim::D2ArrayDepth,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ImageDim::D1 => "image1d_t",
+            ImageDim::D1Buffer => "image1d_buffer_t",
+            ImageDim::D1Array => "image1d_array_t",
+            ImageDim::D2 => "image2d_t",
+            ImageDim::D2Array => "image2d_array_t",
+            ImageDim::D3 => "image3d_t",
+            ImageDim::D2Depth => "image2d_depth_t",
+            ImageDim::D2ArrayDepth => "image2d_array_depth_t",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ImageDim> {
+        ImageDim::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// Components of an integer coordinate: `int`, `int2` or `int4` (the
+    /// array index of an image array is the last used component).
+    pub fn coord_width(self) -> u8 {
+        match self {
+            ImageDim::D1 | ImageDim::D1Buffer => 1,
+            ImageDim::D1Array | ImageDim::D2 | ImageDim::D2Depth => 2,
+            ImageDim::D2Array | ImageDim::D3 | ImageDim::D2ArrayDepth => 4,
+        }
+    }
+
+    /// Coordinate components that address pixels (x, y, z), the array
+    /// index excluded.
+    pub fn spatial(self) -> u8 {
+        match self {
+            ImageDim::D1 | ImageDim::D1Buffer | ImageDim::D1Array => 1,
+            ImageDim::D2 | ImageDim::D2Depth | ImageDim::D2Array | ImageDim::D2ArrayDepth => 2,
+            ImageDim::D3 => 3,
+        }
+    }
+
+    pub fn is_array(self) -> bool {
+        matches!(
+            self,
+            ImageDim::D1Array | ImageDim::D2Array | ImageDim::D2ArrayDepth
+        )
+    }
+
+    pub fn is_depth(self) -> bool {
+        matches!(self, ImageDim::D2Depth | ImageDim::D2ArrayDepth)
+    }
+}
+
+/// An image's access qualifier (`__read_only` unless written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ImageAccess {
+    #[default]
+    ReadOnly,
+    WriteOnly,
+    ReadWrite,
+}
+
+impl ImageAccess {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ImageAccess::ReadOnly => "__read_only",
+            ImageAccess::WriteOnly => "__write_only",
+            ImageAccess::ReadWrite => "__read_write",
+        }
+    }
+
+    pub fn from_keyword(text: &str) -> Option<ImageAccess> {
+        match text.trim_start_matches("__") {
+            "read_only" => Some(ImageAccess::ReadOnly),
+            "write_only" => Some(ImageAccess::WriteOnly),
+            "read_write" => Some(ImageAccess::ReadWrite),
+            _ => None,
+        }
+    }
+
+    pub fn can_read(self) -> bool {
+        self != ImageAccess::WriteOnly
+    }
+
+    pub fn can_write(self) -> bool {
+        self != ImageAccess::ReadOnly
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -233,6 +344,19 @@ impl Type {
         matches!(self, Type::Scalar(_) | Type::Pointer(_))
     }
 
+    /// An image or a sampler: the types that only exist as function
+    /// parameters or (samplers) constants.
+    pub fn is_image_or_sampler(&self) -> bool {
+        matches!(self, Type::Opaque(Opaque::Image(..) | Opaque::Sampler, _))
+    }
+
+    pub fn image(&self) -> Option<(ImageDim, ImageAccess)> {
+        match self {
+            Type::Opaque(Opaque::Image(d, a), _) => Some((*d, *a)),
+            _ => None,
+        }
+    }
+
     pub fn pointee(&self) -> Option<&Pointer> {
         match self {
             Type::Pointer(p) => Some(p),
@@ -280,6 +404,9 @@ impl fmt::Display for Type {
             }
             Type::Array(t, n) => write!(f, "{t}[{n}]"),
             Type::Struct(id) => write!(f, "struct #{}", id.0),
+            Type::Opaque(Opaque::Image(dim, access), _) => {
+                write!(f, "{} {}", access.keyword(), dim.name())
+            }
             Type::Opaque(_, name) => f.write_str(name),
             Type::Error => f.write_str("<error>"),
         }

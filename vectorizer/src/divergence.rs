@@ -435,6 +435,26 @@ impl<'a> Analyzer<'a> {
             InstKind::Barrier { .. } => (Shape::Bottom, Cause::None),
             // Prints (a side effect); the result is always 0.
             InstKind::Printf { .. } => (Shape::uniform(), Cause::None),
+            // A pixel read at coordinates that are the same on all lanes
+            // (through a uniform image and sampler) is one value; anything
+            // else varies, like a load.
+            InstKind::ImageRead { .. } => {
+                let ops = inst.kind.operands();
+                let s = if ops.iter().any(|&v| self.shapes[v.index()] == Shape::Bottom) {
+                    Shape::Bottom
+                } else if ops.iter().all(|&v| self.shapes[v.index()].is_uniform()) {
+                    Shape::uniform()
+                } else {
+                    Shape::varying()
+                };
+                let s = if inst.ty.is_int() { s } else { s.basic() };
+                (s, self.operand_cause(&ops))
+            }
+            InstKind::ImageWrite { .. } => (Shape::Bottom, Cause::None),
+            // Properties of the image the kernel was given.
+            InstKind::ImageQuery { image, .. } => {
+                (self.shapes[image.index()], self.operand_cause(&[*image]))
+            }
             InstKind::CondBr { cond, .. } => {
                 if self.non_uniform(*cond) {
                     self.divergent_branch(block);

@@ -363,6 +363,9 @@ pub fn run_printing(
     args: &mut [ArgValue],
     opts: &Options,
 ) -> Result<(RunStats, Vec<Printed>), InterpError> {
+    if let Some(e) = unsupported_feature(f) {
+        return Err(e);
+    }
     let geo = Geometry::new(f, range, opts.sub_group_width)?;
     check_args(f, args)?;
     if f.blocks.get(f.entry.index()).is_none() {
@@ -389,6 +392,40 @@ pub fn run_printing(
         .map(|(_, global_id, text)| Printed { global_id, text })
         .collect();
     result.map(|()| (m.stats, printed))
+}
+
+/// The first use (in source order) of a feature the interpreter does not
+/// run: image parameters and image instructions.
+pub fn unsupported_feature(f: &Function) -> Option<InterpError> {
+    let params = f
+        .params
+        .iter()
+        .filter(|p| p.ty == Ty::Image)
+        .map(|p| (p.span, format!("image argument `{}`", p.name)));
+    let insts = f
+        .insts
+        .iter()
+        .filter(|i| f.blocks.get(i.block.index()).is_some())
+        .filter_map(|i| {
+            let what = match &i.kind {
+                InstKind::ImageRead { elem, .. } => format!("`read_image{}`", elem.suffix()),
+                InstKind::ImageWrite { elem, .. } => format!("`write_image{}`", elem.suffix()),
+                InstKind::ImageQuery { query, .. } => format!("`{}`", query.name()),
+                _ => return None,
+            };
+            Some((i.src.span, what))
+        });
+    let (span, what) = params
+        .chain(insts)
+        .min_by_key(|(s, _)| (s.file.0, s.start))?;
+    Some(pre_run(
+        span,
+        ErrorKind::Unsupported,
+        format!(
+            "the reference interpreter does not run images and samplers yet ({what} in kernel `{}`)",
+            f.name
+        ),
+    ))
 }
 
 fn pre_run(span: Span, kind: ErrorKind, message: impl Into<String>) -> InterpError {
@@ -1342,6 +1379,13 @@ impl<'f> Machine<'f> {
             }
             InstKind::Horizontal { .. } => return Ok(Flow::Pause),
             InstKind::Barrier { .. } | InstKind::WorkGroup { .. } => return Ok(Flow::Sync),
+            // Refused before the run (`unsupported_feature`).
+            InstKind::ImageRead { .. } | InstKind::ImageWrite { .. } | InstKind::ImageQuery { .. } => {
+                return Err(fault(
+                    ErrorKind::Unsupported,
+                    "the reference interpreter does not run images and samplers yet",
+                ))
+            }
             InstKind::Atomic { op, ptr, args } => {
                 let p = self.used_ptr(lane, *ptr)?;
                 let mut xs = Vec::with_capacity(args.len());

@@ -66,6 +66,9 @@ pub enum Ty {
     F32,
     F64,
     Ptr(AddressSpace),
+    /// An image: an opaque handle the image instructions take (never in
+    /// memory, never an operand of arithmetic).
+    Image,
     Void,
 }
 
@@ -77,7 +80,7 @@ impl Ty {
             Ty::I8 => 8,
             Ty::I16 => 16,
             Ty::I32 | Ty::F32 => 32,
-            Ty::I64 | Ty::F64 | Ty::Ptr(_) => 64,
+            Ty::I64 | Ty::F64 | Ty::Ptr(_) | Ty::Image => 64,
             Ty::Void => 0,
         }
     }
@@ -88,7 +91,7 @@ impl Ty {
             Ty::I1 | Ty::I8 => 1,
             Ty::I16 => 2,
             Ty::I32 | Ty::F32 => 4,
-            Ty::I64 | Ty::F64 | Ty::Ptr(_) => 8,
+            Ty::I64 | Ty::F64 | Ty::Ptr(_) | Ty::Image => 8,
             Ty::Void => 0,
         }
     }
@@ -129,6 +132,7 @@ impl fmt::Display for Ty {
             Ty::F32 => f.write_str("f32"),
             Ty::F64 => f.write_str("f64"),
             Ty::Ptr(space) => write!(f, "ptr({})", space_name(*space)),
+            Ty::Image => f.write_str("image"),
             Ty::Void => f.write_str("void"),
         }
     }
@@ -719,6 +723,27 @@ pub mod fence {
     pub const IMAGE: u32 = 4;
 }
 
+/// What an image read returns or a write takes per channel: `read_imagef`
+/// (`float`), `read_imagei` (`int`), `read_imageui` (`uint`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImageElem {
+    Float,
+    Int,
+    UInt,
+}
+
+impl ImageElem {
+    pub fn suffix(self) -> &'static str {
+        match self {
+            ImageElem::Float => "f",
+            ImageElem::Int => "i",
+            ImageElem::UInt => "ui",
+        }
+    }
+}
+
+pub use lanes_frontend::image::ImageQuery;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum InstKind {
     /// `incoming` has one entry per predecessor edge, in any order.
@@ -809,6 +834,35 @@ pub enum InstKind {
         format: SmolStr,
         args: Vec<ValueId>,
     },
+    /// One channel (`component` 0-3: x, y, z, w) of the pixel of `image`
+    /// at `coords` (`i32`s, or `f32`s when sampled; one per coordinate
+    /// component of the image type), read through `sampler` (the `i32`
+    /// `CLK_*` bits) if given. A source read is four of these with the same
+    /// operands (one for a depth image); the pixel address is not known
+    /// statically, so the analysis classifies the read by the shapes of
+    /// the coordinates (docs/analysis.md).
+    ImageRead {
+        image: ValueId,
+        sampler: Option<ValueId>,
+        coords: Vec<ValueId>,
+        elem: ImageElem,
+        component: u8,
+    },
+    /// Writes the pixel of `image` at `coords` (`i32`s): `values` are its
+    /// four channels (one for a depth image).
+    ImageWrite {
+        image: ValueId,
+        coords: Vec<ValueId>,
+        values: Vec<ValueId>,
+        elem: ImageElem,
+    },
+    /// A property of `image` (`get_image_width`, ...): `i32`, or `i64` for
+    /// `ArraySize`. `get_image_dim` is lowered to one query per component
+    /// and never appears here.
+    ImageQuery {
+        query: ImageQuery,
+        image: ValueId,
+    },
     // Terminators.
     Br(BlockId),
     CondBr {
@@ -887,6 +941,29 @@ impl InstKind {
                 f(*ptr);
                 args.iter().for_each(|&v| f(v))
             }
+            InstKind::ImageRead {
+                image,
+                sampler,
+                coords,
+                ..
+            } => {
+                f(*image);
+                if let Some(s) = sampler {
+                    f(*s)
+                }
+                coords.iter().for_each(|&v| f(v))
+            }
+            InstKind::ImageWrite {
+                image,
+                coords,
+                values,
+                ..
+            } => {
+                f(*image);
+                coords.iter().for_each(|&v| f(v));
+                values.iter().for_each(|&v| f(v))
+            }
+            InstKind::ImageQuery { image, .. } => f(*image),
             InstKind::CondBr { cond, .. } => f(*cond),
             InstKind::Switch { value, .. } => f(*value),
             InstKind::Br(_) | InstKind::Ret | InstKind::Unreachable | InstKind::Barrier { .. } => {}
@@ -929,6 +1006,29 @@ impl InstKind {
                 f(ptr);
                 args.iter_mut().for_each(f)
             }
+            InstKind::ImageRead {
+                image,
+                sampler,
+                coords,
+                ..
+            } => {
+                f(image);
+                if let Some(s) = sampler {
+                    f(s)
+                }
+                coords.iter_mut().for_each(f)
+            }
+            InstKind::ImageWrite {
+                image,
+                coords,
+                values,
+                ..
+            } => {
+                f(image);
+                coords.iter_mut().for_each(&mut f);
+                values.iter_mut().for_each(f)
+            }
+            InstKind::ImageQuery { image, .. } => f(image),
             InstKind::CondBr { cond, .. } => f(cond),
             InstKind::Switch { value, .. } => f(value),
             InstKind::Br(_) | InstKind::Ret | InstKind::Unreachable | InstKind::Barrier { .. } => {}
@@ -980,6 +1080,7 @@ impl InstKind {
                 | InstKind::Atomic { .. }
                 | InstKind::WorkGroup { .. }
                 | InstKind::Printf { .. }
+                | InstKind::ImageWrite { .. }
         ) || self.is_terminator()
     }
 

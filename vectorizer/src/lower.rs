@@ -34,6 +34,7 @@ mod builtin;
 mod expr;
 mod finish;
 mod half;
+mod image;
 mod ptrmath;
 mod ssa;
 mod stmt;

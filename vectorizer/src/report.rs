@@ -257,6 +257,30 @@ impl Pattern {
     }
 }
 
+/// The memory an access touches: an address space, or an image (whose
+/// pixel addresses the kernel never sees).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MemSpace {
+    Addr(AddressSpace),
+    Image,
+}
+
+impl MemSpace {
+    /// `global`, `local`, `constant`, `private`, `image`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemSpace::Addr(s) => crate::ir::space_name(s),
+            MemSpace::Image => "image",
+        }
+    }
+}
+
+impl PartialEq<AddressSpace> for MemSpace {
+    fn eq(&self, other: &AddressSpace) -> bool {
+        *self == MemSpace::Addr(*other)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct AccessFact {
     pub span: Span,
@@ -266,7 +290,7 @@ pub struct AccessFact {
     pub stride_bytes: Option<i64>,
     pub size: u64,
     pub mask: MaskKind,
-    pub space: AddressSpace,
+    pub space: MemSpace,
     pub reason: Vec<Step>,
 }
 
@@ -950,7 +974,7 @@ impl Reporter<'_> {
                         .get(b.index())
                         .copied()
                         .unwrap_or(MaskKind::Varying),
-                    space,
+                    space: MemSpace::Addr(space),
                     reason,
                 };
                 let key = (inst.src.span.file.0, inst.src.span.start, kind);
@@ -989,7 +1013,85 @@ impl Reporter<'_> {
                 }
             }
         }
+        for fact in self.image_accesses() {
+            let key = (fact.span.file.0, fact.span.start, fact.kind);
+            out.entry(key).or_insert(fact);
+        }
         out.into_values().collect()
+    }
+
+    /// Image reads and writes. The pixel address is not known statically,
+    /// so the coordinates decide: all uniform is one pixel for all lanes;
+    /// an integer x that steps by one pixel per lane with every other
+    /// coordinate uniform is a row of consecutive pixels (`contiguous`, the
+    /// image's "packed"); anything else is a gather (reads) or a scatter
+    /// (writes). A read is one fact for its four channel instructions.
+    fn image_accesses(&self) -> Vec<AccessFact> {
+        let mut out = Vec::new();
+        for &b in self.cfg.rpo() {
+            for &i in &self.f.block(b).insts {
+                let inst = self.f.inst(i);
+                let (kind, coords, size) = match &inst.kind {
+                    InstKind::ImageRead {
+                        coords, component, ..
+                    } => {
+                        if *component != 0 {
+                            continue;
+                        }
+                        let channels = self
+                            .f
+                            .insts
+                            .iter()
+                            .filter(|j| {
+                                j.src.span == inst.src.span
+                                    && matches!(j.kind, InstKind::ImageRead { .. })
+                            })
+                            .count() as u64;
+                        (AccessKind::Load, coords, inst.ty.bytes() * channels.max(1))
+                    }
+                    InstKind::ImageWrite { coords, values, .. } => {
+                        let size = values.iter().map(|&v| self.f.ty(v).bytes()).sum();
+                        (AccessKind::Store, coords, size)
+                    }
+                    _ => continue,
+                };
+                let shapes: Vec<Shape> = coords.iter().map(|&c| self.div.shown_shape(c)).collect();
+                let uniform =
+                    |s: &Shape| matches!(s, Shape::Strided { stride: 0, .. } | Shape::Bottom);
+                let pattern = if shapes.iter().all(uniform) {
+                    Pattern::Uniform
+                } else if matches!(shapes.first(), Some(Shape::Strided { stride: 1, .. }))
+                    && self.f.ty(coords[0]).is_int()
+                    && shapes[1..].iter().all(uniform)
+                {
+                    Pattern::Contiguous
+                } else if kind == AccessKind::Load {
+                    Pattern::Gather
+                } else {
+                    Pattern::Scatter
+                };
+                let reason = match coords.iter().zip(&shapes).find(|(_, s)| !uniform(s)) {
+                    Some((&c, _)) if pattern != Pattern::Uniform => self.chain(c),
+                    _ => Vec::new(),
+                };
+                out.push(AccessFact {
+                    span: inst.src.span,
+                    kind,
+                    pattern,
+                    stride_bytes: (pattern == Pattern::Uniform).then_some(0),
+                    size,
+                    mask: self
+                        .div
+                        .masks
+                        .get(b.index())
+                        .copied()
+                        .unwrap_or(MaskKind::Varying),
+                    space: MemSpace::Image,
+                    reason,
+                });
+            }
+        }
+        out
     }
 
     /// Where the one address of a uniform atomic comes from: the operand
@@ -1115,6 +1217,20 @@ impl Reporter<'_> {
                 )
                 .with_label("lanes update different addresses: the atomics serialize lane by lane")
                 .with_note(format!("a SIMD group issues {w} separate atomic operations here; where many work-items update a few addresses (a histogram), privatize the counters per work-group in `__local` memory or per SIMD group, and merge them once at the end")),
+                (Pattern::Gather, _) if a.space == MemSpace::Image => Diagnostic::new(
+                    Code::Gather,
+                    a.span,
+                    format!("gather: `{what}` reads pixels at {w} unrelated coordinates"),
+                )
+                .with_label("the coordinates are not a row of consecutive pixels across lanes")
+                .with_note("each lane computes its own pixel address (and filter weights with a linear sampler); integer coordinates with x = base + get_global_id(0) and the other coordinates the same for the SIMD group read a row of consecutive pixels"),
+                (Pattern::Scatter, _) if a.space == MemSpace::Image => Diagnostic::new(
+                    Code::Scatter,
+                    a.span,
+                    format!("scatter: `{what}` writes pixels at {w} unrelated coordinates"),
+                )
+                .with_label("the coordinates are not a row of consecutive pixels across lanes")
+                .with_note("each lane writes its own pixel; x = base + get_global_id(0) with the other coordinates the same for the SIMD group writes a row of consecutive pixels"),
                 (Pattern::Gather, _) => Diagnostic::new(
                     Code::Gather,
                     a.span,

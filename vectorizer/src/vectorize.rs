@@ -94,17 +94,22 @@ pub fn vectorize(
     div: &Divergence,
 ) -> Result<VectorFunction, VectorizeError> {
     // Barriers, atomics and work-group collectives need all work-items of
-    // a group together: code generation refuses them before this point,
-    // and nothing below knows how to widen them.
+    // a group together, images an image model: code generation refuses
+    // them before this point, and nothing below knows how to widen them.
     if let Some(i) = func.insts.iter().find(|i| {
         matches!(
             i.kind,
-            InstKind::Barrier { .. } | InstKind::Atomic { .. } | InstKind::WorkGroup { .. }
+            InstKind::Barrier { .. }
+                | InstKind::Atomic { .. }
+                | InstKind::WorkGroup { .. }
+                | InstKind::ImageRead { .. }
+                | InstKind::ImageWrite { .. }
+                | InstKind::ImageQuery { .. }
         )
     }) {
         return Err(error(
             i.src.span,
-            "barriers, atomics and work-group collectives are not vectorized",
+            "barriers, atomics, work-group collectives and images are not vectorized",
         ));
     }
     // Loops that walk per-lane streams run better one lane at a time.

@@ -9,7 +9,9 @@ use lanes_db::{Db, File};
 use lanes_frontend::source::Span;
 use lanes_vectorizer::divergence::MaskKind;
 use lanes_vectorizer::ir::{InstKind, WorkItem};
-use lanes_vectorizer::report::{AccessFact, AccessKind, KernelReport, Pattern, ShapeKind, Step};
+use lanes_vectorizer::report::{
+    AccessFact, AccessKind, KernelReport, MemSpace, Pattern, ShapeKind, Step,
+};
 use lanes_vectorizer::shape::Shape;
 
 use super::context::{decl_text, plural, Ctx, KernelView};
@@ -492,9 +494,10 @@ fn smallest_access(
         {
             let (short, long) = access_words(a, r.width);
             let kind = match a.space {
-                lanes_frontend::ast::AddressSpace::Local => {
+                MemSpace::Addr(lanes_frontend::ast::AddressSpace::Local) => {
                     format!("`__local` {}", a.kind.as_str())
                 }
+                MemSpace::Image => format!("image {}", crate::explain::image_verb(a.kind)),
                 _ => a.kind.as_str().to_string(),
             };
             let _ = writeln!(

@@ -125,6 +125,8 @@ const TYPE_WORDS: &[&str] = &[
     "image1d_array_t",
     "image2d_array_t",
     "image1d_buffer_t",
+    "image2d_depth_t",
+    "image2d_array_depth_t",
     "sampler_t",
     "event_t",
     "half",

@@ -209,9 +209,18 @@ impl Parser<'_> {
                         _ => address_space_seen = Some((space, span)),
                     }
                 }
-                // Image access qualifiers: accepted and ignored.
                 _ if is_access_qualifier(&text) => {
                     self.bump();
+                    let access = crate::types::ImageAccess::from_keyword(&text).unwrap_or_default();
+                    if quals.access.is_some() {
+                        self.semantic_error(
+                            Code::InvalidDeclaration,
+                            span,
+                            "multiple access qualifiers",
+                        );
+                    } else {
+                        quals.access = Some((access, span));
+                    }
                 }
                 _ if is_kernel_keyword(&text) => {
                     self.bump();

@@ -253,6 +253,18 @@ impl Checker<'_> {
             Init::Expr(e) => match &e.ty {
                 Type::Scalar(_) => Some(ConstInit::Scalar(self.eval(e)?)),
                 Type::Vector(..) => Some(ConstInit::Vector(self.eval_vector(e)?)),
+                // A sampler is its `uint` bits.
+                Type::Opaque(crate::types::Opaque::Sampler, _) => match &e.kind {
+                    ExprKind::Convert {
+                        kind: ConvertKind::IntToSampler,
+                        expr,
+                    } => Some(ConstInit::Scalar(self.eval(expr)?)),
+                    ExprKind::Global(id) => {
+                        let g = self.unit.globals.get(id.0 as usize)?;
+                        g.init.clone()
+                    }
+                    _ => None,
+                },
                 _ => None,
             },
             Init::List { ty, elems, .. } => {

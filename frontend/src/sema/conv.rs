@@ -9,7 +9,7 @@ use crate::ast::NodeId;
 use crate::diag::{Code, Diagnostic};
 use crate::hir::{ConvertKind, Expr, ExprKind};
 use crate::source::Span;
-use crate::types::{AddressSpace, Scalar, Type};
+use crate::types::{AddressSpace, Opaque, Scalar, Type};
 
 /// Where a value is converted to a declared type, for messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -296,6 +296,12 @@ impl Checker<'_> {
             }
             (Type::Pointer(_), Type::Scalar(Scalar::Bool)) => {
                 self.wrap(ConvertKind::ToBool, e, Type::BOOL)
+            }
+            // A sampler is initialized from its `CLK_*` bits.
+            (Type::Scalar(s), Type::Opaque(Opaque::Sampler, _))
+                if s.is_integer() && ctx == ConvCtx::Init =>
+            {
+                self.to_sampler(e)
             }
             _ => {
                 let msg = ctx.incompatible(&self.tn(to), &self.tn(&e.ty));

@@ -9,7 +9,7 @@ use crate::builtins;
 use crate::diag::{Code, Diagnostic};
 use crate::hir::{self, FuncId, FunctionAttrs, GlobalId, LocalId};
 use crate::source::Span;
-use crate::types::{Opaque, Scalar, StructId, Type};
+use crate::types::{ImageAccess, ImageDim, Opaque, Scalar, StructId, Type};
 
 fn static_name(name: &str) -> &'static str {
     // Opaque types keep their spelling for messages; the set is closed.
@@ -66,6 +66,7 @@ impl Checker<'_> {
                 Some(Sym::Typedef(q)) => {
                     spelled = q.spelled;
                     let mut q = *q;
+                    q.ty = self.with_access(q.ty, spec);
                     // Qualifiers of the use add to those of the typedef.
                     q.is_const |= spec.quals.is_const;
                     if spec.address_space.is_some() {
@@ -100,6 +101,7 @@ impl Checker<'_> {
             BaseType::Enum(en) => self.enum_type(en),
             BaseType::Error => Type::Error,
         };
+        let ty = self.with_access(ty, spec);
         let space = spec.address_space;
         let is_const = spec.quals.is_const || matches!(space, Some((AddressSpace::Constant, _)));
         QualType {
@@ -107,6 +109,32 @@ impl Checker<'_> {
             is_const,
             space,
             spelled,
+        }
+    }
+
+    /// `ty` with the image access qualifier of `spec`, which only images
+    /// may have.
+    fn with_access(&mut self, ty: Type, spec: &DeclSpec) -> Type {
+        let Some((access, span)) = spec.quals.access else {
+            return ty;
+        };
+        match ty {
+            Type::Opaque(Opaque::Image(dim, _), name) => {
+                Type::Opaque(Opaque::Image(dim, access), name)
+            }
+            // Pipes take them too (and are reported as unsupported).
+            Type::Error | Type::Opaque(Opaque::Other, _) => ty,
+            _ => {
+                self.error(
+                    Code::InvalidDeclaration,
+                    span,
+                    format!(
+                        "access qualifier `{}` can only be used for pipe and image types",
+                        access.keyword()
+                    ),
+                );
+                ty
+            }
         }
     }
 
@@ -154,12 +182,10 @@ impl Checker<'_> {
         if let Some((s, n)) = crate::types::parse_vector_name(name) {
             return Type::Vector(s, n);
         }
-        let kind = if name == "sampler_t" || name.starts_with("image") {
-            Some(if name == "sampler_t" {
-                Opaque::Sampler
-            } else {
-                Opaque::Image
-            })
+        let kind = if name == "sampler_t" {
+            Some(Opaque::Sampler)
+        } else if let Some(dim) = ImageDim::from_name(name) {
+            Some(Opaque::Image(dim, ImageAccess::ReadOnly))
         } else if name == "event_t" {
             Some(Opaque::Event)
         } else if builtins::unsupported_type(name).is_some() {
@@ -367,8 +393,14 @@ impl Checker<'_> {
                 self.report(d);
                 continue;
             }
-            let ty = q.ty;
+            let mut ty = q.ty;
             self.check_not_half(&ty, name.span);
+            if ty.is_image_or_sampler() {
+                let msg =
+                    format!("the `{ty}` type cannot be used to declare a structure or union field");
+                self.error(Code::InvalidDeclaration, name.span, msg);
+                ty = Type::Error;
+            }
             let layout = hir::layout_of(&ty, &self.unit.structs);
             let (size, a) = match layout {
                 Some(l) => l,
@@ -450,6 +482,11 @@ impl Checker<'_> {
                     if let Some(space) = address_space {
                         self.check_space_keyword(*space, *span);
                     }
+                    if cur.ty.is_image_or_sampler() {
+                        let msg = format!("pointer to type `{}` is invalid in OpenCL", cur.ty);
+                        self.error(Code::InvalidDeclaration, *span, msg);
+                        cur.ty = Type::Error;
+                    }
                     let pointee_space = cur.space.map_or(AddressSpace::Private, |s| s.0);
                     let pointee_const = cur.is_const || pointee_space == AddressSpace::Constant;
                     let ty = if cur.ty.is_error() {
@@ -475,6 +512,10 @@ impl Checker<'_> {
                             *span,
                             "array has incomplete element type `void`",
                         );
+                        cur.ty = Type::Error;
+                    } else if cur.ty.is_image_or_sampler() {
+                        let msg = format!("array of `{}` type is invalid in OpenCL", cur.ty);
+                        self.error(Code::InvalidDeclaration, *span, msg);
                         cur.ty = Type::Error;
                     } else if let Type::Array(_, 0) = cur.ty {
                         self.error(Code::InvalidDeclaration, *span, "array has incomplete element type; only the first dimension may be omitted");
@@ -674,8 +715,24 @@ impl Checker<'_> {
             return;
         };
         let q = self.apply_declarator(base.clone(), &decl.declarator.derived);
-        let space = q.space.map(|s| s.0).or(spec.address_space.map(|s| s.0));
-        if space != Some(AddressSpace::Constant) && !q.ty.is_error() {
+        let mut space = q.space.map(|s| s.0).or(spec.address_space.map(|s| s.0));
+        if q.ty.is_image_or_sampler() && space.is_none() && q.is_const {
+            // A `const` sampler is a program constant, as in OpenCL C 2.0.
+            space = Some(AddressSpace::Constant);
+        }
+        if q.ty.is_image_or_sampler() && space != Some(AddressSpace::Constant) {
+            // Images are parameters only (reported by `check_object_type`).
+            if q.ty.image().is_none() {
+                self.error(
+                    Code::InvalidDeclaration,
+                    name.span,
+                    format!(
+                        "program-scope sampler `{}` must be `const` or `__constant`",
+                        name.name
+                    ),
+                );
+            }
+        } else if space != Some(AddressSpace::Constant) && !q.ty.is_error() {
             let what = match space {
                 Some(s) => format!("in `{}` address space", s.keyword()),
                 None => "outside `__constant`".to_string(),
@@ -781,6 +838,17 @@ impl Checker<'_> {
     /// Objects must have a complete, non-void type.
     pub(crate) fn check_object_type(&mut self, ty: &Type, name: &ast::Ident) {
         self.check_not_half(ty, name.span);
+        if ty.image().is_some() {
+            self.error(
+                Code::InvalidDeclaration,
+                name.span,
+                format!(
+                    "type `{ty}` can only be used as a function parameter (`{}`)",
+                    name.name
+                ),
+            );
+            return;
+        }
         let incomplete = match ty {
             Type::Void => true,
             Type::Struct(id) => !self.unit.structs[id.0 as usize].complete,

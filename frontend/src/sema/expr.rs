@@ -520,6 +520,14 @@ impl Checker<'_> {
             self.error(Code::NotAssignable, e.span, msg);
             return false;
         }
+        if e.ty.is_image_or_sampler() {
+            let msg = format!(
+                "cannot {action} a value of type `{}`: images and samplers are fixed for the whole kernel",
+                self.tn(&e.ty)
+            );
+            self.error(Code::TypeMismatch, e.span, msg);
+            return false;
+        }
         if place.is_const {
             let msg = if place.space == AddressSpace::Constant {
                 format!("cannot {action} memory in the `__constant` address space")
@@ -1792,6 +1800,9 @@ impl Checker<'_> {
         if let Some(e) = self.work_group_call(name, args, span, node) {
             return e;
         }
+        if let Some(e) = self.image_call(name, args, span, node) {
+            return e;
+        }
         if let Some((code, msg)) = builtins::unsupported(name) {
             self.unsupported(code, id.span, msg);
             for a in args {
@@ -1862,7 +1873,7 @@ impl Checker<'_> {
         self.error(Code::ArgCount, span, msg);
     }
 
-    fn arg_types(&self, args: &[Expr]) -> String {
+    pub(super) fn arg_types(&self, args: &[Expr]) -> String {
         let tys: Vec<String> = args
             .iter()
             .map(|a| format!("`{}`", self.tn(&a.ty)))

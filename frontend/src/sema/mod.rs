@@ -16,6 +16,7 @@ mod consteval;
 mod conv;
 mod decl;
 mod expr;
+mod image;
 mod stmt;
 #[cfg(test)]
 mod tests;

@@ -1176,16 +1176,6 @@ fn struct_layout() {
 #[test]
 fn unsupported_features_have_their_codes() {
     let cases: &[(&str, Code, &str)] = &[
-        (
-            "kernel void k(image2d_t img) { }",
-            Code::UnsupportedImages,
-            "image2d_t",
-        ),
-        (
-            "kernel void k(global float4 *o) { o[0] = read_imagef(0, 0, 0); }",
-            Code::UnsupportedImages,
-            "read_imagef",
-        ),
         ("kernel void k() { half hv; }", Code::UnsupportedHalf, "hv"),
         (
             "kernel void k(global half *p, global float *o) { o[0] = p[1]; }",
@@ -2162,3 +2152,6 @@ fn true_false_and_gnu_const() {
         "c = 2",
     );
 }
+
+#[path = "image_tests.rs"]
+mod image_tests;

@@ -31,17 +31,17 @@ __kernel void gaussian_blur(__read_only image2d_t src,
 {
     int x = get_global_id(0);  //~ shape: contiguous
     int y = get_global_id(1);  //~ shape: uniform
-    if (x >= width || y >= height)  //~ branch: divergent
+    if (x >= width || y >= height)
         return;
 
     float4 sum = (float4)(0.0f);
     for (int dy = -1; dy <= 1; dy++) {  //~ loop: uniform
         for (int dx = -1; dx <= 1; dx++) {  //~ loop: uniform
             int2 coord = (int2)(x + dx, y + dy);  //~ shape: varying
-            sum += gauss3[dy + 1][dx + 1] * read_imagef(src, nearest_clamp, coord);
+            sum += gauss3[dy + 1][dx + 1] * read_imagef(src, nearest_clamp, coord);  //~ access: read_imagef(src, nearest_clamp, coord)=contiguous, gauss3[dy + 1][dx + 1]=uniform
         }
     }
-    write_imagef(dst, (int2)(x, y), sum);
+    write_imagef(dst, (int2)(x, y), sum);  //~ access: write_imagef(dst, (int2)(x, y), sum)=store:contiguous
 }
 
 __kernel void resize_bilinear(__read_only image2d_t src,
@@ -55,6 +55,6 @@ __kernel void resize_bilinear(__read_only image2d_t src,
 
     // Centre of the destination pixel in normalised coordinates.
     float2 uv = (float2)((x + 0.5f) / dst_width, (y + 0.5f) / dst_height);  //~ shape: varying
-    float4 colour = read_imagef(src, linear, uv);
-    write_imagef(dst, (int2)(x, y), clamp(colour, 0.0f, 1.0f));
+    float4 colour = read_imagef(src, linear, uv);  //~ access: read_imagef(src, linear, uv)=gather //~ warning[L0202]
+    write_imagef(dst, (int2)(x, y), clamp(colour, 0.0f, 1.0f));  //~ access: write_imagef(dst, (int2)(x, y), clamp(colour, 0.0f, 1.0f))=store:contiguous
 }

@@ -213,6 +213,42 @@ pub fn inst_text(f: &Function, i: super::InstId, ann: &dyn Annotate) -> String {
             let a: Vec<String> = args.iter().map(|&v| op(v)).collect();
             format!("printf {} {:?}({})", inst.ty, format.as_str(), a.join(", "))
         }
+        InstKind::ImageRead {
+            image,
+            sampler,
+            coords,
+            elem,
+            component,
+        } => {
+            let mut parts = vec![op(*image)];
+            parts.extend(sampler.map(op));
+            parts.push(format!(
+                "({})",
+                coords.iter().map(|&v| op(v)).collect::<Vec<_>>().join(", ")
+            ));
+            format!(
+                "read_image{}.{} {} {}",
+                elem.suffix(),
+                ["x", "y", "z", "w"][usize::from(*component).min(3)],
+                inst.ty,
+                parts.join(", ")
+            )
+        }
+        InstKind::ImageWrite {
+            image,
+            coords,
+            values,
+            elem,
+        } => format!(
+            "write_image{} {}, ({}), ({})",
+            elem.suffix(),
+            op(*image),
+            coords.iter().map(|&v| op(v)).collect::<Vec<_>>().join(", "),
+            values.iter().map(|&v| op(v)).collect::<Vec<_>>().join(", ")
+        ),
+        InstKind::ImageQuery { query, image } => {
+            format!("{} {}({})", query.name(), inst.ty, op(*image))
+        }
         InstKind::Br(b) => format!("br {}", label(f, *b)),
         InstKind::CondBr { cond, then, els } => {
             format!("br {}, {}, {}", op(*cond), label(f, *then), label(f, *els))

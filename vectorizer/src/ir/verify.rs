@@ -23,8 +23,8 @@ use lanes_frontend::ast::AddressSpace;
 use std::collections::HashMap;
 
 use super::{
-    AtomicOp, CastOp, CmpPred, Function, Horizontal, InstId, InstKind, MathFn, ReduceOp, Ty,
-    ValueDef, ValueId, WorkItem,
+    AtomicOp, CastOp, CmpPred, Function, Horizontal, ImageElem, ImageQuery, InstId, InstKind,
+    MathFn, ReduceOp, Ty, ValueDef, ValueId, WorkItem,
 };
 use crate::cfg::dom::DomTree;
 
@@ -656,6 +656,87 @@ impl Verifier<'_> {
                     }
                 }
             }
+            InstKind::ImageRead {
+                image,
+                sampler,
+                coords,
+                elem,
+                component,
+            } => {
+                want(&mut errs, "image", *image, &|t| t == Ty::Image, "image");
+                if let Some(s) = sampler {
+                    want(&mut errs, "sampler", *s, &|t| t == Ty::I32, "i32");
+                }
+                let sampled = sampler.is_some();
+                for &c in coords {
+                    want(
+                        &mut errs,
+                        "coordinate",
+                        c,
+                        &|t| t == Ty::I32 || (sampled && t == Ty::F32),
+                        if sampled { "i32 or f32" } else { "i32" },
+                    );
+                }
+                if !matches!(coords.len(), 1 | 2 | 4) {
+                    errs.push(format!("image read with {} coordinates", coords.len()));
+                }
+                let want_ty = match elem {
+                    ImageElem::Float => Ty::F32,
+                    ImageElem::Int | ImageElem::UInt => Ty::I32,
+                };
+                if rty != want_ty {
+                    errs.push(format!("read_image{} has type {rty}", elem.suffix()));
+                }
+                if *component > 3 {
+                    errs.push(format!("image channel {component}"));
+                }
+            }
+            InstKind::ImageWrite {
+                image,
+                coords,
+                values,
+                elem,
+            } => {
+                want(&mut errs, "image", *image, &|t| t == Ty::Image, "image");
+                for &c in coords {
+                    want(&mut errs, "coordinate", c, &|t| t == Ty::I32, "i32");
+                }
+                if !matches!(coords.len(), 1 | 2 | 4) || !matches!(values.len(), 1 | 4) {
+                    errs.push(format!(
+                        "image write with {} coordinates and {} channels",
+                        coords.len(),
+                        values.len()
+                    ));
+                }
+                let want_ty = match elem {
+                    ImageElem::Float => Ty::F32,
+                    ImageElem::Int | ImageElem::UInt => Ty::I32,
+                };
+                for &v in values {
+                    want(
+                        &mut errs,
+                        "channel",
+                        v,
+                        &|t| t == want_ty,
+                        &want_ty.to_string(),
+                    );
+                }
+                if rty != Ty::Void {
+                    errs.push(format!("image write has type {rty}"));
+                }
+            }
+            InstKind::ImageQuery { query, image } => {
+                want(&mut errs, "image", *image, &|t| t == Ty::Image, "image");
+                let want_ty = match query {
+                    ImageQuery::ArraySize => Ty::I64,
+                    _ => Ty::I32,
+                };
+                if *query == ImageQuery::Dim {
+                    errs.push("get_image_dim is lowered to one query per component".into());
+                } else if rty != want_ty {
+                    errs.push(format!("{} has type {rty}", query.name()));
+                }
+            }
             InstKind::Br(_) | InstKind::Ret | InstKind::Unreachable => {}
             InstKind::CondBr { cond, .. } => {
                 want(&mut errs, "condition", *cond, &|t| t == Ty::I1, "i1");
@@ -776,6 +857,9 @@ fn kind_name(k: &InstKind) -> &'static str {
         InstKind::Barrier { .. } => "barrier",
         InstKind::Atomic { .. } => "atomic",
         InstKind::Printf { .. } => "printf",
+        InstKind::ImageRead { .. } => "image read",
+        InstKind::ImageWrite { .. } => "image write",
+        InstKind::ImageQuery { .. } => "image query",
         InstKind::Br(_) => "br",
         InstKind::CondBr { .. } => "br",
         InstKind::Switch { .. } => "switch",

@@ -39,6 +39,7 @@ impl Lowerer<'_> {
         match &call.func {
             BuiltinFn::Table(b) => self.table_builtin(e, *b, call, args),
             BuiltinFn::WorkGroup(f) => self.work_group_builtin(e, *f, args),
+            BuiltinFn::Image(f) => self.image_builtin(e, *f, args),
             BuiltinFn::Convert { to, sat, rounding } => {
                 let src = esrc(e);
                 let Some(arg) = args.first() else {

@@ -2,7 +2,9 @@
 //! branching forms of conditions.
 
 use lanes_frontend::ast::AddressSpace;
-use lanes_frontend::hir::{BinaryOp, ConvertKind, Expr, ExprKind, GlobalId, LogicalOp, UnaryOp};
+use lanes_frontend::hir::{
+    BinaryOp, ConstInit, ConstValue, ConvertKind, Expr, ExprKind, GlobalId, LogicalOp, UnaryOp,
+};
 use lanes_frontend::source::Span;
 use lanes_frontend::types::{Scalar, Type};
 
@@ -48,6 +50,20 @@ impl Lowerer<'_> {
                 }
                 _ => self.unsupported_value(e, "this floating-point constant"),
             },
+            ExprKind::Global(g) if e.ty.is_image_or_sampler() => {
+                // A program-scope sampler is a constant, not memory.
+                match self
+                    .unit
+                    .globals
+                    .get(g.0 as usize)
+                    .and_then(|g| g.init.as_ref())
+                {
+                    Some(ConstInit::Scalar(ConstValue::Int(bits, _))) => {
+                        vec![self.const_int(*bits as i64, Ty::I32)]
+                    }
+                    _ => self.unsupported_value(e, "this sampler"),
+                }
+            }
             ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Deref(_) => {
                 let p = self.place(e);
                 self.read_place(&p, &e.ty, src)
@@ -1440,6 +1456,8 @@ impl Lowerer<'_> {
                 self.rvalue(inner);
                 Vec::new()
             }
+            // A sampler is its `uint` bits.
+            ConvertKind::IntToSampler => self.rvalue(inner),
         }
     }
 

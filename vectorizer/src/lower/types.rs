@@ -32,6 +32,8 @@ pub(crate) fn scalar_ty(s: Scalar) -> Option<Ty> {
 pub(crate) enum LeafTy {
     Scalar(Scalar),
     Ptr(AddressSpace),
+    /// An image handle (parameters and their copies only).
+    Image,
 }
 
 impl LeafTy {
@@ -40,6 +42,7 @@ impl LeafTy {
         match self {
             LeafTy::Scalar(s) => scalar_ty(s).unwrap_or(Ty::I16),
             LeafTy::Ptr(space) => Ty::Ptr(space),
+            LeafTy::Image => Ty::Image,
         }
     }
 
@@ -75,6 +78,8 @@ pub(crate) fn reg_comps(ty: &Type) -> Option<Vec<LeafTy>> {
         }
         Type::Pointer(p) => Some(vec![LeafTy::Ptr(p.space)]),
         Type::Opaque(Opaque::Event, _) => Some(vec![EVENT]),
+        Type::Opaque(Opaque::Sampler, _) => Some(vec![SAMPLER]),
+        Type::Opaque(Opaque::Image(..), _) => Some(vec![LeafTy::Image]),
         _ => None,
     }
 }
@@ -82,6 +87,9 @@ pub(crate) fn reg_comps(ty: &Type) -> Option<Vec<LeafTy>> {
 /// An `event_t` (of `async_work_group_copy`) is a handle kept as a 64-bit
 /// integer: the lowered copy completes before it returns one.
 const EVENT: LeafTy = LeafTy::Scalar(Scalar::ULong);
+
+/// A `sampler_t` is its `CLK_*` bits, as clang's sampler initializers.
+const SAMPLER: LeafTy = LeafTy::Scalar(Scalar::UInt);
 
 /// True for the types of variables kept in SSA form (unless their address
 /// is taken).
@@ -138,6 +146,14 @@ fn collect_leaves(
         }
         Type::Opaque(Opaque::Event, _) => {
             out.push((base, EVENT));
+            Ok(())
+        }
+        Type::Opaque(Opaque::Sampler, _) => {
+            out.push((base, SAMPLER));
+            Ok(())
+        }
+        Type::Opaque(Opaque::Image(..), _) => {
+            out.push((base, LeafTy::Image));
             Ok(())
         }
         Type::Array(elem, n) => {

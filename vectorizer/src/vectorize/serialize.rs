@@ -62,7 +62,10 @@ fn candidates(f: &Function, cfg: &Cfg, div: &Divergence) -> Vec<LoopId> {
                     | InstKind::Alloca { .. }
                     | InstKind::Barrier { .. }
                     | InstKind::Atomic { .. }
-                    | InstKind::WorkGroup { .. } => ok = false,
+                    | InstKind::WorkGroup { .. }
+                    | InstKind::ImageRead { .. }
+                    | InstKind::ImageWrite { .. }
+                    | InstKind::ImageQuery { .. } => ok = false,
                     InstKind::WorkItem { .. } => {
                         if let Some(r) = f.inst(i).result {
                             if !div.is_uniform(r) {
