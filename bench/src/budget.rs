@@ -3,8 +3,9 @@
 //! precondition inference runs into the file's budget (issue 13: no file
 //! may take more than a few seconds beyond parsing). Runs the release
 //! binary (`target/release/lanes`, built by `make bench`) pinned to one core
-//! with `taskset -c 0`, `--runs N` times each (default 5), and writes the
-//! medians to bench/RESULTS.md. `--write-source PATH` only writes the file.
+//! with `taskset -c 0`, `--runs N` times each (default 5), then `check`,
+//! `explain` and `build` once on every corpus file (acceptance: none over
+//! 5 s), and writes the results to bench/RESULTS.md. `--write-source PATH` only writes the file.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -112,6 +113,84 @@ fn time(lanes: &Path, args: &[&str], runs: usize) -> Result<Timed, String> {
     })
 }
 
+/// The corpus files (the valid, divergence, precondition and work-group
+/// kernels and the examples), relative to the workspace root.
+fn corpus_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in [
+        "tests/kernels/valid",
+        "tests/kernels/divergence",
+        "tests/kernels/precond",
+        "tests/kernels/workgroup",
+        "examples",
+    ] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+            .map(|p| Path::new(dir).join(p.file_name().unwrap_or_default()))
+            .collect();
+        files.sort();
+        out.extend(files);
+    }
+    out
+}
+
+/// `check`, `explain` and `build` once on every corpus file; per command
+/// the slowest files and how many took more than 5 s.
+fn corpus_times(root: &Path, lanes: &Path, dir: &Path) -> Result<String, String> {
+    let files = corpus_files(root);
+    let obj = dir.join("corpus.o");
+    let o = obj.to_string_lossy();
+    let mut rows = Vec::new();
+    for cmd in ["check", "explain", "build"] {
+        let mut times: Vec<(Duration, String)> = Vec::new();
+        for f in &files {
+            let path = root.join(f);
+            let p = path.to_string_lossy();
+            let args: Vec<&str> = match cmd {
+                "build" => vec!["build", p.as_ref(), "-o", o.as_ref()],
+                c => vec![c, "--format", "json", p.as_ref()],
+            };
+            let t = time(lanes, &args, 1)?;
+            times.push((t.median, f.to_string_lossy().into_owned()));
+        }
+        times.sort_by(|a, b| b.0.cmp(&a.0));
+        eprintln!(
+            "budget: lanes {cmd} on {} corpus files: slowest {} ({})",
+            files.len(),
+            ms(times[0].0),
+            times[0].1
+        );
+        let over = times
+            .iter()
+            .filter(|t| t.0 > Duration::from_secs(5))
+            .count();
+        let total: Duration = times.iter().map(|t| t.0).sum();
+        let slowest: Vec<String> = times
+            .iter()
+            .take(3)
+            .map(|(d, f)| format!("{} `{f}`", ms(*d)))
+            .collect();
+        rows.push(format!(
+            "| `lanes {cmd}` | {} | {} | {} | {over} | {} |",
+            files.len(),
+            ms(total),
+            ms(total / files.len().max(1) as u32),
+            slowest.join(", ")
+        ));
+    }
+    Ok(format!(
+        "Every corpus file (`tests/kernels/{{valid,divergence,precond,workgroup}}`, `examples/`), one run per file and \
+command, pinned to core 0 (`check` and `explain` with `--format json`; `build` with default options, which refuses the \
+kernels with work-group features at once):\n\n\
+| command | files | total | mean | over 5 s | slowest |\n|---|--:|--:|--:|--:|---|\n{}\n",
+        rows.join("\n")
+    ))
+}
+
 pub fn main(options: &[String]) {
     let mut runs = 5;
     let mut write_source = None;
@@ -171,6 +250,13 @@ pub fn main(options: &[String]) {
             }
         }
     }
+    let corpus = match corpus_times(&root, &lanes, &dir) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("budget: {e}");
+            std::process::exit(1);
+        }
+    };
     let section = format!(
         "{SECTION}\n\n\
 Command: `cargo build --release --bin lanes && cargo run --release -p lanes-bench -- budget --runs {runs}`.  \n\
@@ -183,7 +269,7 @@ budget on the first kernels and tries no target after that (one `L0302` per kern
 `--specialize auto` (the default at -O2: inference on the same budget, then LLVM for every kernel). Wall-clock time of \
 the whole process, median of {runs} runs (min, max), pinned to core 0 with `taskset -c 0`; the other core was in use \
 by other work.\n\n\
-| date | command | median | min | max | status | `L0302` in output |\n|---|---|--:|--:|--:|---|--:|\n{}\n",
+| date | command | median | min | max | status | `L0302` in output |\n|---|---|--:|--:|--:|---|--:|\n{}\n\n{corpus}",
         crate::codegen::cpu_model(),
         rows.join("\n")
     );
