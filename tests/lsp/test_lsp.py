@@ -984,3 +984,91 @@ async def test_lanes_toml_errors_are_logged_as_the_command_line_prints_them(clie
             await asyncio.sleep(0.05)
 
     await asyncio.wait_for(wait_editor(), 30)
+
+
+# Work-group features: __local memory, barriers, atomics
+
+WORK_GROUP = """\
+#define L 64
+
+__kernel void block_sum(__global const float *in, __global float *sums,
+                        __global int *hist, __global int *count)
+{
+    __local float part[L];
+    uint lid = get_local_id(0);
+    uint gid = get_global_id(0);
+    float v = in[gid];
+    part[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = L / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            part[lid] += part[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    atomic_inc(&hist[(int)(v * 16.0f) & 15]);
+    if (lid == 0) {
+        sums[get_group_id(0)] = part[0];
+        atomic_inc(count);
+    }
+}
+
+__kernel void half_barrier(__global float *data)
+{
+    __local float tile[L];
+    uint lid = get_local_id(0);
+    tile[lid] = data[get_global_id(0)];
+    if (lid < 32)
+        barrier(CLK_LOCAL_MEM_FENCE);
+    data[get_global_id(0)] = tile[lid];
+}
+"""
+
+
+async def test_work_group_features_in_the_editor(client: LanguageClient):
+    uri, diags = await open_doc(client, "block_sum.cl", WORK_GROUP)
+    doc = types.TextDocumentIdentifier(uri=uri)
+    lines = WORK_GROUP.split("\n")
+    by_line = {}
+    for d in diags:
+        by_line.setdefault(d.range.start.line, set()).add(d.code)
+    # The barrier under `lid < 32` is an error, with the reason in the chain.
+    half = lines.index("        barrier(CLK_LOCAL_MEM_FENCE);", lines.index("    if (lid < 32)"))
+    err = [d for d in diags if d.code == "L0401"]
+    assert len(err) == 1 and err[0].range.start.line == half, diags
+    assert err[0].severity == types.DiagnosticSeverity.Error
+    assert any("lid" in r.message for r in err[0].related_information or []), err[0]
+    # The histogram atomic serializes (L0209); the counter under lid == 0
+    # runs on one lane: no L0208 there.
+    hist = lines.index("    atomic_inc(&hist[(int)(v * 16.0f) & 15]);")
+    assert "L0209" in by_line.get(hist, set()), diags
+    assert not [d for d in diags if d.code == "L0208"], diags
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=doc, position=position_of(WORK_GROUP, "barrier(CLK"))
+    )
+    assert hover is not None and "work-group barrier" in hover.contents.value, hover
+    assert "`__local` memory" in hover.contents.value
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=doc, position=position_of(WORK_GROUP, "part[L]"))
+    )
+    assert hover is not None and "one object of 256 bytes per work-group" in hover.contents.value
+
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=doc,
+            range=types.Range(start=types.Position(line=0, character=0),
+                              end=types.Position(line=len(lines), character=0)),
+        )
+    )
+    labels = {(h.position.line, h.label) for h in hints}
+    count = lines.index("        atomic_inc(count);")
+    assert (hist, "atomic per lane") in labels, labels
+    assert (count, "masked atomic, one lane") in labels, sorted(l for l in labels if l[0] >= 16)
+
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc))
+    titles = sorted(lens.command.title for lens in lenses)
+    assert len(titles) == 2, titles
+    block = next(t for t in titles if "atomics" in t)
+    assert "2 barriers" in block and "(" not in block.split("barriers")[1].split("·")[0], block
+    half_lens = next(t for t in titles if t is not block)
+    assert "1 barrier (1 not reached by all work-items)" in half_lens, half_lens

@@ -290,6 +290,9 @@ pub struct AccessFact {
     pub stride_bytes: Option<i64>,
     pub size: u64,
     pub mask: MaskKind,
+    /// At most one lane runs the access (it is under `if (lid == 0)` or
+    /// the like, see `Reporter::at_most_one_lane`).
+    pub one_lane: bool,
     pub space: MemSpace,
     pub reason: Vec<Step>,
 }
@@ -974,6 +977,7 @@ impl Reporter<'_> {
                         .get(b.index())
                         .copied()
                         .unwrap_or(MaskKind::Varying),
+                    one_lane: self.at_most_one_lane(b),
                     space: MemSpace::Addr(space),
                     reason,
                 };
@@ -985,6 +989,7 @@ impl Reporter<'_> {
                 components.entry(key).or_default().push((stride, size));
                 match out.get_mut(&key) {
                     Some(e) => {
+                        let one_lane = e.one_lane && fact.one_lane;
                         if fact.pattern > e.pattern {
                             let mask = e.mask.max(fact.mask);
                             *e = fact;
@@ -992,6 +997,7 @@ impl Reporter<'_> {
                         } else {
                             e.mask = e.mask.max(fact.mask);
                         }
+                        e.one_lane = one_lane;
                     }
                     None => {
                         out.insert(key, fact);
@@ -1086,6 +1092,7 @@ impl Reporter<'_> {
                         .get(b.index())
                         .copied()
                         .unwrap_or(MaskKind::Varying),
+                    one_lane: self.at_most_one_lane(b),
                     space: MemSpace::Image,
                     reason,
                 });
@@ -1198,7 +1205,7 @@ impl Reporter<'_> {
         for a in accesses {
             let what = self.snippet(a.span);
             let d = match (a.pattern, a.kind) {
-                (Pattern::Uniform, AccessKind::Atomic) if one_lane.contains(&a.span) => continue,
+                (Pattern::Uniform, AccessKind::Atomic) if a.one_lane => continue,
                 (Pattern::Uniform, AccessKind::Atomic) => {
                     let d = Diagnostic::new(
                         Code::AtomicSameAddress,

@@ -401,6 +401,10 @@ pub(crate) fn access_words(a: &AccessFact, width: u32) -> (String, String) {
     let masked = a.mask == MaskKind::Varying;
     let elems = |s: i64| if a.size > 0 { s / a.size as i64 } else { 0 };
     let (short, long) = match (a.kind, a.pattern) {
+        (AccessKind::Atomic, Pattern::Uniform) if a.one_lane => (
+            "atomic, one lane".to_string(),
+            "one atomic operation: at most one lane runs it (its condition holds for a single lane), so there is nothing to aggregate".to_string(),
+        ),
         (AccessKind::Atomic, Pattern::Uniform) => (
             "atomic, one address".to_string(),
             format!("{width} atomic operations on one address, one lane after the other; aggregate them: a sub-group reduction (`sub_group_reduce_add`) and one atomic per SIMD group"),
