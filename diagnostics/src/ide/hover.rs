@@ -398,6 +398,9 @@ fn chain(ctx: &Ctx<'_>, steps: &[Step]) -> String {
 /// Short and long description of a memory access: the inlay hint's word
 /// and the hover's sentence.
 pub(crate) fn access_words(a: &AccessFact, width: u32) -> (String, String) {
+    if a.space == MemSpace::Image {
+        return image_access_words(a, width);
+    }
     let masked = a.mask == MaskKind::Varying;
     let elems = |s: i64| if a.size > 0 { s / a.size as i64 } else { 0 };
     let (short, long) = match (a.kind, a.pattern) {
@@ -893,5 +896,64 @@ impl Counts {
             barriers: r.barriers.len(),
             divergent_barriers: r.barriers.iter().filter(|b| !b.uniform).count(),
         }
+    }
+}
+
+/// The words for an image read or write: the pixel address is the
+/// runtime's, so the pattern is that of the coordinates.
+fn image_access_words(a: &AccessFact, width: u32) -> (String, String) {
+    let verb = crate::explain::image_verb(a.kind);
+    let (short, long) = match a.pattern {
+        Pattern::Uniform => (
+            "one pixel".to_string(),
+            format!("one pixel {verb} for the group: every lane's coordinates are the same"),
+        ),
+        Pattern::Contiguous => (
+            "packed".to_string(),
+            format!("a row of {width} consecutive pixels (x steps by one per lane, the other coordinates are the same)"),
+        ),
+        _ => (
+            if a.kind == AccessKind::Load { "gather" } else { "scatter" }.to_string(),
+            format!("{width} pixels at unrelated coordinates, one {verb} per lane"),
+        ),
+    };
+    let masked = if a.mask == MaskKind::Varying {
+        ", under a mask"
+    } else {
+        ""
+    };
+    (short, format!("{long}{masked}"))
+}
+
+#[cfg(test)]
+mod image_access_tests {
+    use super::*;
+    use lanes_frontend::source::Span;
+
+    fn fact(kind: AccessKind, pattern: Pattern) -> AccessFact {
+        AccessFact {
+            span: Span::default(),
+            kind,
+            pattern,
+            stride_bytes: None,
+            size: 16,
+            mask: MaskKind::Varying,
+            one_lane: false,
+            space: MemSpace::Image,
+            reason: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn image_accesses_are_described_in_pixels() {
+        let (short, long) = access_words(&fact(AccessKind::Load, Pattern::Contiguous), 8);
+        assert_eq!(short, "packed");
+        assert!(long.contains("a row of 8 consecutive pixels"), "{long}");
+        assert!(long.ends_with("under a mask"), "{long}");
+        let (short, long) = access_words(&fact(AccessKind::Store, Pattern::Scatter), 8);
+        assert_eq!(short, "scatter");
+        assert!(long.contains("one write per lane"), "{long}");
+        let (short, _) = access_words(&fact(AccessKind::Load, Pattern::Uniform), 8);
+        assert_eq!(short, "one pixel");
     }
 }
