@@ -415,6 +415,12 @@ pub enum ExprKind {
         ty: Box<TypeName>,
         elems: Vec<Expr>,
     },
+    /// `(struct range){ .lo = a, .hi = b }`, `(float[]){ 0.25f, 0.5f }`: a
+    /// C99 compound literal, an unnamed object initialized in place.
+    CompoundLiteral {
+        ty: Box<TypeName>,
+        init: Box<Initializer>,
+    },
     SizeofType(Box<TypeName>),
     SizeofExpr(Box<Expr>),
     /// `_Alignof(type)` / `__alignof__(type)`

@@ -634,6 +634,13 @@ pub enum ExprKind {
     VectorConstruct {
         elems: Vec<Expr>,
     },
+    /// A compound literal: the unnamed private object `local`, initialized
+    /// by `init` each time the expression is evaluated; an lvalue (an array
+    /// one decays like any array).
+    CompoundLiteral {
+        local: LocalId,
+        init: Box<Init>,
+    },
     Deref(Box<Expr>),
     AddrOf(Box<Expr>),
     Comma {

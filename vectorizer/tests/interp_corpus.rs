@@ -1575,6 +1575,61 @@ fn union_members_reinterpret_the_same_bytes() {
     assert_eq!(out.u32s("out"), want);
 }
 
+#[test]
+fn compound_literals_are_objects_initialized_where_they_are_evaluated() {
+    // A struct literal with designators passed to and returned from a
+    // helper, one without designators, an array literal indexed in place,
+    // the address of a literal (omitted fields are zero), literals under
+    // `?:` (only the chosen one is evaluated), and an array literal in a
+    // loop, initialized again in every iteration.
+    let src = "struct range { float lo; float hi; };\n\
+               struct range merge(struct range a, struct range b)\n\
+               {\n\
+               \x20   return (struct range){ .hi = fmax(a.hi, b.hi), .lo = fmin(a.lo, b.lo) };\n\
+               }\n\
+               __kernel void k(__global const float *in, __global float *out)\n\
+               {\n\
+               \x20   int i = get_global_id(0);\n\
+               \x20   float x = in[i];\n\
+               \x20   struct range r = merge((struct range){ x, x }, (struct range){ .lo = -x, .hi = 2.0f * x });\n\
+               \x20   struct range *p = &(struct range){ .hi = x };\n\
+               \x20   float w = ((float[]){ 0.25f, 0.5f, 0.25f })[i % 3];\n\
+               \x20   float c = x > 1.0f ? ((float[]){ 10.0f, 20.0f })[1] : (struct range){ .lo = 30.0f }.lo;\n\
+               \x20   float acc = 0.0f;\n\
+               \x20   for (int k = 0; k < 3; k++) {\n\
+               \x20       float *q = (float[2]){ (float)k };\n\
+               \x20       acc += q[0] + q[1];\n\
+               \x20       q[1] = 50.0f;\n\
+               \x20   }\n\
+               \x20   out[6 * i] = r.lo;\n\
+               \x20   out[6 * i + 1] = r.hi;\n\
+               \x20   out[6 * i + 2] = p->lo + p->hi;\n\
+               \x20   out[6 * i + 3] = w;\n\
+               \x20   out[6 * i + 4] = c;\n\
+               \x20   out[6 * i + 5] = acc;\n\
+               }\n";
+    let unit = check_text("t.cl", None, src, &PreprocessOptions::default(), &RealFs);
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
+    let f = lower(&unit, "k");
+    let input = [0.5f32, 1.5, -2.0, 3.0];
+    let out = run(
+        &f,
+        NdRange::new_1d(4, 4),
+        4,
+        &[("in", f32s(&input)), ("out", zeros(4 * 24))],
+    );
+    let want: Vec<f32> = input
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &x)| {
+            let w = [0.25, 0.5, 0.25][i % 3];
+            let c = if x > 1.0 { 20.0 } else { 30.0 };
+            [x.min(-x), x.max(2.0 * x), x, w, c, 3.0]
+        })
+        .collect();
+    assert_eq!(out.f32s("out"), want);
+}
+
 // ---- errors at the right place --------------------------------------------
 
 /// Checks `src` as a file named `t.cl`, lowers kernel `k`, runs it on

@@ -14,7 +14,7 @@
 
 use lanes_db::{Db, File};
 use lanes_frontend::diag::{Code, Severity};
-use lanes_frontend::hir::{Expr, ExprKind, StmtKind};
+use lanes_frontend::hir::{Expr, ExprKind, Init, StmtKind};
 use lanes_frontend::types::{Scalar, Type};
 
 use super::context::{all_stmts, line_indent, Ctx};
@@ -159,11 +159,23 @@ fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
                 visit(a, f);
             }
         }
+        ExprKind::CompoundLiteral { init, .. } => visit_init(init, f),
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Local(_)
         | ExprKind::Global(_)
         | ExprKind::Error => {}
+    }
+}
+
+fn visit_init(init: &Init, f: &mut dyn FnMut(&Expr)) {
+    match init {
+        Init::Expr(e) => visit(e, f),
+        Init::List { elems, .. } => {
+            for i in elems.iter().flatten() {
+                visit_init(i, f);
+            }
+        }
     }
 }
 

@@ -375,6 +375,7 @@ impl Builder<'_, '_> {
                     self.expr(fi, f, a, false);
                 }
             }
+            ExprKind::CompoundLiteral { init, .. } => self.init(fi, f, init),
             ExprKind::Convert { expr, .. } => self.expr(fi, f, expr, false),
             ExprKind::Index { base, index } => {
                 self.expr(fi, f, base, write);

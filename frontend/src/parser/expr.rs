@@ -233,10 +233,9 @@ impl Parser<'_> {
         self.expect_closing(TokenKind::RParen, open);
         match self.kind() {
             TokenKind::LBrace => {
-                let span = self.tok().span;
-                self.syntax_error(span, "compound literals are not supported");
-                self.skip_deep_group();
-                self.mk(ExprKind::Error, m)
+                let init = Box::new(self.parse_initializer());
+                let lit = self.mk(ExprKind::CompoundLiteral { ty, init }, m);
+                self.parse_postfix_suffixes(lit, m)
             }
             // `(float4)(a, b)`, `(float)(x)`; `(int)(float)x` is a cast of a cast.
             TokenKind::LParen if !self.starts_type_name(self.nth(1)) => {
@@ -278,26 +277,6 @@ impl Parser<'_> {
                     m,
                 )
             }
-        }
-    }
-
-    /// Skips a `{ ... }` group (the current token is `{`), iteratively.
-    fn skip_deep_group(&mut self) {
-        let mut level: u32 = 0;
-        loop {
-            match self.kind() {
-                TokenKind::Eof => return,
-                TokenKind::LBrace => level += 1,
-                TokenKind::RBrace => {
-                    level = level.saturating_sub(1);
-                    if level == 0 {
-                        self.bump();
-                        return;
-                    }
-                }
-                _ => {}
-            }
-            self.bump();
         }
     }
 

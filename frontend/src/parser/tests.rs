@@ -431,6 +431,11 @@ impl Printer {
                 }
                 s + ")"
             }
+            ExprKind::CompoundLiteral { ty, init } => {
+                self.child(sp, ty.span, "literal type");
+                self.child(sp, init.span(), "literal initializer");
+                format!("(compound {} {})", self.type_name(ty), self.init(init))
+            }
             ExprKind::SizeofType(t) => format!("(sizeof-type {})", self.type_name(t)),
             ExprKind::SizeofExpr(x) => format!("(sizeof {})", sub(self, x)),
             ExprKind::AlignofType(t) => format!("(alignof {})", self.type_name(t)),
@@ -1604,13 +1609,21 @@ fn keywords_are_not_identifiers() {
 }
 
 #[test]
-fn compound_literals_are_rejected() {
-    let (out, errs) = stmts_err("x = (struct S){1, 2}; y = 1;");
-    assert_eq!(errs, ["compound literals are not supported"]);
+fn compound_literals_are_postfix_operands() {
+    // A literal takes postfix operators (`.f`, `[i]`) and is an operand of
+    // the operators around it; a vector literal `(float2)(a, b)` is not one.
+    let (out, errs) = stmts_err(
+        "x = (struct S){ .lo = 1, .hi = a + 2 }.hi * 3; y = ((float[]){ 0.25f, 0.5f })[i]; z = (float2)(a, b);",
+    );
+    assert!(errs.is_empty(), "{errs:?}");
     assert_eq!(
         out,
-        "(expr (assign = (ident x) (error))) (expr (assign = (ident y) (int 1)))"
+        "(expr (assign = (ident x) (binary * (. (compound (type (struct S)) {.lo=(int 1) .hi=(binary + (ident a) (int 2))}) hi) (int 3)))) \
+         (expr (assign = (ident y) (index (paren (compound (type float []) {(float 0.25 f) (float 0.5 f)})) (ident i)))) \
+         (expr (assign = (ident z) (vec (type float2) (ident a) (ident b))))"
     );
+    let (_, errs) = stmts_err("x = (struct S){ 1, 2 ;");
+    assert!(!errs.is_empty());
 }
 
 #[test]
@@ -1655,6 +1668,10 @@ fn expr_height(e: &Expr) -> usize {
         ExprKind::Member { base, .. } => vec![base],
         ExprKind::Cast { expr, .. } => vec![expr],
         ExprKind::VectorLiteral { elems, .. } => elems.iter().collect(),
+        ExprKind::CompoundLiteral { init, .. } => match &**init {
+            Initializer::Expr(e) => vec![e],
+            Initializer::List { .. } => vec![],
+        },
         _ => vec![],
     };
     1 + kids.into_iter().map(expr_height).max().unwrap_or(0)

@@ -230,6 +230,7 @@ impl Checker<'_> {
                 self.explicit_convert(v, &to, span, node)
             }
             K::VectorLiteral { ty, elems } => self.vector_literal(ty, elems, span, node),
+            K::CompoundLiteral { ty, init } => self.compound_literal(ty, init, span, node),
             K::SizeofType(t) => {
                 let ty = self.type_name(t).ty;
                 self.size_or_align(&ty, true, span, node)

@@ -12,6 +12,7 @@
 //! `conv` (implicit conversions and operand rules), `stmt` (statements and
 //! initializers), `consteval` (constant folding over the HIR).
 
+mod compound;
 mod consteval;
 mod conv;
 mod decl;

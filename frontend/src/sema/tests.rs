@@ -721,6 +721,73 @@ fn conditions_are_bool() {
     assert!(d.notes[0].contains("any()"));
 }
 
+// --- compound literals ------------------------------------------------------------------
+
+#[test]
+fn compound_literals_are_unnamed_lvalues() {
+    let h = ok("struct range { float lo; float hi; };\n\
+        float f(float a, int i) {\n\
+        struct range r = (struct range){ .hi = a, .lo = -a };\n\
+        struct range *p = &(struct range){ a };\n\
+        float w = ((float[]){ 0.25f, 0.5f, 0.25f })[i];\n\
+        int n = ((int[]){ 1, 2, 3, 4 })[0];\n\
+        (struct range){ 1.0f, 2.0f }.lo = 3.0f;\n\
+        return r.lo + p->hi + w + n; }");
+    let f = &h.functions[0];
+    // Each literal is one more private local of the function, sized by its
+    // initializer when declared `[]`.
+    let literals: Vec<&hir::Local> = f
+        .locals
+        .iter()
+        .filter(|l| l.name == "compound literal")
+        .collect();
+    assert_eq!(literals.len(), 5);
+    assert_eq!(literals[2].ty, Type::Array(Box::new(Type::FLOAT), 3));
+    assert_eq!(literals[3].ty, Type::Array(Box::new(Type::INT), 4));
+    assert!(literals.iter().all(|l| l.space == AddressSpace::Private));
+    // The designated fields are in field order in the checked list.
+    let body = f.body.as_ref().unwrap();
+    let StmtKind::Decl {
+        init: Some(Init::Expr(e)),
+        ..
+    } = &body.stmts[0].kind
+    else {
+        panic!("{:?}", body.stmts[0]);
+    };
+    let ExprKind::CompoundLiteral { init, .. } = &e.kind else {
+        panic!("{e:?}");
+    };
+    let Init::List { elems, .. } = &**init else {
+        panic!("{init:?}");
+    };
+    assert!(matches!(&elems[0], Some(Init::Expr(x)) if matches!(x.kind, ExprKind::Unary { .. })));
+    assert!(e.place.is_some(), "a compound literal is an lvalue");
+}
+
+#[test]
+fn compound_literal_errors() {
+    one(
+        "float f(float a) { return (float[]){ a, a }; }",
+        Code::TypeMismatch,
+        "(float[])",
+    );
+    one(
+        "struct range { float lo; float hi; }; float f(float a) { return (struct range){ .mid = a }.lo; }",
+        Code::NoMember,
+        "mid",
+    );
+    one(
+        "float f(float a) { return ((__local float[]){ a })[0]; }",
+        Code::AddressSpace,
+        "__local",
+    );
+    one(
+        "struct s; void f(void) { (struct s){ 0 }; }",
+        Code::InvalidDeclaration,
+        "struct s)",
+    );
+}
+
 // --- constants and initializers -------------------------------------------------------
 
 #[test]

@@ -3,7 +3,8 @@
 
 use lanes_frontend::ast::AddressSpace;
 use lanes_frontend::hir::{
-    BinaryOp, ConstInit, ConstValue, ConvertKind, Expr, ExprKind, GlobalId, LogicalOp, UnaryOp,
+    BinaryOp, ConstInit, ConstValue, ConvertKind, Expr, ExprKind, GlobalId, LocalId, LogicalOp,
+    UnaryOp,
 };
 use lanes_frontend::source::Span;
 use lanes_frontend::types::{Scalar, Type};
@@ -64,7 +65,10 @@ impl Lowerer<'_> {
                     _ => self.unsupported_value(e, "this sampler"),
                 }
             }
-            ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Deref(_) => {
+            ExprKind::Local(_)
+            | ExprKind::Global(_)
+            | ExprKind::Deref(_)
+            | ExprKind::CompoundLiteral { .. } => {
                 let p = self.place(e);
                 self.read_place(&p, &e.ty, src)
             }
@@ -301,14 +305,23 @@ impl Lowerer<'_> {
         p
     }
 
+    fn local_place(&mut self, id: LocalId, span: Span) -> Place {
+        match self.slot(id, span) {
+            Some(Slot::Ssa(vars)) => Place::Ssa(vars),
+            Some(Slot::Mem(ptr)) => Place::Mem { ptr },
+            None => Place::Invalid,
+        }
+    }
+
     fn place_inner(&mut self, e: &Expr) -> Place {
         let src = esrc(e);
         match &e.kind {
-            ExprKind::Local(id) => match self.slot(*id, e.span) {
-                Some(Slot::Ssa(vars)) => Place::Ssa(vars),
-                Some(Slot::Mem(ptr)) => Place::Mem { ptr },
-                None => Place::Invalid,
-            },
+            ExprKind::Local(id) => self.local_place(*id, e.span),
+            // The object is (re)initialized where the literal is evaluated.
+            ExprKind::CompoundLiteral { local, init } => {
+                self.decl(*local, Some(init), src);
+                self.local_place(*local, e.span)
+            }
             ExprKind::Global(g) => match self.global_ptr(*g, e.span) {
                 Some(ptr) => Place::Mem { ptr },
                 None => Place::Invalid,

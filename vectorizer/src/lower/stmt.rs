@@ -395,7 +395,7 @@ impl<'u> Lowerer<'u> {
         self.start_dead_block(src);
     }
 
-    fn decl(&mut self, id: LocalId, init: Option<&Init>, src: Src) {
+    pub(super) fn decl(&mut self, id: LocalId, init: Option<&Init>, src: Src) {
         let Some(hir) = self.frame().map(|f| f.hir) else {
             return;
         };
@@ -877,6 +877,7 @@ fn scan_expr(e: &Expr, out: &mut HashSet<LocalId>, depth: u32) {
             args.iter().for_each(|a| scan_expr(a, out, d))
         }
         ExprKind::VectorConstruct { elems } => elems.iter().for_each(|a| scan_expr(a, out, d)),
+        ExprKind::CompoundLiteral { init, .. } => scan_init(init, out, d),
     }
 }
 
@@ -886,7 +887,7 @@ fn addr_root(e: &Expr, depth: u32) -> Option<LocalId> {
         return None;
     }
     match &e.kind {
-        ExprKind::Local(l) => Some(*l),
+        ExprKind::Local(l) | ExprKind::CompoundLiteral { local: l, .. } => Some(*l),
         ExprKind::Member { base, .. } | ExprKind::Swizzle { base, .. } => {
             addr_root(base, depth + 1)
         }

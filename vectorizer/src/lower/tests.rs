@@ -210,6 +210,47 @@ fn arrays_and_address_taken_scalars_live_in_memory() {
 }
 
 #[test]
+fn compound_literals_are_initialized_where_evaluated() {
+    // Each literal is an object of its own (allocas in the entry block,
+    // like declared variables); the array literal is stored again in every
+    // iteration of the loop that evaluates it, the omitted element as 0.
+    let src = "struct pair { int a; int b; };
+        __kernel void k(__global const int *in, __global int *out) {
+            int i = get_global_id(0);
+            int acc = 0;
+            for (int r = 0; r < 3; r++) {
+                int *q = (int[2]){ in[i] + r };
+                acc += q[0] + q[1];
+                q[1] = 100;
+            }
+            struct pair p = (struct pair){ .b = acc, .a = i };
+            out[i] = p.a * 1000 + p.b;
+        }";
+    let f = lower(src);
+    let s = print(&f, &Plain);
+    // The array literal, the struct literal and `p`.
+    assert_eq!(count(&s, "alloca 8 bytes, align 4"), 3, "{s}");
+    let entry = &f.blocks[0];
+    for &i in &entry.insts[..3] {
+        assert!(matches!(f.inst(i).kind, InstKind::Alloca { .. }), "{s}");
+    }
+    let body = f
+        .blocks
+        .iter()
+        .find(|b| b.label == "for.body")
+        .expect("loop body");
+    let stores = body
+        .insts
+        .iter()
+        .filter(|&&i| matches!(f.inst(i).kind, InstKind::Store { .. }))
+        .count();
+    // The two elements of the literal, then `q[1] = 100`.
+    assert_eq!(stores, 3, "{s}");
+    assert_has(&s, &["store i32 i32 0, %"]);
+    assert_eq!(map_ints(src, &[1, 5, -2]), vec![6, 1018, 1997]);
+}
+
+#[test]
 fn var_spans_name_the_declarator_and_params_are_recorded() {
     let src = "__kernel void k(__global float *out, float4 v, int n) {
         float sum = v.x;
