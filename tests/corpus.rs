@@ -68,8 +68,6 @@ fn cl_files(dir: &str) -> Vec<PathBuf> {
 /// static check reports; the interpreter finds them, tests/kernels/workgroup/
 /// test_run_specs.py).
 fn work_group_corpus() -> Vec<PathBuf> {
-    // Files whose language the front end does not read yet.
-    const NOT_YET_READ: &[&str] = &["compound_literals.cl"];
     let mut files = cl_files("tests/kernels/workgroup");
     assert!(
         files.len() >= 40,
@@ -77,10 +75,6 @@ fn work_group_corpus() -> Vec<PathBuf> {
         files.len()
     );
     files.extend(cl_files("tests/kernels/workgroup/races"));
-    files.retain(|f| {
-        !f.file_name()
-            .is_some_and(|n| NOT_YET_READ.iter().any(|x| *x == n))
-    });
     files
 }
 

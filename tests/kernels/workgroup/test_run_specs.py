@@ -21,8 +21,6 @@ import run_specs
 HERE = Path(__file__).resolve().parent
 VALID = sorted(HERE.glob("*.cl"))
 SEEDED = sorted((HERE / "races").glob("*.cl")) + sorted((HERE / "invalid").glob("*.cl"))
-# Files whose language the front end does not read yet.
-NOT_YET_READ = {"compound_literals.cl"}
 WITH_SPECS = [f for f in VALID + SEEDED if run_specs.read_specs(f)[0]]
 
 
@@ -111,8 +109,6 @@ def test_specs_under_oclgrind(oclgrind, path):
 
 @pytest.mark.parametrize("path", WITH_SPECS, ids=lambda p: p.name)
 def test_interpreter_equals_pocl_and_finds_seeded_bugs(interpreter, path):
-    if path.name in NOT_YET_READ:
-        pytest.skip("the front end does not read this file's language yet")
     ran, failures = run_specs.check_file_lanes(interpreter, path, quiet=True)
     assert not failures, "\n".join(failures)
     assert ran > 0
