@@ -201,9 +201,10 @@ fn elem_of(unit: &hir::Unit, pointee: &Type) -> Elem {
             scalar: *s,
             count: 1,
         },
+        // A 3-component vector takes the space of 4 in memory (OpenCL C 6.1.5).
         Type::Vector(s, n) => Elem {
             scalar: *s,
-            count: *n as usize,
+            count: if *n == 3 { 4 } else { *n as usize },
         },
         other => Elem {
             scalar: Scalar::UChar,

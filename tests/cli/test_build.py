@@ -2,6 +2,7 @@
 and C++ programs, every emit format, errors that leave no file behind, and
 `lanes run --verify` against the scalar interpreter."""
 
+import json
 import pathlib
 import shutil
 import subprocess
@@ -235,6 +236,25 @@ def test_run_verify_divergent_loop(lanes, root):
                 "--arg", "result=zeros:333", "--arg", "nkeys=333", "--verify", "--target", "sse4-i32x4"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "verify: ok" in proc.stdout
+
+
+def test_run_makes_three_component_buffers_with_four_components_per_element(lanes, tmp_path):
+    src = tmp_path / "f3.cl"
+    src.write_text("""
+__kernel void sum3(__global const float3 *a, __global float *out)
+{
+    int i = get_global_id(0);
+    out[i] = a[i].x + a[i].y + a[i].z;
+}
+""")
+    proc = run([lanes, "run", str(src), "--global", "8", "--arg", "a=iota:8", "--arg", "out=zeros:8",
+                "--verify", "--save", str(tmp_path / "saved")])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "out = [0, 3, 6, 9, 12, 15, 18, 21]" in proc.stdout
+    assert (tmp_path / "saved" / "a.in.bin").stat().st_size == 8 * 16
+    args = json.loads((tmp_path / "saved" / "args.json").read_text())["arguments"]
+    assert [(a["name"], a["kind"], a.get("element")) for a in args] == [
+        ("a", "buffer", "float4"), ("out", "buffer", "float")]
 
 
 def test_run_reports_missing_argument(lanes, root):
