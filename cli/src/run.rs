@@ -172,6 +172,9 @@ fn store_scalar(s: Scalar, text: &str, out: &mut Vec<u8>) -> Result<(), String> 
         match s {
             Scalar::Double => out.extend_from_slice(&x.to_le_bytes()),
             Scalar::Float => out.extend_from_slice(&(x as f32).to_le_bytes()),
+            Scalar::Half => {
+                out.extend_from_slice(&lanes_vectorizer::half::f64_to_half_bits(x).to_le_bytes())
+            }
             _ => return Err(format!("{} arguments are not supported", s.name())),
         }
     } else {
@@ -323,6 +326,7 @@ fn format_scalar(s: Scalar, c: &[u8]) -> String {
     let bits = c.len() as u32 * 8;
     match s {
         Scalar::Float => format!("{}", f32::from_bits(u as u32)),
+        Scalar::Half => format!("{}", lanes_vectorizer::half::half_bits_to_f32(u as u16)),
         Scalar::Double => format!("{}", f64::from_bits(u)),
         _ if s.is_signed() => {
             let shift = 64 - bits;

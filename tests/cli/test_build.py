@@ -257,6 +257,21 @@ __kernel void sum3(__global const float3 *a, __global float *out)
         ("a", "buffer", "float4"), ("out", "buffer", "float")]
 
 
+def test_run_fills_and_prints_half_buffers_as_numbers(lanes, tmp_path):
+    src = tmp_path / "h.cl"
+    src.write_text("""
+__kernel void widen(__global const half *h, __global half *out)
+{
+    int i = get_global_id(0);
+    vstore_half(vload_half(i, h) * 2.0f, i, out);
+}
+""")
+    proc = run([lanes, "run", "--interpret", str(src), "--global", "4", "--local", "4",
+                "--arg", "h=iota:4", "--arg", "out=fill:4:0.25"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "out = [0, 2, 4, 6]" in proc.stdout
+
+
 def test_run_reports_missing_argument(lanes, root):
     proc = run([lanes, "run", str(root / "examples/saxpy.cl"), "--global", "64"])
     assert proc.returncode != 0
