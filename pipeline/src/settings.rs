@@ -15,7 +15,7 @@
 //! [preconditions]
 //! enabled = true
 //! targetBudget = 2000000              # solver resource units per loop, branch or access
-//! fileBudget = 5000000                # ... for all of a file's targets together
+//! fileBudget = 4000000                # ... for all of a file's targets together
 //! [launch]                            # a typical launch: coverage of preconditions
 //! globalSize = [1920, 1080]
 //! args = { width = 1920, vstep = 3 }
