@@ -227,8 +227,14 @@ pub fn main(options: &[String]) {
     let (f, o) = (file.to_string_lossy(), obj.to_string_lossy());
     let check_args = ["check", "--format", "json", f.as_ref()];
     let build_args = ["build", f.as_ref(), "-o", o.as_ref()];
+    // The same without inference: what LLVM alone takes for every kernel.
+    let plain_args = ["build", f.as_ref(), "-o", o.as_ref(), "--specialize", "off"];
     let mut rows = Vec::new();
-    for (name, args) in [("check", &check_args[..]), ("build", &build_args[..])] {
+    for (name, args) in [
+        ("check", &check_args[..]),
+        ("build", &build_args[..]),
+        ("build --specialize off", &plain_args[..]),
+    ] {
         match time(&lanes, args, runs) {
             Ok(t) => {
                 eprintln!("budget: lanes {name}: median {}", ms(t.median));
@@ -266,7 +272,8 @@ four divergent branches and a divergent loop whose conditions mix products, divi
 parameters (no condition on the SIMD group makes them uniform), plus gathers. Precondition inference has the default \
 budgets (2,000,000 solver resource units per target, 4,000,000 per file; docs/preconditions.md): it spends the file's \
 budget on the first kernels and tries no target after that (one `L0302` per kernel says so). `build` runs \
-`--specialize auto` (the default at -O2: inference on the same budget, then LLVM for every kernel). Wall-clock time of \
+`--specialize auto` (the default at -O2: inference on the same budget, then LLVM for every kernel); \
+`--specialize off` shows what code generation alone takes. Wall-clock time of \
 the whole process, median of {runs} runs (min, max), pinned to core 0 with `taskset -c 0`; the other core was in use \
 by other work.\n\n\
 | date | command | median | min | max | status | `L0302` in output |\n|---|---|--:|--:|--:|---|--:|\n{}\n\n{corpus}",
