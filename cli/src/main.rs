@@ -34,7 +34,20 @@ enum Command {
     /// List the SIMD targets and their widths.
     Targets,
     /// Run the language server on standard input and output.
-    Lsp,
+    Lsp(LspArgs),
+}
+
+/// What LSP clients pass when they start a server: vscode-languageclient
+/// adds `--stdio` (the transport; standard input and output are the only
+/// one) and may add `--clientProcessId=N`.
+#[derive(clap::Args)]
+struct LspArgs {
+    /// Talk over standard input and output (the default and only transport).
+    #[arg(long)]
+    stdio: bool,
+    /// The editor's process id (accepted and ignored).
+    #[arg(long = "clientProcessId", value_name = "PID")]
+    client_process_id: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -57,7 +70,7 @@ fn main() -> ExitCode {
             Command::Build(args) => build::run(args),
             Command::Run(args) => run::run(args),
             Command::Targets => targets(),
-            Command::Lsp => lsp(),
+            Command::Lsp(_) => lsp(),
         });
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,

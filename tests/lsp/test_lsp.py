@@ -1072,3 +1072,47 @@ async def test_work_group_features_in_the_editor(client: LanguageClient):
     assert "2 barriers" in block and "(" not in block.split("barriers")[1].split("·")[0], block
     half_lens = next(t for t in titles if t is not block)
     assert "1 barrier (1 not reached by all work-items)" in half_lens, half_lens
+
+
+async def test_server_starts_with_the_arguments_vscode_passes(tmp_path):
+    """vscode-languageclient's stdio transport runs `lanes lsp --stdio`
+    (and may add `--clientProcessId=N`)."""
+    proc = subprocess.Popen([LANES, "lsp", "--stdio", f"--clientProcessId={os.getpid()}"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def send(msg):
+        body = json.dumps(msg).encode()
+        proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        proc.stdin.flush()
+
+    def receive():
+        length = None
+        while True:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read().decode()
+            if line in (b"\r\n", b"\n"):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(proc.stdout.read(length))
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"processId": os.getpid(), "rootUri": tmp_path.as_uri(), "capabilities": {}}})
+        reply = receive()
+        while "id" not in reply:
+            reply = receive()
+        assert reply["id"] == 1 and "capabilities" in reply["result"], reply
+        send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+        reply = receive()
+        while reply.get("id") != 2:
+            reply = receive()
+        send({"jsonrpc": "2.0", "method": "exit"})
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            pipe.close()
