@@ -89,7 +89,9 @@ fn main() -> ExitCode {
 
 fn lsp() -> ExitCode {
     match lanes_lsp::run() {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        // LSP: `exit` without a `shutdown` before it.
+        Ok(false) => ExitCode::from(1),
         Err(e) => {
             eprintln!("error: cannot start the language server: {e}");
             ExitCode::from(1)

@@ -28,25 +28,32 @@ mod server;
 
 pub use server::Backend;
 
-/// Serves the protocol on stdin/stdout until the client exits.
-pub async fn serve_stdio() {
+/// Serves the protocol on stdin/stdout until the client exits; whether the
+/// client sent `shutdown` first.
+pub async fn serve_stdio() -> bool {
     let (stdin, stdout) = (tokio::io::stdin(), tokio::io::stdout());
-    let (service, socket) = tower_lsp_server::LspService::new(Backend::new);
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let backend_flag = flag.clone();
+    let (service, socket) = tower_lsp_server::LspService::new(move |client| {
+        Backend::with_shutdown_flag(client, backend_flag.clone())
+    });
     tower_lsp_server::Server::new(stdin, stdout, socket)
         // Enough slots that long requests never hold back the edits that
         // cancel them.
         .concurrency_level(64)
         .serve(service)
         .await;
+    flag.load(std::sync::atomic::Ordering::SeqCst)
 }
 
-/// Runs the server on stdio on its own tokio runtime (for `lanes lsp`).
-pub fn run() -> std::io::Result<()> {
+/// Runs the server on stdio on its own tokio runtime (for `lanes lsp`);
+/// whether the client sent `shutdown` before `exit` (or the end of input),
+/// which makes the exit status 0 rather than 1.
+pub fn run() -> std::io::Result<bool> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // The analyses recurse over the syntax tree: big stacks, as the CLI.
         .thread_stack_size(64 << 20)
         .build()?;
-    rt.block_on(serve_stdio());
-    Ok(())
+    Ok(rt.block_on(serve_stdio()))
 }

@@ -76,6 +76,8 @@ pub(crate) struct Inner {
     pub docs: String,
     /// The low-priority thread that runs precondition inference.
     worker: crate::background::Worker,
+    /// Set by `shutdown`: the process exit status is 0 only after it.
+    shutdown_requested: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The server. Cheap to clone (tasks hold a clone).
@@ -84,6 +86,15 @@ pub struct Backend(pub(crate) Arc<Inner>);
 
 impl Backend {
     pub fn new(client: Client) -> Backend {
+        Backend::with_shutdown_flag(client, Arc::default())
+    }
+
+    /// A server that sets `shutdown_requested` when the client sends
+    /// `shutdown` (LSP: exit status 0 after `shutdown`, 1 without it).
+    pub fn with_shutdown_flag(
+        client: Client,
+        shutdown_requested: Arc<std::sync::atomic::AtomicBool>,
+    ) -> Backend {
         Backend(Arc::new(Inner {
             client,
             state: Mutex::new(State {
@@ -99,6 +110,7 @@ impl Backend {
             }),
             docs: docs_url(),
             worker: crate::background::Worker::new(),
+            shutdown_requested,
         }))
     }
 
@@ -572,6 +584,9 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.0
+            .shutdown_requested
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 

@@ -1074,9 +1074,11 @@ async def test_work_group_features_in_the_editor(client: LanguageClient):
     assert "1 barrier (1 not reached by all work-items)" in half_lens, half_lens
 
 
-async def test_server_starts_with_the_arguments_vscode_passes(tmp_path):
+@pytest.mark.parametrize("shutdown", [True, False], ids=["shutdown-exit", "exit-alone"])
+async def test_server_starts_with_the_arguments_vscode_passes(tmp_path, shutdown):
     """vscode-languageclient's stdio transport runs `lanes lsp --stdio`
-    (and may add `--clientProcessId=N`)."""
+    (and may add `--clientProcessId=N`). The exit status is 0 after
+    `shutdown` then `exit`, and 1 for `exit` alone, as the protocol says."""
     proc = subprocess.Popen([LANES, "lsp", "--stdio", f"--clientProcessId={os.getpid()}"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -1104,12 +1106,13 @@ async def test_server_starts_with_the_arguments_vscode_passes(tmp_path):
             reply = receive()
         assert reply["id"] == 1 and "capabilities" in reply["result"], reply
         send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-        send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
-        reply = receive()
-        while reply.get("id") != 2:
+        if shutdown:
+            send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
             reply = receive()
+            while reply.get("id") != 2:
+                reply = receive()
         send({"jsonrpc": "2.0", "method": "exit"})
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=30) == (0 if shutdown else 1)
     finally:
         if proc.poll() is None:
             proc.kill()
