@@ -454,6 +454,15 @@ impl Reporter<'_> {
         None
     }
 
+    /// The mask block `b` runs under (varying where unknown).
+    fn block_mask(&self, b: crate::ir::BlockId) -> MaskKind {
+        self.div
+            .masks
+            .get(b.index())
+            .copied()
+            .unwrap_or(MaskKind::Varying)
+    }
+
     /// Whether at most one lane reaches block `b`: it is (transitively)
     /// under the true side of `x == u` (or the false side of `x != u`) where
     /// `x` differs on every lane (a non-zero stride, like the local id) and
@@ -971,12 +980,7 @@ impl Reporter<'_> {
                     pattern,
                     stride_bytes,
                     size,
-                    mask: self
-                        .div
-                        .masks
-                        .get(b.index())
-                        .copied()
-                        .unwrap_or(MaskKind::Varying),
+                    mask: self.block_mask(b),
                     one_lane: self.at_most_one_lane(b),
                     space: MemSpace::Addr(space),
                     reason,
@@ -1086,12 +1090,7 @@ impl Reporter<'_> {
                     pattern,
                     stride_bytes: (pattern == Pattern::Uniform).then_some(0),
                     size,
-                    mask: self
-                        .div
-                        .masks
-                        .get(b.index())
-                        .copied()
-                        .unwrap_or(MaskKind::Varying),
+                    mask: self.block_mask(b),
                     one_lane: self.at_most_one_lane(b),
                     space: MemSpace::Image,
                     reason,
