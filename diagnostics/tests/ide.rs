@@ -1,5 +1,8 @@
 //! The IDE features on real kernels (examples/ and tests/kernels/valid/).
 
+mod common;
+use common::infer_preconditions;
+
 use std::path::{Path, PathBuf};
 
 use lanes_db::{File, LanesDatabase, Settings};
@@ -652,27 +655,6 @@ fn problems_in_headers_and_defines_are_shown_in_the_file() {
     db.set_settings(s);
     let ds = diagnostics(&db, f);
     assert!(ds.iter().any(|d| d.range == TextRange::empty(0)), "{ds:#?}");
-}
-
-/// Runs the precondition inference the way the server does (outside the
-/// database) and stores the findings.
-fn infer_preconditions(db: &mut LanesDatabase, f: File) {
-    let o = lanes_vectorizer::precond::Options::new(16);
-    for p in lanes_db::pending(db, f, &o) {
-        let findings = lanes_db::infer(&p.analysis, &o);
-        lanes_db::set_kernel_preconditions(
-            db,
-            f,
-            [(
-                p.name,
-                lanes_db::KernelFindings {
-                    analysis: p.analysis,
-                    options: o.clone(),
-                    findings,
-                },
-            )],
-        );
-    }
 }
 
 #[test]

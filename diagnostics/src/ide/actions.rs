@@ -51,6 +51,13 @@ pub fn code_actions(db: &dyn Db, file: File, range: TextRange) -> Vec<CodeAction
     out
 }
 
+/// Whether *Guard with any()* is offered for the `if` statement at `stmt`.
+pub(crate) fn guard_offered(ctx: &Ctx<'_>, stmt: TextRange) -> bool {
+    guard_actions(ctx, stmt)
+        .iter()
+        .any(|a| a.edits[0].range == stmt)
+}
+
 fn guard_actions(ctx: &Ctx<'_>, range: TextRange) -> Vec<CodeAction> {
     let text = ctx.text();
     let stmts = all_stmts(ctx);

@@ -1,7 +1,8 @@
 //! Hover: on a variable its shape across the lanes, why, and how it is kept
 //! (scalar register, vector register, per-lane memory); on a memory access
 //! its pattern and the instruction it becomes; on any other expression its
-//! shape; on a kernel's name a summary of the kernel.
+//! shape; on a kernel's name a summary of the kernel; on a loop or branch
+//! keyword, the loop or branch ([`super::control`]).
 
 use std::fmt::Write;
 
@@ -30,6 +31,9 @@ pub fn hover(db: &dyn Db, file: File, offset: u32) -> Option<Hover> {
     let ctx = Ctx::new(db, file);
     let index = SymbolIndex::build(&ctx);
     let kernels = ctx.kernels();
+    if let Some((range, markdown)) = super::control::keyword_hover(&ctx, &kernels, offset) {
+        return Some(Hover { range, markdown });
+    }
     // What the cursor is inside; only when that is nothing, what ends
     // right before it (`input|[i]` is on the access, `x|;` on `x`).
     let mut occ = index.at_strict(offset).cloned();
@@ -257,7 +261,7 @@ fn fast_path_section(
     kernels: &[KernelView<'_>],
     offset: u32,
 ) -> Option<(TextRange, String)> {
-    use lanes_vectorizer::precond::{Outcome, TargetKind};
+    use lanes_vectorizer::precond::TargetKind;
     let mut best: Option<(TextRange, &lanes_vectorizer::precond::Finding)> = None;
     for k in kernels {
         let Some(found) = &k.findings else { continue };
@@ -274,6 +278,14 @@ fn fast_path_section(
         }
     }
     let (r, f) = best?;
+    Some((r, fast_path_text(f)))
+}
+
+/// What the precondition inference found for one target: the fast path's
+/// condition, for the group, how often it holds, how it was proven, or
+/// why there is none.
+pub(super) fn fast_path_text(f: &lanes_vectorizer::precond::Finding) -> String {
+    use lanes_vectorizer::precond::Outcome;
     let what = f.kind.as_str();
     let mut s = String::new();
     match &f.outcome {
@@ -330,7 +342,7 @@ fn fast_path_section(
             let _ = write!(s, "**No fast path** for this {what}: {why}.");
         }
     }
-    Some((r, s))
+    s
 }
 
 /// The header of the loop statement at `r`: `for (...)` / `while (...)`
@@ -387,7 +399,7 @@ pub(crate) fn shape_name(shape: Shape, kind: ShapeKind) -> String {
 }
 
 /// A reason chain as a compact markdown list.
-fn chain(ctx: &Ctx<'_>, steps: &[Step]) -> String {
+pub(super) fn chain(ctx: &Ctx<'_>, steps: &[Step]) -> String {
     let mut s = String::new();
     for st in steps {
         let _ = writeln!(s, "- line {}: {}", ctx.line_number(st.span), st.text);
@@ -505,11 +517,14 @@ fn smallest_access(
                     format!("`__local` {}", a.kind.as_str())
                 }
                 MemSpace::Image => format!("image {}", crate::explain::image_verb(a.kind)),
+                // `packed store` already says it.
+                _ if short.ends_with(a.kind.as_str()) => String::new(),
                 _ => a.kind.as_str().to_string(),
             };
             let _ = writeln!(
                 s,
-                "**{short}** {kind} `{}` in kernel `{}` ({} lanes)\n\nvectorized as {long}{}.",
+                "**{short}**{}{kind} `{}` in kernel `{}` ({} lanes)\n\nvectorized as {long}{}.",
+                if kind.is_empty() { "" } else { " " },
                 ctx.span_text(a.span),
                 r.name,
                 r.width,
@@ -784,6 +799,11 @@ fn expression_section(
         for b in &ka.func.blocks {
             for &i in &b.insts {
                 let inst = ka.func.inst(i);
+                // A φ joins a variable's values at a loop or branch: its
+                // source is the whole statement, not an expression.
+                if matches!(inst.kind, InstKind::Phi { .. }) {
+                    continue;
+                }
                 let Some(res) = inst.result else { continue };
                 let Some(range) = ctx.range(map.map(inst.src.span)) else {
                     continue;

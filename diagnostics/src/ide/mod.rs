@@ -24,6 +24,7 @@ pub mod semantic;
 pub mod symbols;
 
 mod context;
+mod control;
 mod index;
 
 use std::path::PathBuf;

@@ -1,0 +1,602 @@
+//! Snapshots of whole hovers and of the edits code actions make. Each
+//! fixture is a file with a `$0` cursor; `UPDATE_EXPECT=1 cargo test -p
+//! lanes-diagnostics --test snapshots` rewrites the `expect!` blocks after
+//! an intended change (review the diff).
+
+mod common;
+use common::infer_preconditions;
+
+use expect_test::{expect, Expect};
+use lanes_db::{File, LanesDatabase, Settings};
+use lanes_diagnostics::ide::actions::code_actions;
+use lanes_diagnostics::ide::hover::hover;
+use lanes_diagnostics::ide::{apply_edits, TextRange};
+
+const CURSOR: &str = "$0";
+
+/// The fixture without its cursor, opened in a database for a 16-lane
+/// target, and the cursor's offset.
+fn open(fixture: &str) -> (LanesDatabase, File, String, u32) {
+    let offset = fixture.find(CURSOR).expect("the fixture has no $0") as u32;
+    let text = fixture.replacen(CURSOR, "", 1);
+    let mut db = LanesDatabase::new(Settings::for_target("avx512skx-x16").unwrap());
+    let file = db.set_file("/virtual/fixture.cl", &text, 1);
+    (db, file, text, offset)
+}
+
+fn render_hover(db: &LanesDatabase, f: File, text: &str, offset: u32) -> String {
+    match hover(db, f, offset) {
+        Some(h) => format!(
+            "on `{}`\n\n{}\n",
+            &text[h.range.start as usize..h.range.end as usize],
+            without_millis(&h.markdown)
+        ),
+        None => "no hover\n".to_string(),
+    }
+}
+
+/// The text with every `<number> ms` (wall-clock, informational) as `N ms`.
+fn without_millis(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find(" ms") {
+        let head = &rest[..i];
+        let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        out.push_str(&head[..head.len() - digits]);
+        out.push_str(if digits > 0 { "N ms" } else { " ms" });
+        rest = &rest[i + 3..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn check_hover(fixture: &str, expect: Expect) {
+    let (db, f, text, offset) = open(fixture);
+    expect.assert_eq(&render_hover(&db, f, &text, offset));
+}
+
+/// The hover once the precondition inference has run.
+fn check_hover_with_preconditions(fixture: &str, expect: Expect) {
+    let (mut db, f, text, offset) = open(fixture);
+    infer_preconditions(&mut db, f);
+    expect.assert_eq(&render_hover(&db, f, &text, offset));
+}
+
+/// The file after the action whose title starts with `title`, offered at
+/// the cursor (after the precondition inference).
+fn check_action(fixture: &str, title: &str, expect: Expect) {
+    let (mut db, f, text, offset) = open(fixture);
+    infer_preconditions(&mut db, f);
+    let actions = code_actions(&db, f, TextRange::empty(offset));
+    let Some(a) = actions.iter().find(|a| a.title.starts_with(title)) else {
+        panic!(
+            "no action {title:?} at the cursor; offered: {:?}",
+            actions.iter().map(|a| &a.title).collect::<Vec<_>>()
+        );
+    };
+    let after = apply_edits(&text, &a.edits);
+    expect.assert_eq(&format!("{}\n\n{}", a.title, changed_lines(&text, &after)));
+}
+
+/// The lines of `after` that differ from `before`, with one line of
+/// context on each side.
+fn changed_lines(before: &str, after: &str) -> String {
+    let (b, a): (Vec<&str>, Vec<&str>) = (before.lines().collect(), after.lines().collect());
+    let head = b.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    let tail = b[head..]
+        .iter()
+        .rev()
+        .zip(a[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let from = head.saturating_sub(1);
+    let to = (a.len() - tail + 1).min(a.len());
+    a[from..to].iter().map(|l| format!("{l}\n")).collect()
+}
+
+const MANDELBROT: &str = r#"__kernel void mandelbrot(__global uint *iterations, int width, int height,
+                         float x_min, float y_min, float step, uint max_iter)
+{
+    int px = get_global_id(0);
+    int py = get_global_id(1);
+    if (px >= width || py >= height)
+        return;
+    float cr = x_min + px * step;
+    float ci = y_min + py * step;
+    float zr = 0.0f;
+    float zi = 0.0f;
+    uint it = 0;
+    $0while (it < max_iter && zr * zr + zi * zi <= 4.0f) {
+        float t = zr * zr - zi * zi + cr;
+        zi = 2.0f * zr * zi + ci;
+        zr = t;
+        it++;
+    }
+    iterations[py * width + px] = it;
+}
+"#;
+
+#[test]
+fn hover_on_the_while_of_a_divergent_loop() {
+    check_hover(
+        MANDELBROT,
+        expect![[r#"
+        on `while`
+
+        **divergent loop** in kernel `mandelbrot` (16 lanes): lanes leave it in different iterations (L0201).
+
+        vectorized as a masked loop: the SIMD group iterates until its last lane is done; lanes that are done wait under the loop's mask.
+
+        **why**:
+        - line 13: `zr * zr + zi * zi <= 4.0f` is varying
+        - line 13: `zr * zr + zi * zi` is varying
+        - …
+        - line 8: `px` is varying
+        - line 4: `get_global_id(0)` is contiguous
+    "#]],
+    );
+}
+
+const CONVOLUTION: &str = r#"__kernel void convolution(__global const float *input,
+                          __global float *output,
+                          __global const float *stencil,
+                          int width,
+                          int stencilWidth)
+{
+    int x = get_global_id(0);
+    if (x >= width)
+        return;
+    int vstep = (stencilWidth - 1) / 2;
+    int left = max(0, x - vstep);
+    int right = min(width - 1, x + vstep);
+    float sum = 0.0f;
+    // The stencil, clipped at the image border.
+    for (int i = left; i <= right; ++i)  // clipped
+        sum += input[i] * stencil[i - (x - vstep)];
+    output[x] = sum;
+}
+"#;
+
+/// `CONVOLUTION` with the cursor before the first `needle` after `anchor`.
+fn conv_at(anchor: &str, needle: &str) -> String {
+    let a = CONVOLUTION.find(anchor).unwrap();
+    let at = a + CONVOLUTION[a..].find(needle).unwrap();
+    format!("{}$0{}", &CONVOLUTION[..at], &CONVOLUTION[at..])
+}
+
+#[test]
+fn hover_on_the_for_of_a_divergent_loop_with_its_fast_path() {
+    check_hover_with_preconditions(
+        &conv_at("// The stencil", "for"),
+        expect![[r#"
+        on `for`
+
+        **divergent loop** in kernel `convolution` (16 lanes): lanes leave it in different iterations (L0201).
+
+        vectorized as a masked loop: the SIMD group iterates until its last lane is done; lanes that are done wait under the loop's mask.
+
+        **why**:
+        - line 15: `i <= right` is varying
+        - line 15: `i` is varying
+        - line 11: `max(0, x - vstep)` is varying
+        - line 11: `x - vstep` is contiguous
+        - line 7: `get_global_id(0)` is contiguous
+
+        ---
+
+        **Fast path**: when every lane of the SIMD group satisfies `vstep <= x && x < width - vstep`, the loop runs the same number of iterations on every lane.
+
+        For the group, with x0 the value of lane 0: `vstep <= x0 && x0 + 15 < width - vstep`.
+
+        Found by deciding the min/max/select pieces it depends on; proven with Z3 for every lane (4 queries, N ms). The code action *Add fast path* inserts `if (sub_group_all(P)) { <copy> } else { <original> }`; inside the copy the analysis assumes P.
+    "#]],
+    );
+}
+
+#[test]
+fn hover_on_the_if_of_a_divergent_branch_with_its_fast_path() {
+    check_hover_with_preconditions(
+        &conv_at("int x", "if"),
+        expect![[r#"
+        on `if`
+
+        **divergent branch** (`if`) in kernel `convolution` (16 lanes): lanes take different sides, so both sides run under a mask (L0300).
+
+        vectorized as masked code with a BOSCC skip: the group first tests whether any lane takes the side and jumps over it when none does.
+
+        **why**:
+        - line 8: `x >= width` is varying
+        - line 7: `get_global_id(0)` is contiguous
+
+        ---
+
+        **Fast path**: when every lane of the SIMD group satisfies `x < width`, the branch goes the same way on every lane.
+
+        For the group, with x0 the value of lane 0: `x0 + 15 < width`.
+
+        Found by deciding the min/max/select pieces it depends on; proven with Z3 for every lane (2 queries, N ms). The code action *Add fast path* inserts `if (sub_group_all(P)) { <copy> } else { <original> }`; inside the copy the analysis assumes P.
+    "#]],
+    );
+}
+
+#[test]
+fn hover_on_return_under_a_divergent_branch() {
+    check_hover(
+        &conv_at("int x", "return"),
+        expect![[r#"
+        on `return`
+
+        **`return`**: leaves the kernel.
+
+        Under the divergent branch at line 8: the lanes that return stay inactive for the rest of the kernel, so the code after it runs under a mask (its memory accesses are masked).
+    "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_contiguous_variable() {
+    check_hover(
+        &conv_at("int x", "x"),
+        expect![[r#"
+        on `x`
+
+        ```c
+        int x
+        ```
+        local variable of `convolution`
+
+        **contiguous** in kernel `convolution` (16 lanes): lane `l` holds `v0 + l`
+
+        vectorized as a vector register of 16 × `int` (one per lane)
+
+        **why**:
+        - line 7: `get_global_id(0)` is contiguous
+    "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_uniform_variable() {
+    check_hover(
+        &conv_at("int vstep", "vstep"),
+        expect![[r#"
+        on `vstep`
+
+        ```c
+        int vstep
+        ```
+        local variable of `convolution`
+
+        **uniform** in kernel `convolution` (16 lanes): the same value in every lane
+
+        vectorized as a scalar: one register for the whole SIMD group
+    "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_varying_variable() {
+    check_hover(
+        &conv_at("int left", "left"),
+        expect![[r#"
+        on `left`
+
+        ```c
+        int left
+        ```
+        local variable of `convolution`
+
+        **varying** in kernel `convolution` (16 lanes): lanes hold unrelated values
+
+        vectorized as a vector register of 16 × `int` (one per lane)
+
+        **why**:
+        - line 11: `max(0, x - vstep)` is varying
+        - line 11: `x - vstep` is contiguous
+        - line 7: `get_global_id(0)` is contiguous
+    "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_masked_gather() {
+    check_hover(
+        &conv_at("sum +=", "[i]"),
+        expect![[r#"
+        on `input[i]`
+
+        **masked gather** load `input[i]` in kernel `convolution` (16 lanes)
+
+        vectorized as a gather: 16 unrelated addresses, about one scalar load per lane, masked (only the active lanes access memory) (vector IR: 1 memory operation under a block mask).
+
+        **why**:
+        - line 16: `input[i]` is varying
+        - line 16: `i` is varying
+        - line 15: `i` is varying
+        - line 11: `max(0, x - vstep)` is varying
+        - line 11: `x - vstep` is contiguous
+        - line 7: `get_global_id(0)` is contiguous
+    "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_masked_packed_store() {
+    check_hover(
+        &conv_at("output[x]", "[x]"),
+        expect![[r#"
+        on `output[x]`
+
+        **masked packed store** `output[x]` in kernel `convolution` (16 lanes)
+
+        vectorized as one packed vector store of 16 consecutive elements, masked (only the active lanes access memory) (vector IR: 1 memory operation under a block mask).
+
+        **why**:
+        - line 17: `output[x]` is strided(4)
+        - line 17: `x` is contiguous
+        - line 7: `get_global_id(0)` is contiguous
+    "#]],
+    );
+}
+
+const BRANCHES: &str = r#"__kernel void threshold(__global const float *in, __global float *out,
+                        __global const int *index, __global float *hist,
+                        float limit, int n)
+{
+    int gid = get_global_id(0);
+    float v = in[gid];
+    $0if (v > limit) {
+        out[gid] = limit;
+    } else {
+        out[gid] = v;
+    }
+    hist[index[gid]] = v;
+}
+"#;
+
+fn branches_at(anchor: &str, needle: &str) -> String {
+    let text = BRANCHES.replacen(CURSOR, "", 1);
+    let a = text.find(anchor).unwrap();
+    let at = a + text[a..].find(needle).unwrap();
+    format!("{}$0{}", &text[..at], &text[at..])
+}
+
+#[test]
+fn hover_on_the_if_and_else_of_a_divergent_branch() {
+    check_hover(
+        BRANCHES,
+        expect![[r#"
+        on `if`
+
+        **divergent branch** (`if`) in kernel `threshold` (16 lanes): lanes take different sides, so both sides run under a mask (L0300).
+
+        vectorized as masked code: both sides run one after the other, each under its mask (no jump).
+
+        **why**:
+        - line 7: `v > limit` is varying
+        - line 6: `in[gid]` is varying
+        - line 6: `gid` is contiguous
+        - line 5: `get_global_id(0)` is contiguous
+    "#]],
+    );
+    check_hover(
+        &branches_at("} else", "else"),
+        expect![[r#"
+        on `else`
+
+        **divergent branch** (`else` of the `if` at line 7) in kernel `threshold` (16 lanes): the `else` side runs for the lanes whose condition is false, so both sides run under a mask (L0300).
+
+        vectorized as masked code: both sides run one after the other, each under its mask (no jump).
+
+        **why**:
+        - line 7: `v > limit` is varying
+        - line 6: `in[gid]` is varying
+        - line 6: `gid` is contiguous
+        - line 5: `get_global_id(0)` is contiguous
+    "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_packed_load_and_a_scatter() {
+    check_hover(
+        &branches_at("float v", "in["),
+        expect![[r#"
+        on `in`
+
+        ```c
+        __global const float *in
+        ```
+        parameter of `threshold`
+
+        **uniform** in kernel `threshold` (16 lanes): the same value in every lane
+
+        vectorized as a scalar: one register for the whole SIMD group
+
+        ---
+
+        **packed** load `in[gid]` in kernel `threshold` (16 lanes)
+
+        vectorized as one packed vector load of 16 consecutive elements (vector IR: in a block that runs with the group's entry mask).
+
+        **why**:
+        - line 6: `in[gid]` is strided(4)
+        - line 6: `gid` is contiguous
+        - line 5: `get_global_id(0)` is contiguous
+    "#]],
+    );
+    check_hover(
+        &branches_at("hist[", "hist["),
+        expect![[r#"
+        on `hist`
+
+        ```c
+        __global float *hist
+        ```
+        parameter of `threshold`
+
+        **uniform** in kernel `threshold` (16 lanes): the same value in every lane
+
+        vectorized as a scalar: one register for the whole SIMD group
+
+        ---
+
+        **scatter** store `hist[index[gid]]` in kernel `threshold` (16 lanes)
+
+        vectorized as a scatter: 16 unrelated addresses, about one scalar store per lane (vector IR: in a block that runs with the group's entry mask).
+
+        **why**:
+        - line 12: `hist[index[gid]]` is varying
+        - line 12: `index[gid]` is varying
+        - line 12: `gid` is contiguous
+        - line 5: `get_global_id(0)` is contiguous
+    "#]],
+    );
+}
+
+const UNIFORM_LOOPS: &str = r#"__kernel void row_sums(__global const float *a, __global float *sums,
+                       int cols, int mode)
+{
+    int row = get_global_id(0);
+    float s = 0.0f;
+    int c = 0;
+    do {
+        s += a[c * get_global_size(0) + row];
+        c++;
+    } while (c < cols);
+    switch (mode) {
+    case 0:
+        sums[row] = s;
+        break;
+    default:
+        sums[row] = s / cols;
+        break;
+    }
+}
+"#;
+
+fn uniform_at(anchor: &str, needle: &str) -> String {
+    let a = UNIFORM_LOOPS.find(anchor).unwrap();
+    let at = a + UNIFORM_LOOPS[a..].find(needle).unwrap();
+    format!("{}$0{}", &UNIFORM_LOOPS[..at], &UNIFORM_LOOPS[at..])
+}
+
+#[test]
+fn hover_on_do_and_while_of_a_uniform_loop() {
+    check_hover(
+        &uniform_at("int c", "do"),
+        expect![[r#"
+        on `do`
+
+        **uniform loop** in kernel `row_sums` (16 lanes): every lane leaves it in the same iteration (its exit conditions are the same across the lanes).
+
+        vectorized with a uniform exit: one scalar branch for the whole SIMD group, no loop mask.
+    "#]],
+    );
+    check_hover(
+        &uniform_at("c++", "while"),
+        expect![[r#"
+        on `while`
+
+        **uniform loop** in kernel `row_sums` (16 lanes): every lane leaves it in the same iteration (its exit conditions are the same across the lanes).
+
+        vectorized with a uniform exit: one scalar branch for the whole SIMD group, no loop mask.
+    "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_uniform_switch_and_its_break() {
+    check_hover(
+        &uniform_at("c < cols", "switch"),
+        expect![[r#"
+        on `switch`
+
+        **uniform branch** (`switch`) in kernel `row_sums` (16 lanes): every lane of the SIMD group goes the same way.
+
+        vectorized as a scalar branch: the whole group jumps, no mask.
+    "#]],
+    );
+    check_hover(
+        &uniform_at("case 0", "break"),
+        expect![[r#"
+        on `break`
+
+        **`break`**: leaves the switch at line 11.
+    "#]],
+    );
+}
+
+#[test]
+fn action_guard_with_any() {
+    let fixture = r#"__kernel void clamp_high(__global float *data, float limit)
+{
+    int gid = get_global_id(0);
+    float v = data[gid];
+    $0if (v > limit) {
+        data[gid] = limit;
+    }
+}
+"#;
+    check_action(
+        fixture,
+        "Guard with any()",
+        expect![[r#"
+            Guard with any(): skip the branch when no lane takes it
+
+                float v = data[gid];
+                if (sub_group_any(v > limit)) {
+                    if (v > limit) {
+                        data[gid] = limit;
+                    }
+                }
+        "#]],
+    );
+}
+
+#[test]
+fn action_add_fast_path_around_a_loop() {
+    check_action(
+        &conv_at("// The stencil", "for"),
+        "Add fast path",
+        expect![[r#"
+            Add fast path: if (sub_group_all(vstep <= x && x < width - vstep))
+
+                // The stencil, clipped at the image border.
+                if (sub_group_all(vstep <= x && x < width - vstep)) {
+                    for (int i = left; i <= right; ++i)  // clipped
+                        sum += input[i] * stencil[i - (x - vstep)];
+                } else {
+                    for (int i = left; i <= right; ++i)  // clipped
+                        sum += input[i] * stencil[i - (x - vstep)];
+                }
+                output[x] = sum;
+        "#]],
+    );
+}
+
+#[test]
+fn action_suppress_on_this_line_and_in_this_file() {
+    let fixture = conv_at("// The stencil", "for");
+    check_action(
+        &fixture,
+        "Suppress L0201 on this line",
+        expect![[r#"
+            Suppress L0201 on this line
+
+                // The stencil, clipped at the image border.
+                #pragma lanes ignore(L0201)
+                for (int i = left; i <= right; ++i)  // clipped
+        "#]],
+    );
+    check_action(
+        &fixture,
+        "Suppress L0201 in this file",
+        expect![[r#"
+            Suppress L0201 in this file
+
+            #pragma lanes ignore(L0201)
+            __kernel void convolution(__global const float *input,
+        "#]],
+    );
+}
