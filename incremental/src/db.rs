@@ -73,6 +73,8 @@ pub trait Db: salsa::Database {
     fn load(&self, path: &Path) -> File;
     /// The input for `path` if the database has one.
     fn file(&self, path: &Path) -> Option<File>;
+    /// The last analysed facts of kernels that have errors now.
+    fn last_good(&self) -> &crate::stale::LastGood;
 }
 
 /// The database. Cloning gives a snapshot for another thread: it shares the
@@ -83,6 +85,7 @@ pub trait Db: salsa::Database {
 pub struct LanesDatabase {
     storage: salsa::Storage<Self>,
     files: Arc<Mutex<HashMap<PathBuf, File>>>,
+    last_good: crate::stale::LastGood,
 }
 
 #[salsa::db]
@@ -108,6 +111,7 @@ impl LanesDatabase {
         let db = LanesDatabase {
             storage: salsa::Storage::new(events),
             files: Arc::default(),
+            last_good: Default::default(),
         };
         Config::new(
             &db,
@@ -241,6 +245,10 @@ impl Db for LanesDatabase {
 
     fn file(&self, path: &Path) -> Option<File> {
         self.files_map().get(path).copied()
+    }
+
+    fn last_good(&self) -> &crate::stale::LastGood {
+        &self.last_good
     }
 }
 

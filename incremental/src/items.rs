@@ -62,6 +62,9 @@ pub struct ItemEntry {
     /// made by one macro invocation): its body is not reliable, and kernels
     /// that need it are analysed in the whole unit.
     pub shared: bool,
+    /// True for file-scope text the parser skipped (`ItemKind::Error`): it
+    /// declares nothing, so kernels' small units leave it out.
+    pub garbage: bool,
 }
 
 /// The front end's result for a file, and its items.
@@ -112,6 +115,12 @@ pub struct CallGraph {
     /// For each function definition, the functions it calls.
     pub callees: BTreeMap<SmolStr, Vec<SmolStr>>,
     pub has_errors: bool,
+    /// Items holding an error of the front end (each error belongs to the
+    /// last item starting at or before it in its file): kernels that need
+    /// one of them are not analysed.
+    pub broken: Vec<ItemKey>,
+    /// Skipped file-scope text (see [`ItemEntry::garbage`]).
+    pub garbage: Vec<ItemKey>,
     /// No kernel can be analysed from item bodies (see [`Parsed::opaque`]).
     pub opaque: bool,
     /// Items whose bodies are not reliable (see [`ItemEntry::shared`]).
@@ -163,6 +172,13 @@ pub fn call_graph(db: &dyn Db, file: File) -> CallGraph {
             .collect(),
         callees,
         has_errors: p.unit.has_errors(),
+        broken: broken_items(p),
+        garbage: p
+            .items
+            .iter()
+            .filter(|i| i.garbage)
+            .map(|i| i.key.clone())
+            .collect(),
         opaque: p.opaque,
         shared: p
             .items
@@ -171,6 +187,25 @@ pub fn call_graph(db: &dyn Db, file: File) -> CallGraph {
             .map(|i| i.key.clone())
             .collect(),
     }
+}
+
+/// The items that hold an error diagnostic, in source order.
+fn broken_items(p: &Parsed) -> Vec<ItemKey> {
+    let mut out: Vec<ItemKey> = Vec::new();
+    for d in p.unit.diagnostics.iter().filter(|d| d.is_error()) {
+        let at = d.span;
+        let holder = p
+            .items
+            .iter()
+            .filter(|i| i.pos.file == at.file && i.pos.start <= at.start)
+            .max_by_key(|i| i.pos.start);
+        if let Some(i) = holder {
+            if !out.contains(&i.key) {
+                out.push(i.key.clone());
+            }
+        }
+    }
+    out
 }
 
 /// One item's position-independent body (equal across edits elsewhere, so
@@ -249,6 +284,7 @@ fn cut_items(unit: CheckedUnit) -> Parsed {
             pos,
             foreign,
             shared: shared[j],
+            garbage: matches!(item.kind, ItemKind::Error),
         });
     }
     Parsed {

@@ -50,7 +50,7 @@ pub fn kernel_inputs<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Kernel
     for key in &g.items {
         let take = match key {
             ItemKey::Function(n) => needed.contains(n),
-            ItemKey::Decl(_) => true,
+            ItemKey::Decl(_) => !g.garbage.contains(key),
         };
         if take {
             if g.shared.contains(key) {
@@ -124,6 +124,18 @@ pub fn kernel_analysis<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Arc<Analysi
         if let Some(a) = analyse_small(db, &name, inputs, width) {
             return Arc::new(a);
         }
+    }
+    if call_graph(db, kernel.file(db)).has_errors {
+        // The kernel's own code (or what it needs) has errors, or cannot be
+        // cut from the file's: not analysed.
+        return Arc::new(Analysis {
+            name,
+            slots: None,
+            analysis: None,
+            unit: None,
+            result: Err(Vec::new()),
+            incremental: false,
+        });
     }
     // The whole unit: correct, but depends on every edit of the file.
     let p = parse(db, kernel.file(db));
@@ -250,8 +262,7 @@ pub struct VectorIr {
 /// kernel was not lowered).
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn kernel_vector_ir<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Arc<VectorIr>> {
-    let g = call_graph(db, kernel.file(db));
-    if g.has_errors || !g.kernels.contains(kernel.name(db)) {
+    if !analysable(db, kernel) {
         return None;
     }
     let a = kernel_analysis(db, kernel);
@@ -330,26 +341,52 @@ pub fn span_map(db: &dyn Db, kernel: Kernel<'_>) -> SpanMap {
     }
 }
 
+/// Whether a kernel of the file is analysed: it exists, and either the
+/// file has no errors or none of the items the kernel needs holds one (and
+/// its own small unit checks cleanly). Decided per kernel so that an error
+/// while typing in one kernel leaves every other kernel's facts.
+pub fn analysable(db: &dyn Db, kernel: Kernel<'_>) -> bool {
+    let g = call_graph(db, kernel.file(db));
+    if !g.kernels.contains(kernel.name(db)) {
+        return false;
+    }
+    if !g.has_errors {
+        return true;
+    }
+    let Some(inputs) = kernel_inputs(db, kernel) else {
+        return false;
+    };
+    if inputs.keys.iter().any(|k| g.broken.contains(k)) {
+        return false;
+    }
+    kernel_analysis(db, kernel).incremental
+}
+
 /// The kernel's report with the spans of the current text; `None` when the
-/// file has errors (like `lanes check`, kernels of a file with errors are
-/// not analysed) or has no such kernel.
+/// kernel is not [`analysable`] or the file has no such kernel.
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn kernel_report<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Arc<KernelResult>> {
-    let g = call_graph(db, kernel.file(db));
-    if g.has_errors || !g.kernels.contains(kernel.name(db)) {
+    if !analysable(db, kernel) {
         return None;
     }
     let a = kernel_analysis(db, kernel);
     let map = span_map(db, kernel);
     let result = match &a.result {
         Ok(r) => {
-            let mut r = map_report(r, &map);
+            let mut r = if map.is_identity() {
+                r.clone()
+            } else {
+                map_report(r, &|s| Some(map.map(s)))
+            };
             if let Some(found) = crate::precond::kernel_findings(db, kernel) {
                 lanes_pipeline::complete(&mut r, found);
             }
             Ok(r)
         }
-        Err(ds) => Err(ds.iter().map(|d| map_diag(d, &map)).collect()),
+        Err(ds) => Err(ds
+            .iter()
+            .filter_map(|d| map_diag(d, &|s| Some(map.map(s))))
+            .collect()),
     };
     Some(Arc::new(result))
 }
@@ -363,7 +400,7 @@ pub fn kernels(db: &dyn Db, file: File) -> Vec<Kernel<'_>> {
         .collect()
 }
 
-/// Every kernel's result, in order (empty when the file has errors).
+/// Every analysable kernel's result, in order.
 pub fn file_reports(db: &dyn Db, file: File) -> Vec<(SmolStr, Arc<KernelResult>)> {
     kernels(db, file)
         .into_iter()
@@ -377,11 +414,18 @@ pub fn file_reports(db: &dyn Db, file: File) -> Vec<(SmolStr, Arc<KernelResult>)
 /// All diagnostics of a file, as `lanes check` reports them: the front
 /// end's, then (when there is no error) each kernel's, in kernel order.
 pub fn file_diagnostics(db: &dyn Db, file: File) -> Vec<Diagnostic> {
+    if parse(db, file).unit.has_errors() {
+        return parse(db, file).unit.diagnostics.clone();
+    }
+    live_diagnostics(db, file)
+}
+
+/// What the editor shows: the front end's diagnostics, then those of every
+/// [`analysable`] kernel, also while other kernels have errors (where
+/// `lanes check` keeps its stricter rule, [`file_diagnostics`]).
+pub fn live_diagnostics(db: &dyn Db, file: File) -> Vec<Diagnostic> {
     let p = parse(db, file);
     let mut out = p.unit.diagnostics.clone();
-    if p.unit.has_errors() {
-        return out;
-    }
     for (_, r) in file_reports(db, file) {
         match &*r {
             Ok(r) => out.extend(r.diagnostics.iter().cloned()),
@@ -391,65 +435,85 @@ pub fn file_diagnostics(db: &dyn Db, file: File) -> Vec<Diagnostic> {
     out
 }
 
-fn map_steps(steps: &[Step], m: &SpanMap) -> Vec<Step> {
+/// A span of an analysis in current coordinates; `None` for a fact whose
+/// place is gone (a stale analysis over text that changed since).
+pub(crate) type MapSpan<'a> = &'a dyn Fn(Span) -> Option<Span>;
+
+fn map_steps(steps: &[Step], m: MapSpan<'_>) -> Vec<Step> {
     steps
         .iter()
-        .map(|s| Step {
-            span: m.map(s.span),
-            text: s.text.clone(),
+        .filter_map(|s| {
+            Some(Step {
+                span: m(s.span)?,
+                text: s.text.clone(),
+            })
         })
         .collect()
 }
 
-fn map_diag(d: &Diagnostic, m: &SpanMap) -> Diagnostic {
+pub(crate) fn map_diag(d: &Diagnostic, m: MapSpan<'_>) -> Option<Diagnostic> {
     let mut d = d.clone();
-    d.span = m.map(d.span);
-    for r in &mut d.related {
-        r.span = m.map(r.span);
-    }
-    d
+    d.span = m(d.span)?;
+    d.related.retain_mut(|r| match m(r.span) {
+        Some(s) => {
+            r.span = s;
+            true
+        }
+        None => false,
+    });
+    Some(d)
 }
 
 /// The report in current coordinates, sorted as [`report`] sorts (by file,
-/// then offset): the small unit numbers files differently.
-fn map_report(r: &KernelReport, m: &SpanMap) -> KernelReport {
-    if m.is_identity() {
-        return r.clone();
-    }
+/// then offset): the small unit numbers files differently. Facts whose
+/// place does not map are left out.
+pub(crate) fn map_report(r: &KernelReport, m: MapSpan<'_>) -> KernelReport {
     let mut r = r.clone();
-    r.span = m.map(r.span);
-    for v in &mut r.values {
-        v.span = m.map(v.span);
+    r.span = m(r.span).unwrap_or(r.span);
+    r.values.retain_mut(|v| {
+        let Some(s) = m(v.span) else { return false };
+        v.span = s;
         v.reason = map_steps(&v.reason, m);
-    }
+        true
+    });
     r.values.sort_by(|a, b| {
         (a.span.file, a.span.start, &a.name).cmp(&(b.span.file, b.span.start, &b.name))
     });
-    for b in &mut r.branches {
-        b.span = m.map(b.span);
+    r.branches.retain_mut(|b| {
+        let Some(s) = m(b.span) else { return false };
+        b.span = s;
         b.reason = map_steps(&b.reason, m);
-    }
+        true
+    });
     r.branches.sort_by_key(|b| (b.span.file, b.span.start));
-    for l in &mut r.loops {
-        l.span = m.map(l.span);
+    r.loops.retain_mut(|l| {
+        let Some(s) = m(l.span) else { return false };
+        l.span = s;
         l.reason = map_steps(&l.reason, m);
-        for e in &mut l.divergent_exits {
-            *e = m.map(*e);
-        }
-    }
+        l.divergent_exits = l.divergent_exits.iter().filter_map(|&e| m(e)).collect();
+        true
+    });
     r.loops.sort_by_key(|l| (l.span.file, l.span.start));
-    for a in &mut r.accesses {
-        a.span = m.map(a.span);
+    r.accesses.retain_mut(|a| {
+        let Some(s) = m(a.span) else { return false };
+        a.span = s;
         a.reason = map_steps(&a.reason, m);
-    }
+        true
+    });
     r.accesses
         .sort_by_key(|a| (a.span.file, a.span.start, a.kind));
-    for b in &mut r.barriers {
-        b.span = m.map(b.span);
+    r.barriers.retain_mut(|b| {
+        let Some(s) = m(b.span) else { return false };
+        b.span = s;
         b.reason = map_steps(&b.reason, m);
-    }
+        true
+    });
     r.barriers.sort_by_key(|b| (b.span.file, b.span.start));
-    r.diagnostics = r.diagnostics.iter().map(|d| map_diag(d, m)).collect();
+    r.diagnostics = r
+        .diagnostics
+        .iter()
+        .filter_map(|d| map_diag(d, m))
+        .collect();
     // Stable, like the report's own sort, so that ties keep their order.
     r.diagnostics
         .sort_by_key(|d| (d.span.file, d.span.start, d.code));

@@ -65,19 +65,21 @@ mod items;
 mod kernel;
 mod lines;
 mod precond;
+mod stale;
 
 pub use db::{Config, Db, File, LanesDatabase, Settings};
 pub use items::{call_graph, item_body, parse, CallGraph, ItemBody, ItemKey, Parsed};
 pub use kernel::{
-    file_diagnostics, file_reports, kernel_analysis, kernel_inputs, kernel_positions,
-    kernel_report, kernel_vector_ir, kernels, span_map, Analysis, Kernel, KernelInputs,
-    KernelResult, SpanMap, UnitRef, VectorIr,
+    analysable, file_diagnostics, file_reports, kernel_analysis, kernel_inputs, kernel_positions,
+    kernel_report, kernel_vector_ir, kernels, live_diagnostics, span_map, Analysis, Kernel,
+    KernelInputs, KernelResult, SpanMap, UnitRef, VectorIr,
 };
 pub use lines::{line_index, LineIndex};
 pub use precond::{
     infer, kernel_findings, pending, set_kernel_preconditions, spent, FilePreconditions,
     KernelFindings, Pending,
 };
+pub use stale::{kernel_facts, KernelFacts, LastGood};
 
 /// Re-exported so that users of the database need not depend on salsa for
 /// the common operations (cancellation, events).

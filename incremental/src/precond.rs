@@ -56,15 +56,14 @@ pub struct Pending {
 }
 
 /// The kernels of `file` that need inference with `options`, in file order
-/// (none when the file has errors: kernels are not analysed then).
+/// (only kernels that are analysed: see [`crate::kernel::analysable`]).
 pub fn pending(db: &dyn Db, file: File, options: &Options) -> Vec<Pending> {
-    let g = crate::call_graph(db, file);
-    if g.has_errors {
-        return Vec::new();
-    }
     let have = file.preconditions(db);
     let mut out = Vec::new();
     for k in kernels(db, file) {
+        if !crate::kernel::analysable(db, k) {
+            continue;
+        }
         let a = kernel_analysis(db, k);
         if a.analysis.is_none() {
             continue;

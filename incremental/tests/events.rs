@@ -13,6 +13,7 @@ const PATH: &str = "/virtual/generated.cl";
 /// vector IR of every kernel.
 fn query_all(db: &lanes_db::LanesDatabase, file: lanes_db::File) {
     let _ = lanes_db::file_diagnostics(db, file);
+    let _ = lanes_db::live_diagnostics(db, file);
     for k in lanes_db::kernels(db, file) {
         let _ = lanes_db::kernel_vector_ir(db, k);
     }
@@ -197,21 +198,33 @@ fn a_new_call_edge_reanalyses_the_caller() {
 #[test]
 fn broken_then_fixed_kernel() {
     let (mut db, log, file, text) = setup();
-    // A syntax error: nothing is analysed while the file has errors.
+    // A syntax error in kernel 7: `lanes check` reports no kernel, but the
+    // database still reports every other kernel (re-running none of their
+    // analyses), and kernel 7, which holds the error, is not analysed.
     let broken = edit_after(&text, "void k7(", "float v = in[i];", "float v = in[i;");
     db.set_file(PATH, &broken, 2);
     query_all(&db, file);
     let ev = executed(&db, &log);
-    assert!(ran(&ev, "kernel_report").is_empty(), "{ev:?}");
+    assert_eq!(ran(&ev, "kernel_analysis"), Vec::<String>::new());
     check_equal(&db, file, &broken);
     assert!(lanes_db::file_diagnostics(&db, file)
         .iter()
         .any(|d| d.is_error()));
-    // Fixed again: kernel 7's body equals the original, so even kernel 7's
-    // analysis is still valid (only the reports are rebuilt).
+    let reported: Vec<String> = lanes_db::file_reports(&db, file)
+        .into_iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    assert_eq!(reported.len(), 19, "{reported:?}");
+    assert!(!reported.contains(&"k7".to_string()));
+    // The editor's diagnostics are the error and every other kernel's.
+    let live = lanes_db::live_diagnostics(&db, file);
+    assert!(live.iter().any(|d| d.is_error()));
+    assert!(live.len() > lanes_db::file_diagnostics(&db, file).len());
+    // Fixed again: kernel 7 alone is analysed (its inputs were read while
+    // broken, so they changed twice).
     db.set_file(PATH, &text, 3);
     query_all(&db, file);
     let ev = executed(&db, &log);
-    assert_eq!(ran(&ev, "kernel_analysis"), Vec::<String>::new());
+    assert_eq!(ran(&ev, "kernel_analysis"), vec!["k7"]);
     check_equal(&db, file, &text);
 }

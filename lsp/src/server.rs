@@ -653,7 +653,8 @@ impl LanguageServer for Backend {
             st.unstored.remove(&key);
             if st.docs.remove(&key).is_some() {
                 // The file may still be included by others: its disk text.
-                st.db.reload_from_disk(&uri_to_path(&key));
+                let f = st.db.reload_from_disk(&uri_to_path(&key));
+                lanes_db::Db::last_good(&st.db).forget(f);
             }
         }
         self.0

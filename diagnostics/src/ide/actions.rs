@@ -43,10 +43,10 @@ pub struct CodeAction {
 pub fn code_actions(db: &dyn Db, file: File, range: TextRange) -> Vec<CodeAction> {
     let ctx = Ctx::new(db, file);
     let mut out = Vec::new();
-    if !ctx.has_errors() {
-        out.extend(guard_actions(&ctx, range));
-        out.extend(fast_path_actions(&ctx, range));
-    }
+    // Only on current facts: a kernel with errors shows its last analysed
+    // facts, but edits are not built on them.
+    out.extend(guard_actions(&ctx, range));
+    out.extend(fast_path_actions(&ctx, range));
     out.extend(suppress_actions(&ctx, db, file, range));
     out
 }
@@ -62,7 +62,7 @@ fn guard_actions(ctx: &Ctx<'_>, range: TextRange) -> Vec<CodeAction> {
     let text = ctx.text();
     let stmts = all_stmts(ctx);
     let mut out: Vec<CodeAction> = Vec::new();
-    for k in ctx.kernels() {
+    for k in ctx.current_kernels() {
         let Some(r) = k.report() else { continue };
         for b in r.branches.iter().filter(|b| b.divergent && !b.loop_exit) {
             let Some(at) = ctx.range(b.span) else {
@@ -260,7 +260,7 @@ fn fast_path_actions(ctx: &Ctx<'_>, range: TextRange) -> Vec<CodeAction> {
     use lanes_vectorizer::precond::Outcome;
     let text = ctx.text();
     let mut out: Vec<CodeAction> = Vec::new();
-    for k in ctx.kernels() {
+    for k in ctx.current_kernels() {
         let Some(found) = &k.findings else { continue };
         for f in found.iter() {
             let Outcome::Found(p) = &f.outcome else {

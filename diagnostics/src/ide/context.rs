@@ -21,11 +21,15 @@ pub(crate) struct Ctx<'db> {
 pub(crate) struct KernelView<'db> {
     pub kernel: Kernel<'db>,
     pub name: SmolStr,
-    /// `None` when the file has errors (kernels are not analysed then).
+    /// `None` when the kernel was never analysed.
     pub result: Option<Arc<KernelResult>>,
     /// Inferred preconditions, once the server has computed them for the
     /// kernel's current analysis.
     pub findings: Option<Arc<Vec<Finding>>>,
+    /// The kernel has errors now: `result` and `findings` are those of the
+    /// last version in which it was analysed, where the text around them
+    /// is unchanged ([`lanes_db::kernel_facts`]).
+    pub stale: bool,
 }
 
 impl KernelView<'_> {
@@ -101,13 +105,24 @@ impl<'db> Ctx<'db> {
         let db = self.db;
         lanes_db::kernels(db, self.file)
             .into_iter()
-            .map(|k| KernelView {
-                kernel: k,
-                name: k.name(db).clone(),
-                result: lanes_db::kernel_report(db, k).clone(),
-                findings: lanes_db::kernel_findings(db, k).clone(),
+            .map(|k| {
+                let facts = lanes_db::kernel_facts(db, k);
+                KernelView {
+                    kernel: k,
+                    name: k.name(db).clone(),
+                    result: facts.result,
+                    findings: facts.findings,
+                    stale: facts.stale,
+                }
             })
             .collect()
+    }
+
+    /// The kernels whose facts are current (what edits may be built on).
+    pub fn current_kernels(&self) -> Vec<KernelView<'db>> {
+        let mut ks = self.kernels();
+        ks.retain(|k| !k.stale);
+        ks
     }
 
     pub fn has_errors(&self) -> bool {

@@ -1,4 +1,5 @@
-//! The diagnostics of a file for the editor: what `lanes check` reports,
+//! The diagnostics of a file for the editor: what `lanes check` reports
+//! (and, while some kernels have errors, the findings of the others),
 //! with the configured severities, without what `#pragma lanes ignore`
 //! suppresses, each with its reason chain as related information and a link
 //! to its entry in `docs/diagnostics.md`.
@@ -63,7 +64,13 @@ impl Diag {
 /// The file's diagnostics, sorted by position.
 pub fn diagnostics(db: &dyn Db, file: File) -> Vec<Diag> {
     let ctx = Ctx::new(db, file);
-    let all = lanes_db::file_diagnostics(db, file);
+    // Remembers each analysed kernel's facts as its last good ones, so that
+    // a kernel broken by the next keystroke keeps showing them even in an
+    // editor that has asked for nothing else yet.
+    let _ = ctx.kernels();
+    // Every analysed kernel's findings, also while another kernel has
+    // errors (`lanes check` reports none then).
+    let all = lanes_db::live_diagnostics(db, file);
     let kept = filter(&ctx, all);
     let mut out: Vec<Diag> = kept.iter().filter_map(|d| to_diag(&ctx, d)).collect();
     out.sort_by_key(|d| (d.range.start, d.range.end, d.severity, d.code));

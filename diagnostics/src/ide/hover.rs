@@ -90,10 +90,32 @@ pub fn hover(db: &dyn Db, file: File, offset: u32) -> Option<Hover> {
     if let Some((_, text)) = fast {
         parts.push(text);
     }
+    if let Some(k) = stale_kernel_at(&ctx, &kernels, offset) {
+        parts.push(stale_note(k));
+    }
     Some(Hover {
         range: range?,
         markdown: parts.join("\n\n---\n\n"),
     })
+}
+
+/// The kernel with errors whose definition holds `offset`, if its facts
+/// are shown from its last analysed version.
+fn stale_kernel_at<'k>(
+    ctx: &Ctx<'_>,
+    kernels: &'k [KernelView<'_>],
+    offset: u32,
+) -> Option<&'k str> {
+    let hir = &ctx.parsed.unit.hir;
+    kernels.iter().filter(|k| k.stale).find_map(|k| {
+        let f = hir.functions.iter().find(|f| f.name == k.name)?;
+        let r = ctx.range(f.span)?;
+        (r.start <= offset && offset <= r.end).then_some(k.name.as_str())
+    })
+}
+
+fn stale_note(kernel: &str) -> String {
+    format!("*`{kernel}` has errors now: facts from its last version without errors*")
 }
 
 /// On a barrier or work-group collective: what it waits for and orders,
@@ -635,7 +657,7 @@ fn symbol_section(ctx: &Ctx<'_>, kernels: &[KernelView<'_>], sym: &Sym) -> Optio
                     return Some(s.trim_end().to_string());
                 }
                 if ctx.has_errors() {
-                    s.push_str("\n*not analysed: the file has errors*");
+                    s.push_str("\n*not analysed: errors in the code that uses it*");
                 } else {
                     s.push_str("\n*not used by any analysed kernel*");
                 }
@@ -650,11 +672,15 @@ fn symbol_section(ctx: &Ctx<'_>, kernels: &[KernelView<'_>], sym: &Sym) -> Optio
                     r.width,
                     shape_words(v.shape, v.kind)
                 );
-                let _ = writeln!(
-                    s,
-                    "\nvectorized as {}",
-                    variable_storage(ctx, k, v, hir.type_name(&l.ty))
-                );
+                // How it is held comes from the vector IR, which a kernel
+                // shown from its last version without errors does not have.
+                if !k.stale {
+                    let _ = writeln!(
+                        s,
+                        "\nvectorized as {}",
+                        variable_storage(ctx, k, v, hir.type_name(&l.ty))
+                    );
+                }
                 if !v.reason.is_empty() {
                     let _ = write!(s, "\n**why**:\n{}", chain(ctx, &v.reason));
                 }
@@ -839,8 +865,11 @@ fn kernel_summary(ctx: &Ctx<'_>, name: &str, k: Option<&KernelView<'_>>) -> Stri
     let Some(k) = k else {
         return s;
     };
+    if k.stale {
+        let _ = writeln!(s, "\n{}", stale_note(name));
+    }
     match k.result.as_deref() {
-        None => s.push_str("\n*not analysed: the file has errors*"),
+        None => s.push_str("\n*not analysed: the kernel or code it uses has errors*"),
         Some(Err(ds)) => {
             s.push_str("\n**not vectorizable**:\n");
             for d in ds {

@@ -36,10 +36,25 @@ pub struct InlayHint {
 /// The hints whose position is inside `range`, by position.
 pub fn inlay_hints(db: &dyn Db, file: File, range: TextRange) -> Vec<InlayHint> {
     let ctx = Ctx::new(db, file);
-    if ctx.has_errors() {
-        return Vec::new();
-    }
     let kernels = ctx.kernels();
+    // Kernels with errors now show their last analysed facts, said so in
+    // the tooltip.
+    let stale: Vec<String> = kernels
+        .iter()
+        .filter(|k| k.stale)
+        .map(|k| k.name.to_string())
+        .collect();
+    let stale_note = |names: &mut dyn Iterator<Item = &String>| -> Option<String> {
+        let mut old: Vec<&String> = names.filter(|n| stale.contains(n)).collect();
+        old.dedup();
+        (!old.is_empty()).then(|| {
+            let list: Vec<String> = old.iter().map(|n| format!("`{n}`")).collect();
+            format!(
+                "from the last version of {} without errors",
+                list.join(", ")
+            )
+        })
+    };
     let text = ctx.text();
     // Keyed by (offset, label order) so that a helper inlined into several
     // kernels gets one hint, joined.
@@ -137,13 +152,16 @@ pub fn inlay_hints(db: &dyn Db, file: File, range: TextRange) -> Vec<InlayHint> 
             kind: InlayKind::Shape,
             padding_left: false,
             padding_right: true,
-            tooltip: differs.then(|| {
-                facts
-                    .iter()
-                    .map(|f| format!("{} in `{}`", f.1, f.2))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }),
+            tooltip: join_lines(
+                differs.then(|| {
+                    facts
+                        .iter()
+                        .map(|f| format!("{} in `{}`", f.1, f.2))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }),
+                stale_note(&mut facts.iter().map(|f| &f.2)),
+            ),
         });
     }
     for ((offset, label), kernels) in notes {
@@ -153,10 +171,20 @@ pub fn inlay_hints(db: &dyn Db, file: File, range: TextRange) -> Vec<InlayHint> 
             kind: InlayKind::Note,
             padding_left: true,
             padding_right: false,
-            tooltip: (kernels.len() > 1).then(|| format!("in kernels {}", kernels.join(", "))),
+            tooltip: join_lines(
+                (kernels.len() > 1).then(|| format!("in kernels {}", kernels.join(", "))),
+                stale_note(&mut kernels.iter()),
+            ),
         });
     }
     out.retain(|h| range.touches(h.offset));
     out.sort_by_key(|h| (h.offset, h.kind));
     out
+}
+
+fn join_lines(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+        (a, b) => a.or(b),
+    }
 }

@@ -38,11 +38,8 @@ pub fn code_lens(db: &dyn Db, file: File) -> Vec<Lens> {
             continue;
         };
         let mut parts = vec![head.clone()];
-        match views
-            .iter()
-            .find(|k| k.name == f.name)
-            .and_then(|k| k.result.clone())
-        {
+        let view = views.iter().find(|k| k.name == f.name);
+        match view.and_then(|k| k.result.clone()) {
             None => parts.push("not analysed (errors)".to_string()),
             Some(r) => match &*r {
                 Err(_) => parts.push("not vectorizable".to_string()),
@@ -84,6 +81,9 @@ pub fn code_lens(db: &dyn Db, file: File) -> Vec<Lens> {
                     }
                 }
             },
+        }
+        if view.is_some_and(|k| k.stale) {
+            parts.push("as last analysed (errors now)".to_string());
         }
         parts.push("Build".to_string());
         out.push(Lens {

@@ -127,11 +127,14 @@ pub fn oracle(path: &Path, text: &str, width: u32, fs: &MemFs) -> (Vec<Diagnosti
     (u.diagnostics, reports)
 }
 
-/// The same from the database.
+/// The same from the database (`lanes check` reports no kernel of a file
+/// with errors; the database still analyses the kernels without any).
 pub fn from_db(db: &LanesDatabase, file: lanes_db::File) -> (Vec<Diagnostic>, Vec<String>) {
     let diags = lanes_db::file_diagnostics(db, file);
+    let errors = lanes_db::parse(db, file).unit.has_errors();
     let reports = lanes_db::file_reports(db, file)
         .into_iter()
+        .filter(|_| !errors)
         .map(|(_, r)| match &*r {
             Ok(r) => format!("{r:?}"),
             Err(d) => format!("{d:?}"),
