@@ -22,6 +22,7 @@ test: setup
 	$(CARGO) test --workspace --no-fail-fast
 	LANES=$(CURDIR)/target/debug/lanes $(PY) -m pytest -q tests
 	editors/vscode/ci.sh
+	node editors/vscode/e2e/e2e.js $(CURDIR)/target/debug/lanes
 	editors/test/nvim-test.sh
 
 demo: build
