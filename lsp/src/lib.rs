@@ -1,6 +1,8 @@
 //! The lanes language server: transport, document store, scheduling.
 //!
-//! - Transport: `tower-lsp-server` on tokio, over stdio ([`serve_stdio`],
+//! - Transport: `tower-lsp-server` on tokio, behind a reader of stdin that
+//!   answers malformed input itself and a single writer of stdout
+//!   (`transport`, `framing`): no input stops the server ([`serve_stdio`],
 //!   [`run`]).
 //! - Documents: one [`ropey::Rope`] per open document; incremental edits are
 //!   applied in arrival order (which is version order: tower-lsp polls each
@@ -21,28 +23,32 @@
 //! No protocol types leave this crate (DESIGN §4).
 
 mod background;
+mod changes;
 mod commands;
 mod config;
 mod convert;
+mod framing;
 mod server;
+mod transport;
 
 pub use server::Backend;
 
 /// Serves the protocol on stdin/stdout until the client exits; whether the
 /// client sent `shutdown` first.
 pub async fn serve_stdio() -> bool {
-    let (stdin, stdout) = (tokio::io::stdin(), tokio::io::stdout());
+    let (input, output, pipes) = transport::stdio();
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let backend_flag = flag.clone();
     let (service, socket) = tower_lsp_server::LspService::new(move |client| {
         Backend::with_shutdown_flag(client, backend_flag.clone())
     });
-    tower_lsp_server::Server::new(stdin, stdout, socket)
+    tower_lsp_server::Server::new(input, output, socket)
         // Enough slots that long requests never hold back the edits that
         // cancel them.
         .concurrency_level(64)
         .serve(service)
         .await;
+    pipes.finish().await;
     flag.load(std::sync::atomic::Ordering::SeqCst)
 }
 

@@ -17,6 +17,7 @@ use tower_lsp_server::gen_lsp_types::*;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::{Client, LanguageServer};
 
+use crate::changes;
 use crate::commands;
 use crate::config;
 use crate::convert::{self, uri_to_path, Conv};
@@ -467,38 +468,6 @@ fn docs_url() -> String {
     convert::path_to_uri(&found)
 }
 
-/// Applies one LSP change to a rope (UTF-16 positions, clamped).
-fn apply_change(rope: &mut Rope, change: &TextDocumentContentChangeEvent) {
-    match change {
-        TextDocumentContentChangeEvent::TextDocumentContentChangeWholeDocument(w) => {
-            *rope = Rope::from_str(&w.text);
-        }
-        TextDocumentContentChangeEvent::TextDocumentContentChangePartial(p) => {
-            let a = char_index(rope, &p.range.start);
-            let b = char_index(rope, &p.range.end).max(a);
-            rope.remove(a..b);
-            rope.insert(a, &p.text);
-        }
-    }
-}
-
-fn char_index(rope: &Rope, p: &Position) -> usize {
-    let line = p.line as usize;
-    if line >= rope.len_lines() {
-        return rope.len_chars();
-    }
-    let start = rope.line_to_char(line);
-    let line_slice = rope.line(line);
-    // The line's length without its terminator, in UTF-16 units.
-    let mut len = line_slice.len_chars();
-    while len > 0 && matches!(line_slice.char(len - 1), '\n' | '\r') {
-        len -= 1;
-    }
-    let units = line_slice.char_to_utf16_cu(len);
-    let col = (p.character as usize).min(units);
-    start + line_slice.utf16_cu_to_char(col)
-}
-
 fn pos_json(p: &Position) -> Value {
     json!({"line": p.line, "character": p.character})
 }
@@ -621,28 +590,39 @@ impl LanguageServer for Backend {
             let mut st = self.state();
             let st = &mut *st;
             match st.docs.get_mut(&key) {
-                None => false,
-                Some(doc) => {
-                    if version <= doc.version {
-                        eprintln!(
-                            "lanes lsp: {key}: version {version} after {}; applied anyway",
-                            doc.version
-                        );
+                None => Ok(false),
+                Some(doc) => match changes::apply(&doc.rope, &params.content_changes) {
+                    Err(why) => Err(format!(
+                        "{key}: change to version {version} ignored: {why}; the document stays at version {}",
+                        doc.version
+                    )),
+                    Ok(rope) => {
+                        if version <= doc.version {
+                            eprintln!(
+                                "lanes lsp: {key}: version {version} after {}; applied anyway",
+                                doc.version
+                            );
+                        }
+                        doc.rope = rope;
+                        doc.version = version;
+                        let path = uri_to_path(&key);
+                        let text = doc.rope.to_string();
+                        // Cancels every running snapshot query.
+                        doc.file = st.db.set_file(path, &text, version);
+                        Ok(true)
                     }
-                    for ch in &params.content_changes {
-                        apply_change(&mut doc.rope, ch);
-                    }
-                    doc.version = version;
-                    let path = uri_to_path(&key);
-                    let text = doc.rope.to_string();
-                    // Cancels every running snapshot query.
-                    doc.file = st.db.set_file(path, &text, version);
-                    true
-                }
+                },
             }
         };
-        if applied {
-            self.schedule_diagnostics(key);
+        match applied {
+            Ok(true) => self.schedule_diagnostics(key),
+            Ok(false) => {}
+            Err(why) => {
+                self.0
+                    .client
+                    .log_message(MessageType::Warning, format!("lanes: {why}"))
+                    .await
+            }
         }
     }
 
