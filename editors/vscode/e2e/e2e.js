@@ -423,6 +423,7 @@ async function main() {
   } finally {
     if (failed && page) {
       await page.screenshot({ path: path.join(out, 'failure.png') }).catch(() => undefined);
+      observed.notificationsAtFailure = await textOf(page, '.notifications-toasts').catch(() => '');
     }
     if (browser) await browser.close().catch(() => undefined);
     stopProcessGroup(server.child);
@@ -435,6 +436,7 @@ async function main() {
     if (s.error) console.log(`     ${String(s.error.stack || s.error).split('\n').slice(0, 6).join('\n     ')}`);
   }
   if (failed) {
+    if (observed.notificationsAtFailure) console.log(`notifications on screen: ${observed.notificationsAtFailure.replace(/\s+/g, ' ')}`);
     console.log(`screenshot of the failure: ${path.relative(repo, path.join(out, 'failure.png'))}; code-server log: ${path.relative(repo, serverLog)}`);
     console.log(extensionLogs(dirs.userData));
   }
