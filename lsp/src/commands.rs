@@ -18,23 +18,60 @@ use crate::server::{content_modified, run_blocking, Backend};
 /// cores are better spent on the analyses of other requests.
 static CODEGEN: Mutex<()> = Mutex::new(());
 
-pub async fn execute(b: &Backend, params: ExecuteCommandParams) -> Result<Value> {
-    let args = params.arguments.clone().unwrap_or_default();
-    let Some(first) = args.first().and_then(Value::as_str) else {
-        return Err(Error::invalid_params(
-            "arguments: [uri or path of the file, kernel name (optional)]",
-        ));
+/// The arguments of every command: `[uri-or-path, kernel?]`.
+struct Args {
+    path: PathBuf,
+    kernel: Option<String>,
+}
+
+const USAGE: &str =
+    "arguments: [uri or path of the file (a string), kernel name (a string, optional)]";
+
+fn parse_args(args: &[Value]) -> Result<Args> {
+    let bad = |why: String| Err(Error::invalid_params(format!("{why}; {USAGE}")));
+    let Some(first) = args.first() else {
+        return bad("no arguments".into());
+    };
+    let Some(first) = first.as_str().filter(|f| !f.is_empty()) else {
+        return bad(format!("the file is {first}"));
+    };
+    if args.len() > 2 {
+        return bad(format!("{} arguments", args.len()));
+    }
+    let kernel = match args.get(1) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(k)) if k.is_empty() => None,
+        Some(Value::String(k)) => Some(k.clone()),
+        Some(other) => return bad(format!("the kernel is {other}")),
     };
     let path = if first.contains("://") || first.starts_with("untitled:") {
         uri_to_path(first)
     } else {
         PathBuf::from(first)
     };
-    let kernel = args
-        .get(1)
-        .and_then(Value::as_str)
-        .filter(|k| !k.is_empty())
-        .map(String::from);
+    Ok(Args { path, kernel })
+}
+
+pub async fn execute(b: &Backend, params: ExecuteCommandParams) -> Result<Value> {
+    // A test hook: with LANES_LSP_TEST_PANIC set, `lanes.test.panic` panics
+    // inside a request, to prove that the panic is answered with an
+    // internal error and the server keeps serving (tests/lsp).
+    if params.command == "lanes.test.panic" && std::env::var_os("LANES_LSP_TEST_PANIC").is_some() {
+        return run_blocking(|| -> Value { std::panic::panic_any("lanes.test.panic") }).await;
+    }
+    if !crate::server::COMMANDS.contains(&params.command.as_str()) {
+        return Err(Error::invalid_params(format!(
+            "unknown command `{}`",
+            params.command
+        )));
+    }
+    let Args { path, kernel } = parse_args(params.arguments.as_deref().unwrap_or_default())?;
+    // Build and Show Assembly need the target; the analyses run without.
+    if matches!(params.command.as_str(), "lanes.build" | "lanes.showAsm") {
+        if let Some(e) = b.state().target_error.clone() {
+            return Err(crate::server::internal_message(e));
+        }
+    }
 
     // The open document's text if it is open, else the file on disk.
     let (snap, file, version, out_dir, progress) = {
@@ -57,37 +94,22 @@ pub async fn execute(b: &Backend, params: ExecuteCommandParams) -> Result<Value>
     };
 
     let command = params.command.clone();
-    let run = move || -> std::result::Result<Value, String> {
-        match command.as_str() {
-            "lanes.build" => build(snap, file, out_dir.as_deref()),
-            "lanes.showVectorIR" => Ok(json!({
-                "text": vector_ir(&snap, file, kernel.as_deref())?,
-                "language": "llvm",
-            })),
-            "lanes.showAsm" => Ok(json!({
-                "text": assembly(snap, file, kernel.as_deref())?,
-                "language": "asm",
-            })),
-            "lanes.explain" => Ok(json!({
-                "text": explain(&snap, file, kernel.as_deref())?,
-                "language": "plaintext",
-            })),
-            other => Err(format!("unknown command `{other}`")),
+    let run = move || -> Result<Value> {
+        if let Some(k) = &kernel {
+            known_kernel(&snap, file, k)?;
         }
+        let done = match command.as_str() {
+            "lanes.build" => build(snap, file, out_dir.as_deref()),
+            "lanes.showVectorIR" => vector_ir(&snap, file, kernel.as_deref())
+                .map(|text| json!({"text": text, "language": "llvm"})),
+            "lanes.showAsm" => assembly(snap, file, kernel.as_deref())
+                .map(|text| json!({"text": text, "language": "asm"})),
+            "lanes.explain" => explain(&snap, file, kernel.as_deref())
+                .map(|text| json!({"text": text, "language": "plaintext"})),
+            other => Err(format!("unknown command `{other}`")),
+        };
+        done.map_err(crate::server::internal_message)
     };
-
-    // A test hook: with LANES_LSP_TEST_PANIC set, `lanes.test.panic` panics
-    // inside a request, to prove that the panic is answered with an
-    // internal error and the server keeps serving (tests/lsp).
-    if params.command == "lanes.test.panic" && std::env::var_os("LANES_LSP_TEST_PANIC").is_some() {
-        return run_blocking(|| -> Value { std::panic::panic_any("lanes.test.panic") }).await;
-    }
-    if !crate::server::COMMANDS.contains(&params.command.as_str()) {
-        return Err(Error::invalid_params(format!(
-            "unknown command `{}`",
-            params.command
-        )));
-    }
 
     // `$/progress` for builds: the client's token, or one we create.
     let mut ongoing = None;
@@ -119,12 +141,7 @@ pub async fn execute(b: &Backend, params: ExecuteCommandParams) -> Result<Value>
         }
     }
 
-    let result = run_blocking(run).await;
-    let result = match result {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(msg)) => Err(crate::server::internal_message(msg)),
-        Err(e) => Err(e),
-    };
+    let result = run_blocking(run).await.and_then(|r| r);
     if let Some(p) = ongoing {
         let msg = match &result {
             Ok(_) => "done".to_string(),
@@ -160,6 +177,33 @@ fn checked(
         ));
     }
     Ok(parsed.clone())
+}
+
+/// An error naming the kernels of the file unless it has one named `name`
+/// (after the file's own errors, which the commands report first).
+fn known_kernel(db: &LanesDatabase, file: File, name: &str) -> Result<()> {
+    checked(db, file).map_err(crate::server::internal_message)?;
+    let names: Vec<String> = lanes_db::kernels(db, file)
+        .iter()
+        .map(|k| k.name(db).to_string())
+        .collect();
+    if names.iter().any(|n| n == name) {
+        return Ok(());
+    }
+    let shown = file
+        .path(db)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let have = if names.is_empty() {
+        "it has no kernels".to_string()
+    } else {
+        let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        format!("its kernels: {}", list.join(", "))
+    };
+    Err(Error::invalid_params(format!(
+        "no kernel named `{name}` in {shown}; {have}"
+    )))
 }
 
 /// What codegen needs, taken from the snapshot, which is then dropped: an

@@ -18,6 +18,41 @@ use serde_json::Value;
 pub struct Source {
     pub layer: Layer,
     pub errors: Vec<String>,
+    /// The `target` it names, known or not (an unknown one is not in
+    /// `layer`).
+    pub target: Option<String>,
+    /// `catalogueUrl`: where the diagnostics catalogue is published.
+    pub catalogue_url: Option<String>,
+}
+
+impl Source {
+    fn raw(mut self, get: impl Fn(&str) -> Option<String>) -> Source {
+        self.target = get("target");
+        self.catalogue_url = get("catalogueUrl");
+        self
+    }
+}
+
+/// The error of an unknown target, of the client's settings over
+/// `lanes.toml`'s; `None` when the target is known (or not set).
+pub fn target_error(toml: &Source, client: &Source) -> Option<String> {
+    let (name, from) = match (&client.target, &toml.target) {
+        (Some(t), _) => (t, "the editor's settings"),
+        (None, Some(t)) => (t, "lanes.toml"),
+        (None, None) => return None,
+    };
+    use lanes_vectorizer::target::Target;
+    Target::from_name(name).is_none().then(|| {
+        format!(
+            "unknown target `{name}` in {from} (known: {}); fix the setting to build and show assembly",
+            Target::names().join(", ")
+        )
+    })
+}
+
+/// `catalogueUrl`, of the client's settings over `lanes.toml`'s.
+pub fn catalogue_url(toml: &Source, client: &Source) -> Option<String> {
+    client.catalogue_url.clone().or(toml.catalogue_url.clone())
 }
 
 /// `lanes.toml` of the root (nothing when there is none).
@@ -30,23 +65,29 @@ pub fn toml_source(root: Option<&Path>) -> Source {
         return Source::default();
     };
     let (layer, errors) = settings::parse_toml(&text, root);
+    let table = text.parse::<toml::Table>().unwrap_or_default();
     Source {
         layer,
         errors: errors.iter().map(|e| e.in_file(&path, &text)).collect(),
+        ..Source::default()
     }
+    .raw(|key| table.get(key)?.as_str().map(String::from))
 }
 
 /// The client's settings (sent as `{"lanes": {...}}` or bare); relative
 /// paths are relative to the root.
 pub fn client_source(v: &Value, root: Option<&Path>) -> Source {
     let (layer, errors) = settings::parse_json(v, root.unwrap_or(Path::new(".")));
+    let inner = v.get("lanes").filter(|l| l.is_object()).unwrap_or(v);
     Source {
         layer,
         errors: errors
             .into_iter()
             .map(|e| format!("editor settings: {}", e.message))
             .collect(),
+        ..Source::default()
     }
+    .raw(|key| inner.get(key)?.as_str().map(String::from))
 }
 
 /// The settings: the client's over `lanes.toml`'s.
@@ -106,5 +147,12 @@ mod tests {
         assert!(s.precond_options().is_none());
         assert_eq!(c.errors.len(), 2, "{:?}", c.errors);
         assert!(c.errors[0].starts_with("editor settings: "));
+        let e = target_error(&Source::default(), &c).expect("an unknown target");
+        assert!(
+            e.starts_with("unknown target `pdp11` in the editor's settings (known: sse4-i32x4, "),
+            "{e}"
+        );
+        let good = client_source(&json!({"lanes": {"target": "sse4-i32x4"}}), None);
+        assert_eq!(target_error(&c, &good), None);
     }
 }

@@ -72,12 +72,13 @@ pub struct Conv<'a> {
     path: PathBuf,
     pub uri: String,
     pub li: Arc<LineIndex>,
-    /// Where the diagnostics catalogue is (for codeDescription links).
-    pub docs: &'a str,
+    /// Where the diagnostics catalogue is (codeDescription links; none
+    /// without one).
+    pub docs: Option<&'a str>,
 }
 
 impl<'a> Conv<'a> {
-    pub fn new(db: &'a LanesDatabase, file: File, uri: String, docs: &'a str) -> Conv<'a> {
+    pub fn new(db: &'a LanesDatabase, file: File, uri: String, docs: Option<&'a str>) -> Conv<'a> {
         let li = line_index(db, file).clone();
         Conv {
             db,
@@ -137,15 +138,16 @@ impl<'a> Conv<'a> {
             .iter()
             .map(|r| json!({"location": self.location(&r.location), "message": r.message}))
             .collect();
-        let anchor = d.code.as_str().to_ascii_lowercase();
         let mut v = json!({
             "range": self.range(d.range),
             "severity": severity,
             "code": d.code.as_str(),
-            "codeDescription": {"href": format!("{}#{anchor}", self.docs)},
             "source": "lanes",
             "message": d.full_message(),
         });
+        if let Some(href) = self.catalogue_link(d) {
+            v["codeDescription"] = json!({ "href": href });
+        }
         if !related.is_empty() {
             v["relatedInformation"] = Value::Array(related);
         }
@@ -170,13 +172,12 @@ impl<'a> Conv<'a> {
                 message: r.message.clone(),
             })
             .collect();
-        let anchor = d.code.as_str().to_ascii_lowercase();
         lsp::Diagnostic {
             range: lsp_range(&self.li, d.range),
             severity: Some(severity),
             code: Some(lsp::Code::String(d.code.as_str().to_string())),
-            code_description: Some(lsp::CodeDescription {
-                href: lsp::Uri::from(format!("{}#{anchor}", self.docs)),
+            code_description: self.catalogue_link(d).map(|href| lsp::CodeDescription {
+                href: lsp::Uri::from(href),
             }),
             source: Some("lanes".to_string()),
             message: lsp::Message::String(d.full_message()),
@@ -184,6 +185,12 @@ impl<'a> Conv<'a> {
             related_information: (!related.is_empty()).then_some(related),
             data: None,
         }
+    }
+
+    /// The code's entry in the catalogue (its heading's anchor).
+    fn catalogue_link(&self, d: &ide::diagnostics::Diag) -> Option<String> {
+        let anchor = d.code.as_str().to_ascii_lowercase();
+        self.docs.map(|docs| format!("{docs}#{anchor}"))
     }
 
     fn lsp_location(&self, loc: &Location) -> lsp::Location {

@@ -61,6 +61,11 @@ pub(crate) struct State {
     precond: Option<lanes_vectorizer::precond::Options>,
     /// Findings computed by a run a newer change stopped, per document.
     unstored: HashMap<String, Vec<(SmolStr, lanes_db::KernelFindings)>>,
+    /// The settings name an unknown target: why the commands that need
+    /// one fail.
+    pub target_error: Option<String>,
+    /// The `catalogueUrl` setting.
+    catalogue_url: Option<String>,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -73,8 +78,9 @@ struct Refresh {
 pub(crate) struct Inner {
     pub client: Client,
     state: Mutex<State>,
-    /// `file://` URL of docs/diagnostics.md (codeDescription links).
-    pub docs: String,
+    /// `file://` URL of the installed diagnostics catalogue, if there is
+    /// one (codeDescription links; `catalogueUrl` overrides it).
+    pub catalogue: Option<String>,
     /// The low-priority thread that runs precondition inference.
     worker: crate::background::Worker,
     /// Set by `shutdown`: the process exit status is 0 only after it.
@@ -108,8 +114,10 @@ impl Backend {
                 refresh: Refresh::default(),
                 precond: Some(lanes_vectorizer::precond::Options::new(16)),
                 unstored: HashMap::new(),
+                target_error: None,
+                catalogue_url: None,
             }),
-            docs: docs_url(),
+            catalogue: installed_catalogue(),
             worker: crate::background::Worker::new(),
             shutdown_requested,
         }))
@@ -141,10 +149,10 @@ impl Backend {
                 };
                 (st.db.clone(), doc.file, doc.version)
             };
-            let docs = self.0.docs.clone();
+            let docs = self.catalogue();
             let (k, f) = (key.clone(), f.clone());
             let out = run_blocking(move || {
-                let c = Conv::new(&snap, file, k, &docs);
+                let c = Conv::new(&snap, file, k, docs.as_deref());
                 f(&c)
             })
             .await;
@@ -159,24 +167,48 @@ impl Backend {
         Err(content_modified())
     }
 
-    /// Applies the merged settings to the database.
+    /// Where the diagnostics catalogue is: `catalogueUrl`, else the
+    /// installed file, else nowhere.
+    pub(crate) fn catalogue(&self) -> Option<String> {
+        let configured = self.state().catalogue_url.clone();
+        configured.or_else(|| self.0.catalogue.clone())
+    }
+
+    /// Applies the merged settings to the database. An unknown target is
+    /// shown to the user (`window/showMessage`, once per new error): the
+    /// analyses go on at the default target's width, the commands that need
+    /// the target fail until it is fixed.
     async fn apply_settings(&self) {
-        let warnings = {
+        let (warnings, new_target_error) = {
             let mut st = self.state();
             let s = config::resolve(&st.toml, &st.client);
             st.precond = s.precond_options();
             st.db.set_settings(s);
-            st.toml
+            st.catalogue_url = config::catalogue_url(&st.toml, &st.client);
+            let target_error = config::target_error(&st.toml, &st.client);
+            let new = target_error
+                .clone()
+                .filter(|e| st.target_error.as_ref() != Some(e));
+            st.target_error = target_error;
+            let warnings = st
+                .toml
                 .errors
                 .iter()
                 .chain(&st.client.errors)
                 .cloned()
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            (warnings, new)
         };
         for w in warnings {
             self.0
                 .client
                 .log_message(MessageType::Warning, format!("lanes: {w}"))
+                .await;
+        }
+        if let Some(e) = new_target_error {
+            self.0
+                .client
+                .show_message(MessageType::Error, format!("lanes: {e}"))
                 .await;
         }
     }
@@ -447,25 +479,16 @@ fn typed<T: DeserializeOwned>(v: Value) -> Result<T> {
     serde_json::from_value(v).map_err(|e| internal(format!("bad result: {e}")))
 }
 
-/// `file://` URL of docs/diagnostics.md: next to the binary's checkout
-/// (`target/*/lanes` → `../../docs`), else the source tree it was built
-/// from, else that path anyway (the link still names the right anchor).
-fn docs_url() -> String {
-    let rel = Path::new("docs").join("diagnostics.md");
-    let mut candidates = Vec::new();
-    if let Ok(exe) = std::env::current_exe() {
-        for anc in exe.ancestors().skip(1).take(4) {
-            candidates.push(anc.join(&rel));
-        }
-    }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(&rel);
-    candidates.push(built.clone());
-    let found = candidates
-        .into_iter()
-        .find(|p| p.is_file())
-        .unwrap_or(built);
-    let found = found.canonicalize().unwrap_or(found);
-    convert::path_to_uri(&found)
+/// `file://` URL of the diagnostics catalogue installed with the binary:
+/// `<prefix>/share/doc/lanes/diagnostics.md` for `<prefix>/bin/lanes`.
+/// A build tree has none: its links would name a checkout the user of an
+/// installed binary does not have.
+fn installed_catalogue() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let prefix = exe.parent()?.parent()?;
+    let path = prefix.join("share/doc/lanes/diagnostics.md");
+    let path = path.canonicalize().ok().filter(|p| p.is_file())?;
+    Some(convert::path_to_uri(&path))
 }
 
 fn pos_json(p: &Position) -> Value {

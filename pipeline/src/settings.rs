@@ -288,8 +288,9 @@ const KEYS: &[&str] = &[
     "launch",
 ];
 /// Keys of editor clients' own settings that they may send along (the
-/// server path and trace level of the VS Code extension); not read.
-const CLIENT_KEYS: &[&str] = &["server", "trace"];
+/// server path and trace level of the VS Code extension), and the language
+/// server's own (`catalogueUrl`, the diagnostics' links); not read here.
+const CLIENT_KEYS: &[&str] = &["server", "trace", "catalogueUrl"];
 
 struct Reader {
     errors: Vec<SettingsError>,

@@ -239,8 +239,8 @@ async def test_diagnostics_of_divergent_loop(client: LanguageClient):
     # `for (int i = left; ...` is line 55 (1-based).
     assert d.range.start.line == 54
     assert d.severity == types.DiagnosticSeverity.Warning
-    assert d.code_description.href.endswith("diagnostics.md#l0201")
-    assert pathlib.Path(d.code_description.href.removeprefix("file://").split("#")[0]).is_file()
+    # No link from a build tree (test_commands.py tests the installed one).
+    assert d.code_description is None
     assert d.related_information, "the reason chain is related information"
     assert any("get_global_id" in CONVOLUTION.split("\n")[r.location.range.start.line] for r in d.related_information)
     assert sum(1 for d in diags if d.code == "L0202") == 2
