@@ -54,9 +54,12 @@ local function object(t)
 end
 
 local function options(settings)
+  -- Every key is sent as it is (docs/editors.md, section 2).
   local s = vim.deepcopy((settings or {}).lanes or {})
-  if s.diagnostics ~= nil then
-    s.diagnostics = object(s.diagnostics)
+  for _, key in ipairs({ 'diagnostics', 'preconditions' }) do
+    if s[key] ~= nil then
+      s[key] = object(s[key])
+    end
   end
   if s.launch ~= nil then
     if s.launch.args ~= nil then
@@ -160,6 +163,11 @@ vim.lsp.config('lanes', {
     end
   end,
   commands = commands,
+  on_init = function(client)
+    -- The most severe diagnostic of a line gives its sign and virtual text
+    -- (lanes publishes e.g. L0301 before L0201 on the same range).
+    vim.diagnostic.config({ severity_sort = true }, vim.lsp.diagnostic.get_namespace(client.id, false))
+  end,
   on_attach = function(client, bufnr)
     vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
     if client:supports_method('textDocument/codeLens') then

@@ -36,11 +36,17 @@ local TARGETS = {
   'host', 'sse4-i32x4', 'sse4-i32x8', 'avx2-i32x8', 'avx2-i32x16', 'avx512skx-x8', 'avx512skx-x16', 'neon-i32x4',
 }
 M.targets = TARGETS
+-- Every key the server reads (lsp/src/config.rs; docs/editors.md, section 2).
+local SETTINGS = {
+  'target', 'width', 'defines', 'includePaths', 'diagnostics', 'specialize', 'outDir', 'preconditions', 'launch',
+  'catalogueUrl',
+}
 
 local defaults = {
   -- the server command; a string is taken as the path of the lanes binary
   cmd = { 'lanes', 'lsp' },
-  -- initializationOptions: target, defines, includePaths, diagnostics, launch
+  -- initializationOptions: target, width, defines, includePaths, diagnostics, specialize,
+  -- outDir, preconditions, launch, catalogueUrl (docs/editors.md, section 2)
   settings = {},
   root_markers = { 'lanes.toml', '.git' },
   inlay_hints = true,
@@ -107,13 +113,15 @@ end
 function M.options()
   local s = M.config.settings or {}
   local out = {}
-  for _, key in ipairs({ 'target', 'defines', 'includePaths', 'diagnostics', 'launch' }) do
+  for _, key in ipairs(SETTINGS) do
     if s[key] ~= nil then
       out[key] = vim.deepcopy(s[key])
     end
   end
-  if out.diagnostics ~= nil then
-    out.diagnostics = object(out.diagnostics)
+  for _, key in ipairs({ 'diagnostics', 'preconditions' }) do
+    if out[key] ~= nil then
+      out[key] = object(out[key])
+    end
   end
   if out.launch ~= nil then
     if out.launch.args ~= nil then
@@ -461,6 +469,11 @@ function M.start(bufnr)
       commands = client_commands,
       handlers = handlers,
       on_attach = on_attach,
+      on_init = function(client)
+        -- The most severe diagnostic of a line gives its sign and virtual
+        -- text (lanes publishes e.g. L0301 before L0201 on the same range).
+        vim.diagnostic.config({ severity_sort = true }, vim.lsp.diagnostic.get_namespace(client.id))
+      end,
       on_exit = function(_, _, client_id)
         if clients[root] == client_id then
           clients[root] = nil

@@ -45,6 +45,15 @@ function diagnostics(uri) {
     params: {
       uri,
       diagnostics: [
+        // Information, a warning, then a hint on the same range: the
+        // client's sign and virtual text must show the warning.
+        {
+          range: { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } },
+          severity: 3,
+          code: 'L0301',
+          source: 'lanes',
+          message: 'fast path possible (mock)',
+        },
         {
           range: { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } },
           severity: 2,
@@ -52,6 +61,13 @@ function diagnostics(uri) {
           codeDescription: { href: `${DOCS}#l0201` },
           source: 'lanes',
           message: `divergent loop (mock, target ${target})`,
+        },
+        {
+          range: { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } },
+          severity: 4,
+          code: 'L0300',
+          source: 'lanes',
+          message: 'guard possible (mock)',
         },
       ],
     },

@@ -76,19 +76,27 @@ vim.cmd('filetype on')
 vim.cmd('cd ' .. vim.fn.fnameescape(dir))
 vim.opt.runtimepath:append(editors .. '/nvim')
 
+-- Every key the server reads (docs/editors.md, section 2), two of them empty.
+SETTINGS = {
+  target = 'sse4-i32x4',
+  width = 4,
+  defines = { 'N=16' },
+  includePaths = { 'include' },
+  diagnostics = {},
+  specialize = 'off',
+  outDir = 'build',
+  preconditions = {},
+  launch = { globalSize = { 1024 } },
+  catalogueUrl = 'https://example.org/diagnostics.html',
+}
+
 local lanes
 if variant == '0.7' then
   lanes = dofile(editors .. '/nvim/lanes.lua')
-  lanes.setup({
-    cmd = { mock, 'lsp' },
-    settings = { target = 'sse4-i32x4', defines = { 'N=16' }, diagnostics = {} },
-  })
+  lanes.setup({ cmd = { mock, 'lsp' }, settings = vim.deepcopy(SETTINGS) })
 else
   dofile(editors .. '/nvim/lanes-0.11.lua')
-  vim.lsp.config('lanes', {
-    cmd = { mock, 'lsp' },
-    settings = { lanes = { target = 'sse4-i32x4', defines = { 'N=16' }, diagnostics = {} } },
-  })
+  vim.lsp.config('lanes', { cmd = { mock, 'lsp' }, settings = { lanes = vim.deepcopy(SETTINGS) } })
 end
 
 vim.cmd('edit ' .. vim.fn.fnameescape(dir .. '/k.cl'))
@@ -108,13 +116,43 @@ if init then
   check('initializationOptions.target', options.target == 'sse4-i32x4', vim.inspect(options))
   check('initializationOptions.defines', vim.deep_equal(options.defines, { 'N=16' }), vim.inspect(options))
   check('empty diagnostics is a JSON object', init.raw:find('"diagnostics":{}', 1, true) ~= nil, init.raw)
+  check('empty preconditions is a JSON object', init.raw:find('"preconditions":{}', 1, true) ~= nil, init.raw)
+  for key, value in pairs(SETTINGS) do
+    if next(type(value) == 'table' and value or { 1 }) ~= nil then
+      check('initializationOptions.' .. key, vim.deep_equal(options[key], value), vim.inspect(options))
+    end
+  end
   check('root is the lanes.toml directory', init.msg.params.rootUri == vim.uri_from_fname(dir), init.msg.params.rootUri)
 end
 
 check('diagnostics', wait(3000, function()
   local d = vim.diagnostic.get(bufnr)
-  return #d == 1 and d[1].code == 'L0201'
+  return #d == 3
 end), vim.inspect(vim.diagnostic.get(bufnr)))
+
+-- L0301 (information), L0201 (warning) and L0300 (hint) on the same range:
+-- the warning gives the sign and the virtual text.
+local client = lanes_clients(bufnr)[1]
+local ns = client and vim.lsp.diagnostic.get_namespace(client.id, false)
+check('severity_sort', ns and vim.diagnostic.config(nil, ns).severity_sort == true)
+if vim.fn.has('nvim-0.10') == 0 then
+  local top
+  for _, sign in ipairs((vim.fn.sign_getplaced(bufnr, { group = '*', lnum = 1 })[1] or {}).signs or {}) do
+    if top == nil or sign.priority > top.priority then
+      top = sign
+    end
+  end
+  check('sign of the warning', top and top.name == 'DiagnosticSignWarn', vim.inspect(top))
+  local shown
+  local virt_ns = ns and vim.diagnostic.get_namespace(ns).user_data.virt_text_ns
+  for _, m in ipairs(virt_ns and vim.api.nvim_buf_get_extmarks(bufnr, virt_ns, 0, -1, { details = true }) or {}) do
+    local chunks = m[4].virt_text
+    if m[2] == 0 and chunks then
+      shown = chunks[#chunks]
+    end
+  end
+  check('virtual text of the warning', shown and shown[1]:find('divergent loop', 1, true) and shown[2] == 'DiagnosticVirtualTextWarn', vim.inspect(shown))
+end
 
 -- inlay hints (lanes.lua draws them itself before Neovim 0.10, which has its own)
 if variant == '0.7' and vim.lsp.inlay_hint == nil then
