@@ -16,9 +16,9 @@
 --   * on FileType opencl it starts one `lanes lsp` per project root (the nearest
 --     directory with lanes.toml, else with .git, else the file's directory)
 --     and attaches the buffer;
---   * `settings` go to the server as initializationOptions and answer
---     `workspace/configuration`; :LanesTarget changes the target at run time
---     (workspace/didChangeConfiguration);
+--   * `settings` (every key of docs/editors.md section 2) go to the server as
+--     initializationOptions and answer `workspace/configuration`; :LanesTarget
+--     changes the target at run time (workspace/didChangeConfiguration);
 --   * inlay hints (shapes, access kinds) are requested with textDocument/inlayHint
 --     and shown as virtual text at the end of the line (Neovim 0.10+: natively);
 --   * code lenses (`SIMD x16 avx512 · ... · Build`) are shown and refreshed; run

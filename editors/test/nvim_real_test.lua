@@ -1,7 +1,8 @@
 -- End-to-end test of editors/nvim/lanes.lua against the real server
--- (`$LANES lsp`) in a headless Neovim (0.7 or later): the buffer gets the
--- server's diagnostics, a hover and the inlay hints (through
--- vim.lsp.buf_request_sync). Run through editors/test/nvim-test.sh.
+-- (`$LANES lsp`) in a headless Neovim (0.7 or later): the server accepts
+-- every setting lanes.lua sends, and the buffer gets the server's
+-- diagnostics, a hover and the inlay hints (through vim.lsp.buf_request_sync).
+-- Run through editors/test/nvim-test.sh.
 
 local editors = os.getenv('LANES_EDITORS_DIR')
 local dir = os.getenv('LANES_TEST_DIR')
@@ -36,7 +37,27 @@ vim.cmd('filetype on')
 vim.cmd('cd ' .. vim.fn.fnameescape(dir))
 vim.opt.runtimepath:append(editors .. '/nvim')
 local lanes = dofile(editors .. '/nvim/lanes.lua')
-lanes.setup({ cmd = { lanes_bin, 'lsp' }, settings = { target = 'avx512skx-x16' } })
+-- Every key of docs/editors.md section 2: the server must accept them all
+-- (a key it does not know is logged as a warning).
+local logged = {}
+vim.lsp.handlers['window/logMessage'] = function(_, result)
+  table.insert(logged, result.message)
+end
+lanes.setup({
+  cmd = { lanes_bin, 'lsp' },
+  settings = {
+    target = 'avx512skx-x16',
+    width = 16,
+    defines = { 'N=16' },
+    includePaths = { 'include' },
+    diagnostics = { L0202 = 'information' },
+    specialize = 'auto',
+    outDir = 'build',
+    preconditions = { enabled = false },
+    launch = { globalSize = { 1920, 1080 } },
+    catalogueUrl = 'https://example.org/diagnostics.html',
+  },
+})
 
 vim.cmd('edit ' .. vim.fn.fnameescape(dir .. '/convolution.cl'))
 local bufnr = vim.api.nvim_get_current_buf()
@@ -64,6 +85,10 @@ if d then
   local lsp = d.user_data and d.user_data.lsp
   check('relatedInformation', lsp and lsp.relatedInformation and #lsp.relatedInformation > 0, vim.inspect(lsp))
 end
+
+check('every setting accepted', #logged == 0, vim.inspect(logged))
+check('catalogueUrl forwarded', d and d.user_data.lsp.codeDescription
+  and d.user_data.lsp.codeDescription.href == 'https://example.org/diagnostics.html#l0201', d and vim.inspect(d.user_data.lsp))
 
 -- hover on `x` in `int x = get_global_id(0);` (line 39)
 local params = {
