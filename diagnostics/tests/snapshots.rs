@@ -9,7 +9,9 @@ use common::infer_preconditions;
 use expect_test::{expect, Expect};
 use lanes_db::{File, LanesDatabase, Settings};
 use lanes_diagnostics::ide::actions::code_actions;
+use lanes_diagnostics::ide::diagnostics::diagnostics;
 use lanes_diagnostics::ide::hover::hover;
+use lanes_diagnostics::ide::inlay::inlay_hints;
 use lanes_diagnostics::ide::{apply_edits, TextRange};
 
 const CURSOR: &str = "$0";
@@ -76,6 +78,44 @@ fn check_action(fixture: &str, title: &str, expect: Expect) {
     };
     let after = apply_edits(&text, &a.edits);
     expect.assert_eq(&format!("{}\n\n{}", a.title, changed_lines(&text, &after)));
+}
+
+/// The file after the action whose title starts with `title` at the
+/// cursor, re-analysed (with the precondition inference run again).
+fn applied(fixture: &str, title: &str) -> (LanesDatabase, File, String) {
+    let (mut db, f, text, offset) = open(fixture);
+    infer_preconditions(&mut db, f);
+    let actions = code_actions(&db, f, TextRange::empty(offset));
+    let a = actions
+        .iter()
+        .find(|a| a.title.starts_with(title))
+        .unwrap_or_else(|| panic!("no action {title:?} at the cursor"));
+    let after = apply_edits(&text, &a.edits);
+    db.set_file("/virtual/fixture.cl", &after, 2);
+    infer_preconditions(&mut db, f);
+    (db, f, after)
+}
+
+/// The inlay hints of `range`, one line of the file per line, each hint
+/// in brackets where it is shown.
+fn render_hints(db: &LanesDatabase, f: File, text: &str, range: TextRange) -> String {
+    let hints = inlay_hints(db, f, range);
+    let mut out = String::new();
+    let first = text[..range.start as usize]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let mut at = first;
+    for h in &hints {
+        let o = h.offset as usize;
+        out.push_str(&text[at..o]);
+        out.push_str(&format!("[{}]", h.label.trim()));
+        at = o;
+    }
+    let end = text[range.end as usize..]
+        .find('\n')
+        .map_or(text.len(), |i| range.end as usize + i + 1);
+    out.push_str(&text[at..end]);
+    out
 }
 
 /// The lines of `after` that differ from `before`, with one line of
@@ -599,4 +639,199 @@ fn action_suppress_on_this_line_and_in_this_file() {
             __kernel void convolution(__global const float *input,
         "#]],
     );
+}
+
+#[test]
+fn the_fast_copy_is_analysed_under_its_guard() {
+    let (db, f, text) = applied(&conv_at("// The stencil", "for"), "Add fast path");
+    let copy = text.find("if (sub_group_all").unwrap();
+    let els = text.find("} else {").unwrap();
+    let i = copy + text[copy..].find("int i").unwrap() + 4;
+    expect![[r#"
+        on `i`
+
+        ```c
+        int i
+        ```
+        local variable of `convolution`
+
+        **contiguous** in kernel `convolution` (16 lanes): lane `l` holds `v0 + l`
+
+        vectorized as a vector register of 16 × `int` (one per lane)
+
+        **why**:
+        - line 11: `x - vstep` is contiguous
+        - line 7: `get_global_id(0)` is contiguous
+    "#]]
+    .assert_eq(&render_hover(&db, f, &text, i as u32));
+    let for_at = copy + text[copy..].find("for").unwrap();
+    expect![[r#"
+        on `for`
+
+        **uniform loop** in kernel `convolution` (16 lanes): every lane leaves it in the same iteration (its exit conditions are the same across the lanes).
+
+        vectorized with a uniform exit: one scalar branch for the whole SIMD group, no loop mask.
+    "#]].assert_eq(&render_hover(&db, f, &text, for_at as u32));
+    expect![[r#"
+            if (sub_group_all(vstep <= x && x < width - vstep)) {
+                for (int i[: contiguous] = left; i <= right; ++i)[uniform loop]  // clipped
+                    sum += input[i][masked packed] * stencil[i - (x - vstep)][masked broadcast];
+            } else {
+    "#]]
+    .assert_eq(&render_hints(
+        &db,
+        f,
+        &text,
+        TextRange::new(copy as u32, els as u32),
+    ));
+}
+
+/// Without the early `return` before it, no lane of the group is off in
+/// the fast copy: its accesses are not masked either.
+#[test]
+fn the_fast_copy_without_an_early_return_is_unmasked() {
+    let fixture =
+        conv_at("// The stencil", "for").replace("    if (x >= width)\n        return;\n", "");
+    let (db, f, text) = applied(&fixture, "Add fast path");
+    let copy = text.find("if (sub_group_all").unwrap();
+    let end = text.find("output[x]").unwrap();
+    expect![[r#"
+            if (sub_group_all(vstep <= x && x < width - vstep)) {
+                for (int i[: contiguous] = left; i <= right; ++i)[uniform loop]  // clipped
+                    sum += input[i][packed] * stencil[i - (x - vstep)][broadcast];
+            } else {
+                for (int i[: varying] = left; i <= right; ++i)[divergent loop]  // clipped
+                    sum += input[i][masked gather] * stencil[i - (x - vstep)][masked gather];
+            }
+            output[x] = sum;
+    "#]]
+    .assert_eq(&render_hints(
+        &db,
+        f,
+        &text,
+        TextRange::new(copy as u32, end as u32),
+    ));
+}
+
+/// The diagnostics and actions of the lines from `from` to `to` (exclusive).
+fn render_findings(db: &LanesDatabase, f: File, text: &str, from: usize, to: usize) -> String {
+    let range = TextRange::new(from as u32, to as u32);
+    let line = |o: u32| text[..o as usize].matches('\n').count() + 1;
+    let mut out = String::new();
+    for d in diagnostics(db, f)
+        .iter()
+        .filter(|d| d.range.overlaps(range))
+    {
+        out.push_str(&format!(
+            "line {}: {} {}\n",
+            line(d.range.start),
+            d.code.as_str(),
+            d.message.lines().next().unwrap_or("")
+        ));
+    }
+    for a in code_actions(db, f, range) {
+        out.push_str(&format!("action: {}\n", a.title));
+    }
+    out
+}
+
+/// The `else` copy of a fast path is not offered the same fast path again.
+#[test]
+fn no_fast_path_again_in_the_original_copy() {
+    let (db, f, text) = applied(&conv_at("// The stencil", "for"), "Add fast path");
+    let els = text.find("} else {").unwrap();
+    let end = text.find("output[x]").unwrap();
+    expect![[r#"
+        line 19: L0201 divergent loop: lanes leave it in different iterations
+        line 20: L0202 gather: `input[i]` loads from 16 unrelated addresses
+        line 20: L0202 gather: `stencil[i - (x - vstep)]` loads from 16 unrelated addresses
+        action: Suppress L0201 on this line
+        action: Suppress L0201 in this file
+        action: Suppress L0202 on this line
+        action: Suppress L0202 in this file
+    "#]]
+    .assert_eq(&render_findings(&db, f, &text, els, end));
+    let for_at = els + text[els..].find("for").unwrap();
+    expect![[r#"
+        on `for`
+
+        **divergent loop** in kernel `convolution` (16 lanes): lanes leave it in different iterations (L0201).
+
+        vectorized as a masked loop: the SIMD group iterates until its last lane is done; lanes that are done wait under the loop's mask.
+
+        **why**:
+        - line 19: `i <= right` is varying
+        - line 19: `i` is varying
+        - line 11: `max(0, x - vstep)` is varying
+        - line 11: `x - vstep` is contiguous
+        - line 7: `get_global_id(0)` is contiguous
+
+        ---
+
+        **No fast path** for this loop: it is the original copy, in the `else` of an `if (sub_group_all(P))` whose fast copy runs when P holds.
+    "#]].assert_eq(&render_hover(&db, f, &text, for_at as u32));
+}
+
+/// A branch inside its own `sub_group_any` guard is not offered the guard
+/// again, and L0300 is gone there.
+#[test]
+fn no_guard_again_inside_the_guard() {
+    let fixture = r#"__kernel void clamp_high(__global float *data, float limit)
+{
+    int gid = get_global_id(0);
+    float v = data[gid];
+    $0if (v > limit) {
+        data[gid] = limit;
+    }
+}
+"#;
+    let (db, f, text) = applied(fixture, "Guard with any()");
+    let inner = text.find("if (v > limit)").unwrap();
+    let line_end = inner + text[inner..].find('\n').unwrap();
+    expect![[r#""#]].assert_eq(&render_findings(&db, f, &text, inner, line_end));
+    expect![[r#"
+        on `if`
+
+        **divergent branch** (`if`) in kernel `clamp_high` (16 lanes): lanes take different sides, so both sides run under a mask.
+
+        vectorized as masked code behind the `sub_group_any` guard at line 5: the group skips it when no lane takes it.
+
+        **why**:
+        - line 6: `v > limit` is varying
+        - line 4: `data[gid]` is varying
+        - line 4: `gid` is contiguous
+        - line 3: `get_global_id(0)` is contiguous
+
+        ---
+
+        **No fast path** for this branch: it depends on values in memory or on control flow.
+    "#]].assert_eq(&render_hover(&db, f, &text, inner as u32));
+}
+
+/// Written by hand: a guard on `c || d` covers `if (c)`; a guard on
+/// another condition does not.
+#[test]
+fn l0300_only_where_the_guard_does_not_cover_the_branch() {
+    let fixture = r#"__kernel void clip(__global float *data, float limit)
+{
+    int gid = get_global_id(0);
+    float v = data[gid];
+    if (sub_group_any(v > limit || v < 0.0f)) {
+        if (v < 0.0f)
+            data[gid] = 0.0f;
+    }
+    if (sub_group_any(v < 1.0f)) {
+        if (v < 2.0f)
+            data[gid] = 1.0f;
+    }
+}
+$0"#;
+    let (db, f, text, _) = open(fixture);
+    expect![[r#"
+        line 10: L0300 divergent branch: lanes take different sides, so both sides run under a mask
+        action: Guard with any(): skip the branch when no lane takes it
+        action: Suppress L0300 on this line
+        action: Suppress L0300 in this file
+    "#]]
+    .assert_eq(&render_findings(&db, f, &text, 0, text.len()));
 }

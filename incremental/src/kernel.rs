@@ -483,6 +483,7 @@ pub(crate) fn map_report(r: &KernelReport, m: MapSpan<'_>) -> KernelReport {
         let Some(s) = m(b.span) else { return false };
         b.span = s;
         b.reason = map_steps(&b.reason, m);
+        b.any_guard = b.any_guard.and_then(m);
         true
     });
     r.branches.sort_by_key(|b| (b.span.file, b.span.start));

@@ -1176,6 +1176,10 @@ pub struct Var {
     /// True when the variable lives in memory (`values` holds its alloca).
     pub in_memory: bool,
     pub is_param: bool,
+    /// The block the declaration is in (`None` once that block is gone):
+    /// the assumption-aware analysis rewrites the values of variables
+    /// declared inside a `sub_group_all` region.
+    pub block: Option<BlockId>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -155,6 +155,10 @@ pub struct BranchFact {
     /// True for the branch that decides a loop's exit (shown as a loop).
     pub loop_exit: bool,
     pub reason: Vec<Step>,
+    /// The `if (sub_group_any(c'))` around a divergent `if (c)` whose
+    /// condition `c` implies `c'`: the group already skips the branch when
+    /// no lane takes it (no L0300 then).
+    pub any_guard: Option<Span>,
 }
 
 #[derive(Clone, Debug)]
@@ -873,6 +877,9 @@ impl Reporter<'_> {
                 } else {
                     Vec::new()
                 },
+                any_guard: divergent
+                    .then(|| any_guard::any_guard(self.f, self.cfg, b, cond))
+                    .flatten(),
             };
             let key = (inst.src.span.file.0, inst.src.span.start);
             match out.get_mut(&key) {
@@ -1189,7 +1196,8 @@ impl Reporter<'_> {
             ));
             out.push(self.with_chain(d, &l.reason));
         }
-        for b in branches.iter().filter(|b| b.divergent && !b.loop_exit) {
+        let unguarded = |b: &&BranchFact| b.divergent && !b.loop_exit && b.any_guard.is_none();
+        for b in branches.iter().filter(unguarded) {
             let d = Diagnostic::new(
                 Code::DivergentBranch,
                 b.span,
@@ -1357,5 +1365,6 @@ impl Reporter<'_> {
     }
 }
 
+pub(crate) mod any_guard;
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 //!   `if (sub_group_any(c)) { ... }` (BOSCC: the SIMD group skips the
 //!   masked body when no lane takes it). Offered when evaluating `c` twice
 //!   is harmless (no assignment, increment, call of a user function or
-//!   comma in it);
+//!   comma in it), and not inside such a guard already;
 //! - *Suppress* a non-error diagnostic with `#pragma lanes ignore(CODE)` on
 //!   the line before it (with that line's indentation), or for the file at
 //!   its top;
@@ -64,7 +64,11 @@ fn guard_actions(ctx: &Ctx<'_>, range: TextRange) -> Vec<CodeAction> {
     let mut out: Vec<CodeAction> = Vec::new();
     for k in ctx.current_kernels() {
         let Some(r) = k.report() else { continue };
-        for b in r.branches.iter().filter(|b| b.divergent && !b.loop_exit) {
+        // A branch already under `if (sub_group_any(c))` is guarded.
+        let unguarded = |b: &&lanes_vectorizer::report::BranchFact| {
+            b.divergent && !b.loop_exit && b.any_guard.is_none()
+        };
+        for b in r.branches.iter().filter(unguarded) {
             let Some(at) = ctx.range(b.span) else {
                 continue;
             };

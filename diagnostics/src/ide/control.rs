@@ -239,9 +239,10 @@ fn branch_text(ctx: &Ctx<'_>, kernels: &[KernelView<'_>], stmt: &Stmt, else_side
         if b.divergent {
             let _ = writeln!(
                 s,
-                "**divergent branch** ({title}) in kernel `{}` ({} lanes): {side}, so both sides run under a mask (L0300).\n\nvectorized as {}",
+                "**divergent branch** ({title}) in kernel `{}` ({} lanes): {side}, so both sides run under a mask{}.\n\nvectorized as {}",
                 r.name,
                 r.width,
+                if b.any_guard.is_some() { "" } else { " (L0300)" },
                 how_divergent(ctx, kernels, r, b, stmt)
             );
             if !b.reason.is_empty() {
@@ -273,6 +274,12 @@ fn how_divergent(
     b: &BranchFact,
     stmt: &Stmt,
 ) -> String {
+    if let Some(g) = b.any_guard {
+        return format!(
+            "masked code behind the `sub_group_any` guard at line {}: the group skips it when no lane takes it.",
+            ctx.line_number(g)
+        );
+    }
     let boscc = kernels
         .iter()
         .filter(|k| k.name == r.name)

@@ -370,6 +370,7 @@ fn remove_unreachable(f: &mut Function) {
     f.entry = remap(entry).unwrap_or(BlockId(0));
     for var in &mut f.vars {
         var.values.retain(|v| !removed_values.contains(v));
+        var.block = var.block.and_then(remap);
     }
 }
 

@@ -1159,6 +1159,7 @@ fn undef_through_a_phi_names_the_variable() {
         values: vec![x],
         in_memory: false,
         is_param: false,
+        block: Some(entry),
     });
     let z = b.i32(0);
     let y = b.bin(BinOp::Add, x, z);

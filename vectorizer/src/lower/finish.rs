@@ -171,6 +171,9 @@ fn compact(mut f: Function, order: &[BlockId], ssa: &super::ssa::SsaState) -> Fu
             .filter(|v| seen.insert(*v))
             .collect();
         var.values = list;
+        var.block = var
+            .block
+            .and_then(|b| block_map.get(b.index()).copied().flatten());
     }
     f
 }

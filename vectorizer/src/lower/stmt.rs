@@ -142,6 +142,7 @@ impl<'u> Lowerer<'u> {
                 values: vec![ptr],
                 in_memory: true,
                 is_param: false,
+                block: Some(self.cur),
             });
             Slot::Mem(ptr)
         } else if is_register_type(&local.ty) && !taken {
@@ -157,6 +158,7 @@ impl<'u> Lowerer<'u> {
                 values: Vec::new(),
                 in_memory: false,
                 is_param: local.is_param,
+                block: Some(self.cur),
             });
             Slot::Ssa(vars)
         } else {
@@ -172,6 +174,7 @@ impl<'u> Lowerer<'u> {
                 values: vec![ptr],
                 in_memory: true,
                 is_param: local.is_param,
+                block: Some(self.cur),
             });
             Slot::Mem(ptr)
         };

@@ -19,6 +19,7 @@ use crate::ir::{
 };
 
 use super::linear::{self, Cond};
+use crate::report::any_guard::horizontal_argument;
 
 /// Rewrites `f` under the `sub_group_all` guards it contains, for SIMD
 /// groups of `width` lanes; returns the number of uses rewritten. Modulus
@@ -73,6 +74,8 @@ fn unsigned_forms(f: &Function, facts: &mut Vec<Cond>) {
 struct Guard {
     /// The first block of the guarded region (only reached from the guard).
     region: BlockId,
+    /// The first block of the `else` side, when only the guard reaches it.
+    els: Option<BlockId>,
     facts: Vec<Cond>,
 }
 
@@ -86,7 +89,7 @@ fn guards(f: &Function, cfg: &Cfg) -> Vec<Guard> {
         if then == els || cfg.preds(*then).len() != 1 {
             continue;
         }
-        let Some(arg) = all_argument(f, *cond) else {
+        let Some(arg) = horizontal_argument(f, *cond, Horizontal::All) else {
             continue;
         };
         let mut facts = Vec::new();
@@ -100,6 +103,7 @@ fn guards(f: &Function, cfg: &Cfg) -> Vec<Guard> {
             }
             out.push(Guard {
                 region: *then,
+                els: (cfg.preds(*els).len() == 1).then_some(*els),
                 facts,
             });
         }
@@ -107,27 +111,18 @@ fn guards(f: &Function, cfg: &Cfg) -> Vec<Guard> {
     out
 }
 
-/// `c` is `sub_group_all(a)` (possibly as `int != 0`): `a`.
-fn all_argument(f: &Function, c: ValueId) -> Option<ValueId> {
-    let i = f.def_inst(c)?;
-    match &f.inst(i).kind {
-        InstKind::Horizontal {
-            op: Horizontal::All,
-            args,
-        } => args.first().copied(),
-        InstKind::Cmp {
-            pred: CmpPred::Ne,
-            lhs,
-            rhs,
-        } if matches!(f.as_const(*rhs), Some(Const::Int(0, _))) => {
-            let j = f.def_inst(*lhs)?;
-            match &f.inst(j).kind {
-                InstKind::Cast { value, .. } => all_argument(f, *value),
-                _ => None,
+/// Whether `block` is on the `else` side of an `if (sub_group_all(P))`
+/// whose P implies every one of `conds`: that `else` is the original copy
+/// of a fast path for them, which the guard's true side already is.
+pub(super) fn in_fast_path_else(f: &Function, cfg: &Cfg, block: BlockId, conds: &[Cond]) -> bool {
+    !conds.is_empty()
+        && guards(f, cfg).into_iter().any(|mut g| {
+            if !g.els.is_some_and(|e| cfg.dominates(e, block)) {
+                return false;
             }
-        }
-        _ => None,
-    }
+            unsigned_forms(f, &mut g.facts);
+            conds.iter().all(|c| implied(c, &g.facts))
+        })
 }
 
 /// The linear facts of an `i1` with value `truth`: comparisons joined by
@@ -242,6 +237,21 @@ fn decided(f: &mut Function, v: ValueId, facts: &[Cond]) -> Option<ValueId> {
     }
 }
 
+/// [`decided`], computed once per value of a region.
+fn decided_once(
+    f: &mut Function,
+    memo: &mut HashMap<ValueId, Option<ValueId>>,
+    v: ValueId,
+    facts: &[Cond],
+) -> Option<ValueId> {
+    if let Some(r) = memo.get(&v) {
+        return *r;
+    }
+    let r = decided(f, v, facts);
+    memo.insert(v, r);
+    r
+}
+
 fn rewrite_region(f: &mut Function, cfg: &Cfg, g: &Guard) -> usize {
     let blocks: Vec<BlockId> = cfg
         .rpo()
@@ -264,15 +274,9 @@ fn rewrite_region(f: &mut Function, cfg: &Cfg, g: &Guard) -> usize {
                 k => k.operands(),
             };
             for op in ops {
-                let r = match memo.get(&op) {
-                    Some(r) => *r,
-                    None => {
-                        let r = decided(f, op, &g.facts);
-                        memo.insert(op, r);
-                        r
-                    }
+                let Some(n) = decided_once(f, &mut memo, op, &g.facts) else {
+                    continue;
                 };
-                let Some(n) = r else { continue };
                 match &mut f.insts[i.index()].kind {
                     InstKind::Phi { incoming } => {
                         for (p, x) in incoming.iter_mut() {
@@ -287,6 +291,27 @@ fn rewrite_region(f: &mut Function, cfg: &Cfg, g: &Guard) -> usize {
                         }
                     }),
                 }
+                changed += 1;
+            }
+        }
+    }
+    // The values of a variable as the region sees them: those assigned in
+    // it (defined there, or any value of a variable declared there, like
+    // `int i = left` whose `left` comes from before the guard). The
+    // report shows a variable's shape from these.
+    let inside = |f: &Function, v: ValueId| {
+        f.def_inst(v)
+            .is_some_and(|i| cfg.dominates(g.region, f.inst(i).block))
+    };
+    for k in 0..f.vars.len() {
+        let declared_inside = f.vars[k].block.is_some_and(|b| cfg.dominates(g.region, b));
+        for j in 0..f.vars[k].values.len() {
+            let v = f.vars[k].values[j];
+            if !declared_inside && !inside(f, v) {
+                continue;
+            }
+            if let Some(n) = decided_once(f, &mut memo, v, &g.facts) {
+                f.vars[k].values[j] = n;
                 changed += 1;
             }
         }

@@ -257,6 +257,19 @@ impl Search<'_> {
         if candidates.is_empty() {
             return self.cegis(t);
         }
+        // The `else` of `if (sub_group_all(P)) { fast copy } else { this }`
+        // needs no fast path for P again.
+        let (f, cfg) = (&self.ka.func, &self.ka.cfg);
+        if let Some(b) = self.target_block(t) {
+            if candidates
+                .iter()
+                .any(|c| super::assume::in_fast_path_else(f, cfg, b, &c.conds))
+            {
+                return Outcome::NotFound(
+                    "it is the original copy, in the `else` of an `if (sub_group_all(P))` whose fast copy runs when P holds".into(),
+                );
+            }
+        }
         // Most sampled groups first; unknown samples count as neither.
         candidates.sort_by(|a, b| b.hits.cmp(&a.hits).then(a.conds.len().cmp(&b.conds.len())));
         let mut rejected = Vec::new();
