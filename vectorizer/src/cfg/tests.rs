@@ -378,6 +378,7 @@ fn add_values(f: &mut Function, rng: &mut Rng, x: ValueId) {
         values: def.clone(),
         in_memory: false,
         is_param: false,
+        block: None,
     });
 }
 
@@ -917,6 +918,7 @@ fn unreachable_blocks_are_removed_and_phis_fixed() {
         values: vec![phi, dead.unwrap()],
         in_memory: false,
         is_param: false,
+        block: None,
     });
     assert!(verify(&f).is_err());
     assert!(verify_with(&f, true).is_ok());
@@ -976,6 +978,7 @@ fn preheader_latch_and_exits_are_created() {
         values: vec![hphi, inc],
         in_memory: false,
         is_param: false,
+        block: None,
     });
     verify(&f).unwrap();
     let g = canonicalize_checked(&f);
@@ -1060,6 +1063,7 @@ fn lcssa_nested_loops_value_used_after_both() {
         values: vec![v],
         in_memory: false,
         is_param: false,
+        block: None,
     });
     verify(&f).unwrap();
     assert!(is_canonical(&f).unwrap_err().contains("without an LCSSA φ"));
