@@ -413,15 +413,26 @@ fn guard_with_any_keeps_results_and_adds_a_uniform_guard() {
     assert!(branches
         .iter()
         .any(|b| b["line"] == guard_line + 1 && b["divergent"] == true));
-    // Everything else is the same: shapes, loops, accesses, diagnostics.
+    // Everything else is the same: shapes, loops, accesses, diagnostics
+    // but the L0300 of the guarded branch (its guard is there now).
     let strip = |e: &serde_json::Value, key: &str, fields: &[&str]| -> Vec<Vec<String>> {
         e["kernels"][0][key]
             .as_array()
             .unwrap()
             .iter()
+            .filter(|v| v["code"] != "L0300")
             .map(|v| fields.iter().map(|f| v[*f].to_string()).collect())
             .collect()
     };
+    let l0300 = |e: &serde_json::Value| {
+        e["kernels"][0]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "L0300")
+            .count()
+    };
+    assert_eq!(l0300(&after), l0300(&before) - 1);
     for (key, fields) in [
         ("values", &["name", "shape"][..]),
         ("loops", &["divergent"][..]),
@@ -454,7 +465,15 @@ fn guard_with_any_in_a_helper() {
     db.set_file(f.path(&db).clone(), &edited, 2);
     let ds = lanes_db::file_diagnostics(&db, f);
     assert!(!ds.iter().any(|d| d.is_error()), "{ds:#?}");
-    assert_eq!(ds.len(), before);
+    // The same, but the guarded branch's L0300.
+    assert_eq!(ds.len(), before - 1, "{ds:#?}");
+    let inner = edited.find("        if (i >= n)").unwrap() as u32;
+    assert!(
+        !ds.iter().any(|d| d.code == Code::DivergentBranch
+            && d.span.start > inner
+            && d.span.start < inner + 20),
+        "{ds:#?}"
+    );
 }
 
 #[test]

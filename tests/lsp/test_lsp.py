@@ -350,9 +350,9 @@ async def test_semantic_tokens_uniform_varying(client: LanguageClient):
 
 
 async def test_guard_with_any(client: LanguageClient):
-    # The analysis keeps the guarded `if` divergent (its L0300 stays, one line
-    # down: see the report); what the action promises is a uniform guard that
-    # skips the masked body when no lane takes it, with the results unchanged.
+    # The action adds a uniform guard that skips the masked body when no lane
+    # takes it, with the results unchanged; the guarded `if` stays divergent
+    # but has its guard now: no L0300 and no second guard for it.
     uri, diags = await open_doc(client, "scale.cl", BRANCHY)
     branch = [d for d in diags if d.code == "L0300"]
     assert len(branch) == 1, diags
@@ -371,7 +371,15 @@ async def test_guard_with_any(client: LanguageClient):
     await change(client, uri, 2, [whole(new_text)])
     after = await published(client, uri, 2)
     assert not [d for d in after if d.severity == types.DiagnosticSeverity.Error], after
-    assert [d.range.start.line for d in after if d.code == "L0300"] == [4]
+    assert not [d for d in after if d.code == "L0300"], after
+    inner = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=4, character=0), end=types.Position(line=5, character=0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    assert not [a for a in inner if a.title.startswith("Guard with any()")], [a.title for a in inner]
     explained = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="lanes.explain", arguments=[uri])
     )
