@@ -115,7 +115,12 @@ fn render_hints(db: &LanesDatabase, f: File, text: &str, range: TextRange) -> St
         .find('\n')
         .map_or(text.len(), |i| range.end as usize + i + 1);
     out.push_str(&text[at..end]);
-    out
+    // Numbered, so that the snapshot keeps the lines' own indentation.
+    let line0 = text[..first].matches('\n').count() + 1;
+    out.lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:>2} |{l}\n", line0 + i))
+        .collect()
 }
 
 /// The lines of `after` that differ from `before`, with one line of
@@ -673,10 +678,10 @@ fn the_fast_copy_is_analysed_under_its_guard() {
         vectorized with a uniform exit: one scalar branch for the whole SIMD group, no loop mask.
     "#]].assert_eq(&render_hover(&db, f, &text, for_at as u32));
     expect![[r#"
-            if (sub_group_all(vstep <= x && x < width - vstep)) {
-                for (int i[: contiguous] = left; i <= right; ++i)[uniform loop]  // clipped
-                    sum += input[i][masked packed] * stencil[i - (x - vstep)][masked broadcast];
-            } else {
+        15 |    if (sub_group_all(vstep <= x && x < width - vstep)) {
+        16 |        for (int i[: contiguous] = left; i <= right; ++i)[uniform loop]  // clipped
+        17 |            sum += input[i][masked packed] * stencil[i - (x - vstep)][masked broadcast];
+        18 |    } else {
     "#]]
     .assert_eq(&render_hints(
         &db,
@@ -696,14 +701,14 @@ fn the_fast_copy_without_an_early_return_is_unmasked() {
     let copy = text.find("if (sub_group_all").unwrap();
     let end = text.find("output[x]").unwrap();
     expect![[r#"
-            if (sub_group_all(vstep <= x && x < width - vstep)) {
-                for (int i[: contiguous] = left; i <= right; ++i)[uniform loop]  // clipped
-                    sum += input[i][packed] * stencil[i - (x - vstep)][broadcast];
-            } else {
-                for (int i[: varying] = left; i <= right; ++i)[divergent loop]  // clipped
-                    sum += input[i][masked gather] * stencil[i - (x - vstep)][masked gather];
-            }
-            output[x] = sum;
+        13 |    if (sub_group_all(vstep <= x && x < width - vstep)) {
+        14 |        for (int i[: contiguous] = left; i <= right; ++i)[uniform loop]  // clipped
+        15 |            sum += input[i][packed] * stencil[i - (x - vstep)][broadcast];
+        16 |    } else {
+        17 |        for (int i[: varying] = left; i <= right; ++i)[divergent loop]  // clipped
+        18 |            sum += input[i][masked gather] * stencil[i - (x - vstep)][masked gather];
+        19 |    }
+        20 |    output[x] = sum;
     "#]]
     .assert_eq(&render_hints(
         &db,
