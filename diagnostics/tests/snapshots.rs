@@ -840,3 +840,45 @@ $0"#;
     "#]]
     .assert_eq(&render_findings(&db, f, &text, 0, text.len()));
 }
+
+/// Renaming to a name the preprocessor would replace, or that is a
+/// keyword or built-in, is refused with the reason.
+#[test]
+fn rename_refuses_names_a_macro_would_capture() {
+    use lanes_diagnostics::ide::symbols::rename;
+    let fixture = r#"#define TILE 16
+#define SCALE(v) ((v) * 2.0f)
+__kernel void scale(__global float *data)
+{
+    int g$0id = get_global_id(0);
+    data[gid] = SCALE(data[gid]) + TILE;
+}
+"#;
+    let (db, f, _, offset) = open(fixture);
+    let answers: String = [
+        "M_PI_F",
+        "CLK_LOCAL_MEM_FENCE",
+        "TILE",
+        "SCALE",
+        "while",
+        "float4",
+        "get_local_id",
+        "index",
+    ]
+    .iter()
+    .map(|n| match rename(&db, f, offset, n) {
+        Ok(edits) => format!("{n}: {} edits\n", edits.len()),
+        Err(e) => format!("{n}: {e}\n"),
+    })
+    .collect();
+    expect![[r#"
+        M_PI_F: `M_PI_F` is a predefined macro: the preprocessor would replace the renamed name by its expansion
+        CLK_LOCAL_MEM_FENCE: `CLK_LOCAL_MEM_FENCE` is a predefined macro: the preprocessor would replace the renamed name by its expansion
+        TILE: `TILE` is a macro (`#define` at line 1 of `/virtual/fixture.cl`): the preprocessor would replace the renamed name by its expansion
+        SCALE: `SCALE` is a macro (`#define` at line 2 of `/virtual/fixture.cl`): the preprocessor would replace the renamed name by its expansion
+        while: `while` is a keyword, type or built-in of OpenCL C
+        float4: `float4` is a keyword, type or built-in of OpenCL C
+        get_local_id: `get_local_id` is a keyword, type or built-in of OpenCL C
+        index: 3 edits
+    "#]].assert_eq(&answers);
+}

@@ -242,6 +242,14 @@ pub fn rename(
     if old == new_name {
         return Ok(Vec::new());
     }
+    // The preprocessor would replace the new name by the macro's body.
+    if !matches!(occ.sym, Sym::Macro(_)) {
+        if let Some(def) = macro_definition(&ctx, new_name) {
+            return Err(format!(
+                "`{new_name}` is {def}: the preprocessor would replace the renamed name by its expansion"
+            ));
+        }
+    }
     if let Some(other) = clash(&ctx, &occ.sym, new_name) {
         return Err(format!("`{new_name}` is already {other}"));
     }
@@ -252,6 +260,38 @@ pub fn rename(
             new_text: new_name.to_string(),
         })
         .collect())
+}
+
+/// Where a macro called `name` is defined in any file of the unit (the
+/// predefined ones are in `<built-in>`, with the `-D` options): a
+/// `#define` anywhere counts, since it may be in force at a use.
+fn macro_definition(ctx: &Ctx<'_>, name: &str) -> Option<String> {
+    for (_, file) in ctx.parsed.unit.sources.files() {
+        for (n, line) in file.text.lines().enumerate() {
+            let Some(rest) = line.trim_start().strip_prefix('#') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix("define") else {
+                continue;
+            };
+            if !rest.starts_with([' ', '\t']) {
+                continue;
+            }
+            let rest = rest.trim_start();
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            if &rest[..end] != name {
+                continue;
+            }
+            return Some(if file.name.starts_with('<') {
+                "a predefined macro".to_string()
+            } else {
+                format!("a macro (`#define` at line {} of `{}`)", n + 1, file.name)
+            });
+        }
+    }
+    None
 }
 
 /// What else is called `name` where the renamed symbol is visible.
