@@ -738,4 +738,27 @@ fn fast_path_hover_and_action_once_preconditions_are_known() {
             assert!(d.range.start > else_at, "{d:#?}");
         }
     }
+    // The copy's `i` is contiguous in its hint and its hover.
+    let copy_i = at(&edited, "if (sub_group_all", "int i") + 4;
+    let h = hover(&db, f, copy_i).unwrap();
+    assert!(h.markdown.contains("**contiguous**"), "{}", h.markdown);
+    let copy_line = at(&edited, "if (sub_group_all", "for (int i");
+    let hints = inlay_hints(&db, f, TextRange::new(copy_line, copy_line + 40));
+    assert!(
+        hints.iter().any(|h| h.label == ": contiguous"),
+        "{hints:#?}"
+    );
+    // Inferred again, the original copy has no L0301 and no fast path.
+    infer_preconditions(&mut db, f);
+    let else_for = at(&edited, "} else {", "for (int i");
+    assert!(
+        !diagnostics(&db, f)
+            .iter()
+            .any(|d| d.code == Code::FastPath && d.range.start > else_at),
+        "{:#?}",
+        diagnostics(&db, f)
+    );
+    assert!(!code_actions(&db, f, TextRange::empty(else_for))
+        .iter()
+        .any(|a| a.title.starts_with("Add fast path")));
 }

@@ -791,6 +791,16 @@ fn no_guard_again_inside_the_guard() {
 }
 "#;
     let (db, f, text) = applied(fixture, "Guard with any()");
+    let guard = text.find("if (sub_group_any").unwrap();
+    expect![[r#"
+        on `if`
+
+        **uniform branch** (`if`) in kernel `clamp_high` (16 lanes): every lane of the SIMD group goes the same way.
+
+        vectorized as a scalar branch: the whole group jumps, no mask.
+
+        A guard: the SIMD group skips its body when no active lane satisfies `v > limit`.
+    "#]].assert_eq(&render_hover(&db, f, &text, guard as u32));
     let inner = text.find("if (v > limit)").unwrap();
     let line_end = inner + text[inner..].find('\n').unwrap();
     expect![[r#""#]].assert_eq(&render_findings(&db, f, &text, inner, line_end));
@@ -881,4 +891,19 @@ __kernel void scale(__global float *data)
         get_local_id: `get_local_id` is a keyword, type or built-in of OpenCL C
         index: 3 edits
     "#]].assert_eq(&answers);
+}
+
+#[test]
+fn hover_on_the_if_of_a_fast_path_check() {
+    let (db, f, text) = applied(&conv_at("// The stencil", "for"), "Add fast path");
+    let check = text.find("if (sub_group_all").unwrap();
+    expect![[r#"
+        on `if`
+
+        **uniform branch** (`if`) in kernel `convolution` (16 lanes): every lane of the SIMD group goes the same way.
+
+        vectorized as a scalar branch: the whole group jumps, no mask.
+
+        A fast path's check: its body runs when every active lane satisfies `vstep <= x && x < width - vstep`, and the analysis assumes that there (the `else` is the original).
+    "#]].assert_eq(&render_hover(&db, f, &text, check as u32));
 }

@@ -256,12 +256,43 @@ fn branch_text(ctx: &Ctx<'_>, kernels: &[KernelView<'_>], stmt: &Stmt, else_side
             );
         }
     }
+    if !else_side {
+        if let Some(note) = guard_note(ctx, stmt) {
+            s = format!("{}\n\n{note}\n", s.trim_end());
+        }
+    }
     with_fast_path(kernels, s, |f| {
         f.kind == TargetKind::Branch
             && ctx
                 .range(f.span)
                 .is_some_and(|at| crange.start <= at.start && at.end <= crange.end)
     })
+}
+
+/// What an `if (sub_group_all(P))` or `if (sub_group_any(c))` is for.
+fn guard_note(ctx: &Ctx<'_>, stmt: &Stmt) -> Option<String> {
+    use lanes_frontend::hir::ExprKind;
+    let StmtKind::If { cond, .. } = &stmt.kind else {
+        return None;
+    };
+    let mut e = cond;
+    while let ExprKind::Convert { expr, .. } = &e.kind {
+        e = expr;
+    }
+    let ExprKind::Builtin { call, args } = &e.kind else {
+        return None;
+    };
+    let arg = ctx.range(args.first()?.span)?;
+    let text = ctx.text().get(arg.start as usize..arg.end as usize)?;
+    match call.name().as_str() {
+        "sub_group_all" => Some(format!(
+            "A fast path's check: its body runs when every active lane satisfies `{text}`, and the analysis assumes that there (the `else` is the original)."
+        )),
+        "sub_group_any" => Some(format!(
+            "A guard: the SIMD group skips its body when no active lane satisfies `{text}`."
+        )),
+        _ => None,
+    }
 }
 
 /// How a divergent branch is vectorized: linearized under masks, with a
