@@ -47,6 +47,9 @@ struct Doc {
     /// Bumped by every change; a debounced diagnostics run only publishes
     /// if it is still the latest.
     generation: u64,
+    /// The version and diagnostics last published: background runs (new
+    /// preconditions) that change nothing publish nothing.
+    published: Option<(i32, Arc<Vec<Diagnostic>>)>,
 }
 
 pub(crate) struct State {
@@ -290,13 +293,26 @@ impl Backend {
         let Ok((diags, computed, converted)) = diags else {
             return false;
         };
-        if self.current(key, generation) != Some(version) {
-            return false;
+        let diags = Arc::new(diags);
+        {
+            let mut st = self.state();
+            let Some(doc) = st.docs.get_mut(key).filter(|d| d.generation == generation) else {
+                return false;
+            };
+            if doc
+                .published
+                .as_ref()
+                .is_some_and(|(v, d)| *v == version && *d == diags)
+            {
+                // Already shown: nothing changed since.
+                return true;
+            }
+            doc.published = Some((version, diags.clone()));
         }
         let n = diags.len();
         self.0
             .client
-            .publish_diagnostics(uri, diags, Some(version))
+            .publish_diagnostics(uri, diags.to_vec(), Some(version))
             .await;
         if timing() {
             eprintln!(
@@ -596,6 +612,7 @@ impl LanguageServer for Backend {
                     version: td.version,
                     file,
                     generation: 0,
+                    published: None,
                 },
             );
         }
