@@ -53,8 +53,7 @@ function writeJson(file, value) {
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
 }
 
-/** A fresh workspace with a copy of the example, and a user profile for code-server. */
-function prepare() {
+function checkInputs() {
   for (const [file, hint] of [
     [codeServer, 'run scripts/setup.sh'],
     [lanes, 'run cargo build -p lanes'],
@@ -62,16 +61,28 @@ function prepare() {
   ]) {
     if (!fs.existsSync(file)) throw new Error(`${file} is missing: ${hint}`);
   }
-  fs.rmSync(out, { recursive: true, force: true });
+}
+
+/**
+ * A fresh workspace with a copy of the example, a user profile for
+ * code-server, and a home directory. VS Code takes PATH from the user's login
+ * shell, so `lanesOnPath` puts the binary's directory on PATH in the home's
+ * .profile; otherwise the workspace setting lanes.server.path names it.
+ */
+function prepare(name, { lanesOnPath }) {
+  const root = path.join(work, name);
   const dirs = {
-    workspace: path.join(work, 'workspace'),
-    userData: path.join(work, 'user-data'),
-    extensions: path.join(work, 'extensions'),
+    root,
+    workspace: path.join(root, 'workspace'),
+    userData: path.join(root, 'user-data'),
+    extensions: path.join(root, 'extensions'),
+    home: path.join(root, 'home'),
   };
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
   const kernel = path.join(dirs.workspace, 'convolution.cl');
   fs.copyFileSync(example, kernel);
-  writeJson(path.join(dirs.workspace, '.vscode', 'settings.json'), { 'lanes.server.path': lanes });
+  writeJson(path.join(dirs.workspace, '.vscode', 'settings.json'), lanesOnPath ? {} : { 'lanes.server.path': lanes });
+  fs.writeFileSync(path.join(dirs.home, '.profile'), lanesOnPath ? `PATH="${path.dirname(lanes)}:$PATH"\n` : '');
   writeJson(path.join(dirs.userData, 'User', 'settings.json'), {
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
@@ -91,9 +102,9 @@ function prepare() {
   return { ...dirs, kernel };
 }
 
-/** code-server's command line with every piece of state inside `work`. */
+/** code-server's command line with every piece of its state inside the session's directory. */
 function codeServerArgs(dirs) {
-  const config = path.join(work, 'config.yaml');
+  const config = path.join(dirs.root, 'config.yaml');
   fs.writeFileSync(config, 'auth: none\ncert: false\n');
   return [
     codeServer,
@@ -108,8 +119,13 @@ function codeServerArgs(dirs) {
   ];
 }
 
-function codeServerEnv() {
-  const env = { ...process.env, XDG_DATA_HOME: path.join(work, 'xdg-data'), XDG_CONFIG_HOME: path.join(work, 'xdg-config') };
+function codeServerEnv(dirs) {
+  const env = {
+    ...process.env,
+    HOME: dirs.home,
+    XDG_DATA_HOME: path.join(dirs.root, 'xdg-data'),
+    XDG_CONFIG_HOME: path.join(dirs.root, 'xdg-config'),
+  };
   delete env.PASSWORD;
   delete env.HASHED_PASSWORD;
   delete env.PORT;
@@ -120,7 +136,7 @@ function codeServerEnv() {
 /** Starts code-server on a free loopback port; resolves with its URL. */
 function startCodeServer(dirs, log) {
   const child = spawn(process.execPath, [...codeServerArgs(dirs), '--bind-addr', '127.0.0.1:0', dirs.workspace], {
-    env: codeServerEnv(),
+    env: codeServerEnv(dirs),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -270,42 +286,58 @@ async function lineHtml(page, text) {
 
 // ---------------------------------------------------------------------------
 
-async function main() {
-  const dirs = prepare();
-  const serverLog = path.join(out, 'code-server.log');
-  const kernelText = fs.readFileSync(dirs.kernel, 'utf8');
-  const lineOf = (needle) => {
-    const i = kernelText.split('\n').findIndex((l) => l.includes(needle));
-    assert.ok(i >= 0, `examples/convolution.cl has no line with ${needle}`);
-    return i + 1;
-  };
+const kernelText = fs.readFileSync(example, 'utf8');
 
-  execFileSync(process.execPath, [...codeServerArgs(dirs), '--install-extension', vsix], { env: codeServerEnv(), stdio: 'pipe' });
-  const installed = fs.readdirSync(dirs.extensions).filter((d) => d.startsWith('lanes.lanes-'));
-  assert.deepStrictEqual(installed, [`lanes.lanes-${version}`], `code-server --install-extension ${path.relative(repo, vsix)}`);
+/** The 1-based line of examples/convolution.cl that contains `needle`. */
+function lineOf(needle) {
+  const i = kernelText.split('\n').findIndex((l) => l.includes(needle));
+  assert.ok(i >= 0, `examples/convolution.cl has no line with ${needle}`);
+  return i + 1;
+}
 
-  const server = startCodeServer(dirs, serverLog);
+/** Every step of every session, in order, for the summary. */
+const steps = [];
+
+/**
+ * One VS Code session: installs the .vsix into a fresh code-server profile,
+ * opens convolution.cl in Chromium, and runs `body(page, step, dirs)`, whose
+ * steps stop at the first failure. A failure leaves failure-<name>.png and
+ * the session's logs on the console.
+ */
+async function session(name, options, body) {
+  const dirs = prepare(name, options);
+  const serverLog = path.join(dirs.root, 'code-server.log');
+  let failed = false;
   let browser;
   let page;
-  const steps = [];
-  let failed = 0;
-  const step = async (name, screenshot, body) => {
+  let server;
+  const step = async (title, screenshot, fn) => {
+    const label = `[${name}] ${title}`;
     if (failed) {
-      steps.push({ name, status: 'skipped' });
+      steps.push({ name: label, status: 'skipped' });
       return;
     }
     try {
-      await body();
-      await page.screenshot({ path: path.join(out, screenshot) });
-      steps.push({ name, status: 'passed', screenshot });
+      await fn();
+      if (screenshot) await page.screenshot({ path: path.join(out, screenshot) });
+      steps.push({ name: label, status: 'passed', screenshot });
     } catch (err) {
-      failed++;
-      steps.push({ name, status: 'failed', error: err });
+      failed = true;
+      steps.push({ name: label, status: 'failed', error: err });
     }
   };
 
   try {
-    const url = await Promise.race([server.url, sleep(STARTUP_TIMEOUT).then(() => { throw new Error('code-server did not start listening'); })]);
+    execFileSync(process.execPath, [...codeServerArgs(dirs), '--install-extension', vsix], { env: codeServerEnv(dirs), stdio: 'pipe' });
+    const installed = fs.readdirSync(dirs.extensions).filter((d) => d.startsWith('lanes.lanes-'));
+    assert.deepStrictEqual(installed, [`lanes.lanes-${version}`], `code-server --install-extension ${path.relative(repo, vsix)}`);
+    server = startCodeServer(dirs, serverLog);
+    const url = await Promise.race([
+      server.url,
+      sleep(STARTUP_TIMEOUT).then(() => {
+        throw new Error(`code-server did not start listening; see ${path.relative(repo, serverLog)}`);
+      }),
+    ]);
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       headless: true,
@@ -314,7 +346,7 @@ async function main() {
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(STEP_TIMEOUT);
 
-    await step('open convolution.cl in the workbench', '00-editor.png', async () => {
+    await step('open convolution.cl in the workbench', name === 'setting' ? '00-editor.png' : undefined, async () => {
       await page.goto(`${url}?folder=${encodeURIComponent(dirs.workspace)}`, { timeout: STARTUP_TIMEOUT });
       await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: STARTUP_TIMEOUT });
       await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'convolution.cl' }).first().waitFor({ timeout: STARTUP_TIMEOUT });
@@ -327,7 +359,31 @@ async function main() {
       await waitFor('the editor to show convolution.cl', async () => (await editorLines(page)).some((l) => l.includes('__kernel void convolution')));
       await waitFor('the language mode OpenCL C in the status bar', async () => (await textOf(page, '.statusbar')).includes('OpenCL C'));
     });
+    await body(page, step, dirs);
+  } catch (err) {
+    failed = true;
+    steps.push({ name: `[${name}] start code-server and Chromium`, status: 'failed', error: err });
+  } finally {
+    if (failed && page) {
+      const shot = path.join(out, `failure-${name}.png`);
+      await page.screenshot({ path: shot }).catch(() => undefined);
+      const toasts = await textOf(page, '.notifications-toasts').catch(() => '');
+      console.log(`[${name}] failed: screenshot ${path.relative(repo, shot)}; code-server log ${path.relative(repo, serverLog)}`);
+      if (toasts) console.log(`[${name}] notifications on screen: ${toasts.replace(/\s+/g, ' ')}`);
+      console.log(extensionLogs(dirs.userData));
+    }
+    if (browser) await browser.close().catch(() => undefined);
+    if (server) stopProcessGroup(server.child);
+  }
+}
 
+async function main() {
+  checkInputs();
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(out, { recursive: true });
+
+  // A user who set lanes.server.path: every feature, step by step.
+  await session('setting', { lanesOnPath: false }, async (page, step, dirs) => {
     await step('Problems panel lists L0201 (divergent loop)', '01-problems.png', async () => {
       await page.keyboard.press('Control+Shift+M');
       const problems = await waitFor(
@@ -417,17 +473,17 @@ async function main() {
       });
       observed.objectBytes = fs.statSync(object).size;
     });
-  } catch (err) {
-    failed++;
-    steps.push({ name: 'start code-server and Chromium', status: 'failed', error: err });
-  } finally {
-    if (failed && page) {
-      await page.screenshot({ path: path.join(out, 'failure.png') }).catch(() => undefined);
-      observed.notificationsAtFailure = await textOf(page, '.notifications-toasts').catch(() => '');
-    }
-    if (browser) await browser.close().catch(() => undefined);
-    stopProcessGroup(server.child);
-  }
+  });
+
+  // A user with `lanes` on PATH and no setting (the default, lanes.server.path = "lanes").
+  await session('path', { lanesOnPath: true }, async (page, step, dirs) => {
+    await step('lanes found on PATH: the Problems panel lists L0201', '08-lanes-on-path.png', async () => {
+      await page.keyboard.press('Control+Shift+M');
+      await waitFor('L0201 in the Problems panel', async () => (await textOf(page, '.markers-panel')).includes('L0201'), STARTUP_TIMEOUT);
+      const channel = extensionLogs(dirs.userData);
+      assert.ok(channel.includes(`starting ${lanes} lsp`), `the lanes output channel names the binary found on PATH:\n${channel}`);
+    });
+  });
 
   fs.writeFileSync(path.join(out, 'observed.txt'), JSON.stringify(observed, null, 2) + '\n');
   for (const s of steps) {
@@ -435,14 +491,9 @@ async function main() {
     console.log(`${s.status === 'passed' ? 'ok  ' : s.status === 'failed' ? 'FAIL' : 'skip'} ${s.name}${shot}`);
     if (s.error) console.log(`     ${String(s.error.stack || s.error).split('\n').slice(0, 6).join('\n     ')}`);
   }
-  if (failed) {
-    if (observed.notificationsAtFailure) console.log(`notifications on screen: ${observed.notificationsAtFailure.replace(/\s+/g, ' ')}`);
-    console.log(`screenshot of the failure: ${path.relative(repo, path.join(out, 'failure.png'))}; code-server log: ${path.relative(repo, serverLog)}`);
-    console.log(extensionLogs(dirs.userData));
-  }
   const count = (status) => steps.filter((s) => s.status === status).length;
   console.log(`vscode-e2e: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
-  process.exit(failed ? 1 : 0);
+  process.exit(count('failed') ? 1 : 0);
 }
 
 /** What the user saw, written to target/vscode-e2e/observed.txt. */
