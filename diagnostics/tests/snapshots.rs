@@ -348,20 +348,22 @@ fn hover_on_a_masked_gather() {
     check_hover(
         &conv_at("sum +=", "[i]"),
         expect![[r#"
-        on `input[i]`
+            on `input[i]`
 
-        **masked gather** load `input[i]` in kernel `convolution` (16 lanes)
+            **masked gather** load `input[i]` in kernel `convolution` (16 lanes)
 
-        vectorized as a gather: 16 unrelated addresses, about one scalar load per lane, masked (only the active lanes access memory) (vector IR: 1 memory operation under a block mask).
+            vectorized as a gather: 16 unrelated addresses, about one scalar load per lane, masked (only the active lanes access memory) (vector IR: 1 memory operation under a block mask).
 
-        **why**:
-        - line 16: `input[i]` is varying
-        - line 16: `i` is varying
-        - line 15: `i` is varying
-        - line 11: `max(0, x - vstep)` is varying
-        - line 11: `x - vstep` is contiguous
-        - line 7: `get_global_id(0)` is contiguous
-    "#]],
+            masked: lanes are off here because of the divergent branch on `i <= right` (line 15)
+
+            **why**:
+            - line 16: `input[i]` is varying
+            - line 16: `i` is varying
+            - line 15: `i` is varying
+            - line 11: `max(0, x - vstep)` is varying
+            - line 11: `x - vstep` is contiguous
+            - line 7: `get_global_id(0)` is contiguous
+        "#]],
     );
 }
 
@@ -370,17 +372,19 @@ fn hover_on_a_masked_packed_store() {
     check_hover(
         &conv_at("output[x]", "[x]"),
         expect![[r#"
-        on `output[x]`
+            on `output[x]`
 
-        **masked packed store** `output[x]` in kernel `convolution` (16 lanes)
+            **masked packed store** `output[x]` in kernel `convolution` (16 lanes)
 
-        vectorized as one packed vector store of 16 consecutive elements, masked (only the active lanes access memory) (vector IR: 1 memory operation under a block mask).
+            vectorized as one packed vector store of 16 consecutive elements, masked (only the active lanes access memory) (vector IR: 1 memory operation under a block mask).
 
-        **why**:
-        - line 17: `output[x]` is strided(4)
-        - line 17: `x` is contiguous
-        - line 7: `get_global_id(0)` is contiguous
-    "#]],
+            masked: lanes are off here because of the divergent branch on `x >= width` (line 8)
+
+            **why**:
+            - line 17: `output[x]` is strided(4)
+            - line 17: `x` is contiguous
+            - line 7: `get_global_id(0)` is contiguous
+        "#]],
     );
 }
 
@@ -669,6 +673,24 @@ fn the_fast_copy_is_analysed_under_its_guard() {
         - line 7: `get_global_id(0)` is contiguous
     "#]]
     .assert_eq(&render_hover(&db, f, &text, i as u32));
+    // Masked by the early `return`, not by the loop.
+    let load = copy + text[copy..].find("input[i]").unwrap() + 5;
+    expect![[r#"
+        on `input[i]`
+
+        **masked packed** load `input[i]` in kernel `convolution` (16 lanes)
+
+        vectorized as one packed vector load of 16 consecutive elements, masked (only the active lanes access memory) (vector IR: 1 memory operation under a block mask).
+
+        masked: lanes are off here because of the divergent branch on `x >= width` (line 8)
+
+        **why**:
+        - line 17: `input[i]` is strided(4)
+        - line 17: `i` is contiguous
+        - line 16: `i` is contiguous
+        - line 11: `x - vstep` is contiguous
+        - line 7: `get_global_id(0)` is contiguous
+    "#]].assert_eq(&render_hover(&db, f, &text, load as u32));
     let for_at = copy + text[copy..].find("for").unwrap();
     expect![[r#"
         on `for`

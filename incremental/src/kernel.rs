@@ -499,6 +499,7 @@ pub(crate) fn map_report(r: &KernelReport, m: MapSpan<'_>) -> KernelReport {
         let Some(s) = m(a.span) else { return false };
         a.span = s;
         a.reason = map_steps(&a.reason, m);
+        a.masked_by = a.masked_by.and_then(m);
         true
     });
     r.accesses

@@ -294,6 +294,9 @@ pub struct AccessFact {
     pub stride_bytes: Option<i64>,
     pub size: u64,
     pub mask: MaskKind,
+    /// Under a varying mask: the divergent branch that turns lanes off
+    /// (an early `return`'s condition, an enclosing `if`, a loop's exit).
+    pub masked_by: Option<Span>,
     /// At most one lane runs the access (it is under `if (lid == 0)` or
     /// the like, see `Reporter::at_most_one_lane`).
     pub one_lane: bool,
@@ -456,6 +459,16 @@ impl Reporter<'_> {
             l = self.cfg.loops().loops[id.0 as usize].parent;
         }
         None
+    }
+
+    /// The source of the divergent branch that makes block `b`'s mask
+    /// varying, if it is.
+    fn mask_source(&self, b: crate::ir::BlockId) -> Option<Span> {
+        if self.block_mask(b) != MaskKind::Varying {
+            return None;
+        }
+        let d = self.divergent_control(b)?;
+        Some(self.f.inst(self.f.terminator(d)?).src.span)
     }
 
     /// The mask block `b` runs under (varying where unknown).
@@ -988,6 +1001,7 @@ impl Reporter<'_> {
                     stride_bytes,
                     size,
                     mask: self.block_mask(b),
+                    masked_by: self.mask_source(b),
                     one_lane: self.at_most_one_lane(b),
                     space: MemSpace::Addr(space),
                     reason,
@@ -1003,10 +1017,13 @@ impl Reporter<'_> {
                         let one_lane = e.one_lane && fact.one_lane;
                         if fact.pattern > e.pattern {
                             let mask = e.mask.max(fact.mask);
+                            let masked_by = fact.masked_by.or(e.masked_by);
                             *e = fact;
                             e.mask = mask;
+                            e.masked_by = masked_by;
                         } else {
                             e.mask = e.mask.max(fact.mask);
+                            e.masked_by = e.masked_by.or(fact.masked_by);
                         }
                         e.one_lane = one_lane;
                     }
@@ -1098,6 +1115,7 @@ impl Reporter<'_> {
                     stride_bytes: (pattern == Pattern::Uniform).then_some(0),
                     size,
                     mask: self.block_mask(b),
+                    masked_by: self.mask_source(b),
                     one_lane: self.at_most_one_lane(b),
                     space: MemSpace::Image,
                     reason,

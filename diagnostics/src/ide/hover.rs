@@ -552,6 +552,23 @@ fn smallest_access(
                 r.width,
                 vector_ir_note(ctx, k, a.span),
             );
+            if let Some(m) = a.masked_by {
+                let mut cond: String = ctx
+                    .span_text(m)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if let Some((cut, _)) = cond.char_indices().nth(60) {
+                    cond.truncate(cut);
+                    cond.push('…');
+                }
+                let _ = writeln!(
+                    s,
+                    "\nmasked: lanes are off here because of the divergent branch on `{}` (line {})",
+                    cond,
+                    ctx.line_number(m)
+                );
+            }
             if !a.reason.is_empty() {
                 let _ = write!(s, "\n**why**:\n{}", chain(ctx, &a.reason));
             }
@@ -987,6 +1004,7 @@ mod image_access_tests {
             stride_bytes: None,
             size: 16,
             mask: MaskKind::Varying,
+            masked_by: None,
             one_lane: false,
             space: MemSpace::Image,
             reason: Vec::new(),
