@@ -436,6 +436,14 @@ fn uri_owned(s: &str) -> Uri {
 
 /// `LANES_LSP_TIMING=1` logs how long diagnostics took (to stderr, the
 /// client's log).
+/// The protocol's name of an action's kind.
+fn action_kind(k: ide::actions::ActionKind) -> &'static str {
+    match k {
+        ide::actions::ActionKind::QuickFix => "quickfix",
+        ide::actions::ActionKind::Rewrite => "refactor.rewrite",
+    }
+}
+
 fn timing() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| std::env::var_os("LANES_LSP_TIMING").is_some())
@@ -782,10 +790,23 @@ impl LanguageServer for Backend {
     ) -> Result<Option<Vec<CodeActionResponse>>> {
         let r = range_json(&params.range);
         let uri = params.text_document.uri.to_string();
+        // The kinds the client asked for (`context.only`): a kind matches
+        // itself and its sub-kinds (`refactor` matches `refactor.rewrite`).
+        let only: Option<Vec<String>> = params
+            .context
+            .only
+            .map(|ks| ks.iter().map(|k| k.as_str().to_string()).collect());
+        let wanted = move |kind: &str| {
+            only.as_ref().is_none_or(|ks| {
+                ks.iter()
+                    .any(|k| kind == k || kind.starts_with(&format!("{k}.")))
+            })
+        };
         let v = self
             .with_snapshot(&params.text_document.uri, move |c| {
                 let range = c.text_range(&r);
-                let actions = ide::actions::code_actions(c.db, c.file, range);
+                let mut actions = ide::actions::code_actions(c.db, c.file, range);
+                actions.retain(|a| wanted(action_kind(a.kind)));
                 let diags = ide::diagnostics::diagnostics(c.db, c.file);
                 Value::Array(
                     actions
@@ -793,10 +814,7 @@ impl LanguageServer for Backend {
                         .map(|a| {
                             let mut v = json!({
                                 "title": a.title,
-                                "kind": match a.kind {
-                                    ide::actions::ActionKind::QuickFix => "quickfix",
-                                    ide::actions::ActionKind::Rewrite => "refactor.rewrite",
-                                },
+                                "kind": action_kind(a.kind),
                                 "edit": {"changes": {uri.clone(): c.edits(&a.edits)}},
                                 "isPreferred": a.preferred,
                             });
