@@ -1,15 +1,18 @@
 //! `lsp`: language-server latency through the real server over pipes. The
 //! benchmark spawns `lanes lsp` (`$LANES`, else the `lanes` binary next to
-//! this one: `cargo build --release --bin lanes` first), opens a 5,000-line
-//! file with 100 kernels and measures, as an editor sees them:
+//! this one: `cargo build --release --bin lanes` first) and clangd-19 as a
+//! reference, opens a 5,000- and a 20,000-line file with 100 and 400
+//! kernels and measures, as an editor sees them:
 //! - edit → diagnostics: from sending a one-character `didChange` to
 //!   receiving `publishDiagnostics` for that version (includes the server's
 //!   debounce and the JSON round trip);
 //! - hover and inlay hints (a screenful around the edit): request to answer.
 //!
+//! - memory: the server's RSS after opening and after 1,000 more edits.
+//!
 //! p50 and p95 go to the `## Language server latency` section of
-//! bench/RESULTS.md. Targets (issue 5): edit → diagnostics p95 under 50 ms,
-//! hover p95 under 10 ms.
+//! bench/RESULTS.md. Targets: edit → diagnostics p95 under 50 ms, hover p95
+//! under 10 ms on both files, RSS within 1.5× after the edits.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -95,9 +98,9 @@ struct Server {
 }
 
 impl Server {
-    fn start(bin: &Path) -> Result<Server, String> {
+    fn start(bin: &Path, args: &[&str]) -> Result<Server, String> {
         let mut child = Command::new(bin)
-            .arg("lsp")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -165,21 +168,23 @@ impl Server {
             r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#
         ))?;
         let needle = format!("\"id\":{id}");
+        // A response has no method (clangd's initialize result has a
+        // `"method"` key inside its capabilities, not a method name).
         self.wait(|m| {
-            !m.contains("\"method\"")
+            !m.contains("\"method\":\"")
                 && m.match_indices(&needle)
                     .any(|(i, _)| !m[i + needle.len()..].starts_with(|c: char| c.is_ascii_digit()))
         })
     }
 
     fn wait(&mut self, want: impl Fn(&str) -> bool) -> Result<String, String> {
-        let deadline = Instant::now() + Duration::from_secs(120);
+        let deadline = Instant::now() + Duration::from_secs(600);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let m = self
                 .incoming
                 .recv_timeout(left)
-                .map_err(|_| "no answer from the server in 120 s".to_string())?;
+                .map_err(|_| "no answer from the server in 600 s".to_string())?;
             if want(&m) {
                 return Ok(m);
             }
@@ -269,14 +274,18 @@ pub fn main() {
     }
 }
 
-/// Latencies of one server session.
+/// Latencies and memory of one server session.
 struct Session {
     lines: usize,
     count: usize,
     open: Duration,
     edit: Vec<Duration>,
+    comment: Vec<Duration>,
     hovers: Vec<Duration>,
     hints: Vec<Duration>,
+    /// Resident set size after the first diagnostics, and after
+    /// [`RSS_EDITS`] more edits (kB); `None` where not measured.
+    rss: Option<(u64, u64)>,
 }
 
 /// Counts the analysis diagnostics of a publishDiagnostics message: the
@@ -291,66 +300,155 @@ fn analysis_codes(message: &str) -> usize {
 /// The pause after each edit's requests.
 const PAUSE: Duration = Duration::from_millis(400);
 
+/// Edits without pauses after the timed ones, for the memory measure.
+const RSS_EDITS: usize = 1000;
+
+/// The servers compared.
+#[derive(Clone, Copy, PartialEq)]
+enum Peer {
+    /// `lanes lsp` with its defaults (background precondition inference on).
+    Lanes,
+    /// clangd-19 on the same file as OpenCL C (`compile_flags.txt`).
+    Clangd,
+}
+
+fn clangd_binary() -> Option<PathBuf> {
+    ["clangd-19", "clangd"].iter().find_map(|n| {
+        std::env::var_os("PATH")?
+            .to_str()?
+            .split(':')
+            .map(|d| Path::new(d).join(n))
+            .find(|p| p.is_file())
+    })
+}
+
 fn run() -> Result<String, String> {
     let bin = lanes_binary().ok_or(
         "no lanes binary next to lanes-bench: run `cargo build --release --bin lanes` or set LANES",
     )?;
-    // Side by side in one run: background precondition inference off, then on.
-    let off = measure(&bin, false)?;
-    let on = measure(&bin, true)?;
+    let clangd = clangd_binary();
     let mut s = String::new();
     let _ = writeln!(s, "## Language server latency\n");
     let _ = writeln!(
         s,
-        "`cargo run --release -p lanes-bench -- lsp`, through the real server: `lanes lsp` is spawned and driven over pipes \
-         like an editor (JSON-RPC framing, serialization and the server's 5 ms debounce included). The file: {} lines, \
-         100 kernels (generated by bench/src/lsp.rs), target avx2-i32x8. {EDITS} one-character edits, \
-         each in a different kernel (`w * 2.0f` → `w * 3.0f`); after each, a hover on `x` of that kernel and the inlay \
-         hints of the 60 lines from its start, then a pause of {} ms. Two sessions, one after the other: with the background precondition \
-         inference turned off (`preconditions.enabled = false`) and on (the default: after each publish the server \
-         infers, once the file has been unchanged for 300 ms, the kernels whose analysis changed, on a thread at nice 10).\n",
-        off.lines,
+        "`cargo run --release -p lanes-bench -- lsp`, through the real servers: each is spawned and driven over pipes \
+         like an editor (JSON-RPC framing and serialization included; lanes' 5 ms debounce too). Files generated by \
+         bench/src/lsp.rs: 100 and 400 kernels of 50 lines (5,000 and 20,000 lines), target avx2-i32x8. {EDITS} edits, \
+         alternating between a one-character edit inside a kernel (`w * 2.0f` → `w * 3.0f`) and one inside the comment \
+         above a kernel; after each, a hover on `x` of that kernel and the inlay hints of the 60 lines from its start, then \
+         a pause of {} ms. lanes runs with its defaults (background precondition inference on: once the file has been \
+         unchanged for 300 ms the server infers, at nice 10, the kernels whose analysis changed). clangd-19 \
+         reads the same file as OpenCL C 2.0 with the default header (`compile_flags.txt`), the same session one after \
+         the other. RSS: the server's resident set after the first diagnostics, and after {RSS_EDITS} more edits without \
+         pauses (each waiting for its diagnostics; lanes only).\n",
         PAUSE.as_millis()
     );
     let _ = writeln!(
         s,
-        "| measure | inference off p50 | p95 | inference on p50 | p95 | target |"
+        "| file | server | open | edit → diagnostics p50 | p95 | comment edit p50 | p95 | hover p50 | p95 | inlay hints p50 | p95 | RSS open | RSS after edits |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+    for kernels in [100, 400] {
+        let mut peers = Vec::new();
+        // `LANES_LSP_BENCH_PEERS=clangd` (or `lanes`) runs one of them.
+        let only = std::env::var("LANES_LSP_BENCH_PEERS").unwrap_or_default();
+        if only.is_empty() || only.contains("lanes") {
+            peers.push((Peer::Lanes, bin.clone()));
+        }
+        if let Some(c) = clangd
+            .as_ref()
+            .filter(|_| only.is_empty() || only.contains("clangd"))
+        {
+            peers.push((Peer::Clangd, c.clone()));
+        }
+        for (peer, path) in peers {
+            let r = measure(&path, peer, kernels)?;
+            let name = match peer {
+                Peer::Lanes => "lanes",
+                Peer::Clangd => "clangd-19",
+            };
+            let rss = match r.rss {
+                Some((a, b)) => format!(
+                    "{} MB | {} MB ({:.2}×)",
+                    a / 1024,
+                    b / 1024,
+                    b as f64 / a.max(1) as f64
+                ),
+                None => " | ".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "| {} lines, {} diagnostics | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {rss} |",
+                r.lines,
+                r.count,
+                ms(r.open),
+                ms(pct(&r.edit, 0.5)),
+                ms(pct(&r.edit, 0.95)),
+                ms(pct(&r.comment, 0.5)),
+                ms(pct(&r.comment, 0.95)),
+                ms(pct(&r.hovers, 0.5)),
+                ms(pct(&r.hovers, 0.95)),
+                ms(pct(&r.hints, 0.5)),
+                ms(pct(&r.hints, 0.95)),
+            );
+        }
+    }
     let _ = writeln!(
         s,
-        "| open (first diagnostics of the whole file, {} of them) | {} | | {} | | |",
-        off.count,
-        ms(off.open),
-        ms(on.open)
+        "\nTargets (issue 14): edit → diagnostics p95 < 50 ms and hover p95 < 10 ms on both files; RSS after 1,000 edits within 1.5× of RSS after open."
     );
-    for (name, a, b, target) in [
-        ("edit → diagnostics", &off.edit, &on.edit, "p95 < 50 ms"),
-        ("hover", &off.hovers, &on.hovers, "p95 < 10 ms"),
-        ("inlay hints (60 lines)", &off.hints, &on.hints, ""),
-    ] {
-        let _ = writeln!(
-            s,
-            "| {name} | {} | {} | {} | {} | {target} |",
-            ms(pct(a, 0.5)),
-            ms(pct(a, 0.95)),
-            ms(pct(b, 0.5)),
-            ms(pct(b, 0.95))
-        );
-    }
     Ok(s)
 }
 
-fn measure(bin: &Path, preconditions: bool) -> Result<Session, String> {
-    let mut text = big_file(100);
+/// The resident set size of a process (kB), from /proc.
+fn rss_kb(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// One edit: where (offset of the character replaced) and the new
+/// character; in kernel `k`'s code or in the comment above it.
+fn edit_site(text: &str, k: usize, in_comment: bool) -> Result<(usize, &'static str), String> {
+    let a = text
+        .find(&format!("void kernel_{k}("))
+        .ok_or("kernel not found")?;
+    if in_comment {
+        // `// kernel {k}: a stencil ...` -> `... a Stencil ...` and back.
+        let c = text[..a].rfind(": a ").ok_or("comment not found")? + 4;
+        let ch = if &text[c..c + 1] == "s" { "S" } else { "s" };
+        return Ok((c, ch));
+    }
+    let i = a + text[a..].find("w * ").ok_or("edit site not found")? + 4;
+    let digit = if &text[i..i + 1] == "2" { "3" } else { "2" };
+    Ok((i, digit))
+}
+
+fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
+    let mut text = big_file(kernels);
     let lines = text.lines().count();
-    let mut server = Server::start(bin)?;
-    let dir = std::env::temp_dir().join(format!("lanes-lsp-bench-{}", std::process::id()));
-    let uri = format!("file://{}/latency.cl", dir.display());
+    let dir =
+        std::env::temp_dir().join(format!("lanes-lsp-bench-{}-{kernels}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join("latency.cl");
+    std::fs::write(&path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut server = match peer {
+        Peer::Lanes => Server::start(bin, &["lsp"])?,
+        Peer::Clangd => {
+            std::fs::write(
+                dir.join("compile_flags.txt"),
+                "-xcl\n-cl-std=CL2.0\n-Xclang\n-finclude-default-header\n",
+            )
+            .map_err(|e| format!("compile_flags.txt: {e}"))?;
+            Server::start(bin, &["--log=error", "--background-index=false", "-j=1"])?
+        }
+    };
+    let uri = format!("file://{}", path.display());
+    let root = format!("file://{}", dir.display());
     server.request(
         "initialize",
         &format!(
-            r#"{{"processId":null,"rootUri":null,"capabilities":{{}},"initializationOptions":{{"target":"avx2-i32x8","preconditions":{{"enabled":{preconditions}}}}}}}"#
+            r#"{{"processId":null,"rootUri":"{root}","capabilities":{{"textDocument":{{"publishDiagnostics":{{"versionSupport":true}}}}}},"initializationOptions":{{"target":"avx2-i32x8"}}}}"#
         ),
     )?;
     server.notify("initialized", "{}")?;
@@ -363,40 +461,59 @@ fn measure(bin: &Path, preconditions: bool) -> Result<Session, String> {
             json_string(&text)
         ),
     )?;
+    eprintln!("lsp bench: {} on {lines} lines: opening", bin.display());
     let first = server.diagnostics(1)?;
     let open = t.elapsed();
-    let count = analysis_codes(&first);
-    if count < 300 {
-        return Err(format!("expected 300+ diagnostics, got {count}"));
+    let count = match peer {
+        Peer::Lanes => analysis_codes(&first),
+        Peer::Clangd => first.matches("\"range\"").count(),
+    };
+    if peer == Peer::Lanes && count < 3 * kernels {
+        return Err(format!(
+            "expected {}+ diagnostics, got {count}",
+            3 * kernels
+        ));
     }
+    let rss_open = rss_kb(server.child.id());
 
-    let (mut edit, mut hovers, mut hints) = (Vec::new(), Vec::new(), Vec::new());
-    for n in 0..EDITS {
-        // A one-character edit inside a kernel: `w * 2.0f` -> `w * 3.0f`.
-        let k = (n * 37) % 100;
-        let a = text
-            .find(&format!("void kernel_{k}("))
-            .ok_or("kernel not found")?;
-        let i = a + text[a..].find("w * ").ok_or("edit site not found")? + 4;
-        let digit = if &text[i..i + 1] == "2" { "3" } else { "2" };
-        text.replace_range(i..i + 1, digit);
+    let (mut edit, mut comment, mut hovers, mut hints) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut version = 1;
+    for n in 0..EDITS + if peer == Peer::Lanes { RSS_EDITS } else { 0 } {
+        let timed = n < EDITS;
+        if n % 100 == 0 {
+            eprintln!("lsp bench: {} on {lines} lines: edit {n}", bin.display());
+        }
+        let k = (n * 37) % kernels;
+        let in_comment = n % 2 == 1;
+        let (i, ch) = edit_site(&text, k, in_comment)?;
+        text.replace_range(i..i + 1, ch);
         let (l, c) = line_col(&text, i);
-        let version = n as i32 + 2;
+        version += 1;
 
         let t = Instant::now();
         server.notify(
             "textDocument/didChange",
             &format!(
-                r#"{{"textDocument":{{"uri":"{uri}","version":{version}}},"contentChanges":[{{"range":{{"start":{{"line":{l},"character":{c}}},"end":{{"line":{l},"character":{}}}}},"text":"{digit}"}}]}}"#,
+                r#"{{"textDocument":{{"uri":"{uri}","version":{version}}},"contentChanges":[{{"range":{{"start":{{"line":{l},"character":{c}}},"end":{{"line":{l},"character":{}}}}},"text":"{ch}"}}]}}"#,
                 c + 1
             ),
         )?;
         let d = server.diagnostics(version)?;
-        edit.push(t.elapsed());
-        if analysis_codes(&d) != count {
+        let took = t.elapsed();
+        if peer == Peer::Lanes && analysis_codes(&d) != count {
             return Err("the diagnostics changed after a one-character edit".into());
         }
+        if !timed {
+            continue;
+        }
+        if in_comment {
+            comment.push(took);
+        } else {
+            edit.push(took);
+        }
 
+        let a = text.find(&format!("void kernel_{k}(")).ok_or("no kernel")?;
         let (xl, xc) = line_col(&text, a + text[a..].find("int x").ok_or("no x")? + 4);
         let t = Instant::now();
         let h = server.request(
@@ -406,7 +523,7 @@ fn measure(bin: &Path, preconditions: bool) -> Result<Session, String> {
             ),
         )?;
         hovers.push(t.elapsed());
-        if !h.contains("contiguous") {
+        if peer == Peer::Lanes && !h.contains("contiguous") {
             return Err(format!("unexpected hover: {h}"));
         }
 
@@ -420,23 +537,30 @@ fn measure(bin: &Path, preconditions: bool) -> Result<Session, String> {
             ),
         )?;
         hints.push(t.elapsed());
-        if !ih.contains("\"label\"") {
+        if peer == Peer::Lanes && !ih.contains("\"label\"") {
             return Err(format!("no inlay hints: {ih}"));
         }
         // A typist's pause: long enough for the background inference to
         // start (300 ms idle) and be running when the next edit arrives.
         std::thread::sleep(PAUSE);
     }
+    let rss_after = rss_kb(server.child.id());
     let _ = server.request("shutdown", "null");
     let _ = server.notify("exit", "null");
+    let _ = std::fs::remove_dir_all(&dir);
 
     Ok(Session {
         lines,
         count,
         open,
         edit,
+        comment,
         hovers,
         hints,
+        rss: match (peer, rss_open, rss_after) {
+            (Peer::Lanes, Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        },
     })
 }
 
