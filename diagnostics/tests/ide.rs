@@ -762,3 +762,19 @@ fn fast_path_hover_and_action_once_preconditions_are_known() {
         .iter()
         .any(|a| a.title.starts_with("Add fast path")));
 }
+
+/// A divergent `switch` gets its hint after `switch (...)`, as an `if` does.
+#[test]
+fn a_divergent_switch_has_its_hint() {
+    let text = "__kernel void sw(__global const int *k, __global float *o)\n{\n    int i = get_global_id(0);\n    switch (k[i]) {\n    case 0:\n        o[i] = 1.0f;\n        break;\n    default:\n        o[i] = 2.0f;\n    }\n}\n";
+    let mut db = LanesDatabase::new(Settings::for_target("avx2-i32x8").unwrap());
+    let f = db.set_file("/tmp/switch.cl", text, 1);
+    let hints = inlay_hints(&db, f, TextRange::new(0, text.len() as u32));
+    let after = text.find("switch (k[i])").unwrap() as u32 + "switch (k[i])".len() as u32;
+    assert!(
+        hints
+            .iter()
+            .any(|h| h.offset == after && h.label.contains("divergent")),
+        "{hints:?}"
+    );
+}

@@ -122,10 +122,12 @@ pub fn inlay_hints(db: &dyn Db, file: File, range: TextRange) -> Vec<InlayHint> 
                 {
                     Some((s.span.start, then.span.start))
                 }
+                // A switch's branch is the whole statement.
                 StmtKind::Switch { cond, body }
-                    if ctx
-                        .range(cond.span)
-                        .is_some_and(|c| c.start <= at.start && at.end <= c.end) =>
+                    if ctx.range(s.span) == Some(at)
+                        || ctx
+                            .range(cond.span)
+                            .is_some_and(|c| c.start <= at.start && at.end <= c.end) =>
                 {
                     Some((s.span.start, body.span.start))
                 }
