@@ -218,13 +218,10 @@ fn an_error_in_one_kernel_leaves_the_others_facts() {
                     }
                 }
                 // The broken kernel keeps its facts after the error, marked.
-                let after: Vec<&u32> = points[bi].iter().filter(|&&p| p >= at).collect();
-                if let Some(&&p) = after.first() {
-                    let h = hover(&db, f, p + by);
-                    if let Some(h) = h {
-                        if h.markdown.contains("has errors now") {
-                            stale_shown += 1;
-                        }
+                if let Some(p) = points[bi].iter().find(|&&p| p >= at) {
+                    if hover(&db, f, p + by).is_some_and(|h| h.markdown.contains("has errors now"))
+                    {
+                        stale_shown += 1;
                     }
                 }
             }

@@ -119,11 +119,11 @@ pub struct CallGraph {
     /// last item starting at or before it in its file): kernels that need
     /// one of them are not analysed.
     pub broken: Vec<ItemKey>,
-    /// Skipped file-scope text (see [`ItemEntry::garbage`]).
+    /// Skipped file-scope text (see `ItemEntry::garbage`).
     pub garbage: Vec<ItemKey>,
     /// No kernel can be analysed from item bodies (see [`Parsed::opaque`]).
     pub opaque: bool,
-    /// Items whose bodies are not reliable (see [`ItemEntry::shared`]).
+    /// Items whose bodies are not reliable (see `ItemEntry::shared`).
     pub shared: Vec<ItemKey>,
 }
 

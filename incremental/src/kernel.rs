@@ -414,8 +414,9 @@ pub fn file_reports(db: &dyn Db, file: File) -> Vec<(SmolStr, Arc<KernelResult>)
 /// All diagnostics of a file, as `lanes check` reports them: the front
 /// end's, then (when there is no error) each kernel's, in kernel order.
 pub fn file_diagnostics(db: &dyn Db, file: File) -> Vec<Diagnostic> {
-    if parse(db, file).unit.has_errors() {
-        return parse(db, file).unit.diagnostics.clone();
+    let unit = &parse(db, file).unit;
+    if unit.has_errors() {
+        return unit.diagnostics.clone();
     }
     live_diagnostics(db, file)
 }

@@ -49,6 +49,9 @@
 //! when that cannot be guaranteed (the small unit does not check without
 //! errors, or two items come out of one macro invocation) the kernel is
 //! analysed in the whole unit instead, which is correct but not incremental.
+//! In a file with errors a kernel is analysed only when none of the items it
+//! needs holds one ([`analysable`]); a kernel that has errors shows its last
+//! analysed facts ([`kernel_facts`]).
 //!
 //! Consequences: an edit inside a kernel re-analyses that kernel; an edit
 //! inside a helper re-analyses the kernels that call it (directly or not);
