@@ -285,7 +285,9 @@ struct Session {
     hints: Vec<Duration>,
     /// Resident set size after the first diagnostics, and after
     /// [`RSS_EDITS`] more edits (kB); `None` where not measured.
-    rss: Option<(u64, u64)>,
+    /// After opening, after the first [`WARM_EDITS`] edits (once the
+    /// working set of editing and inference is reached) and at the end.
+    rss: Option<(u64, u64, u64)>,
 }
 
 /// Counts the analysis diagnostics of a publishDiagnostics message: the
@@ -302,6 +304,9 @@ const PAUSE: Duration = Duration::from_millis(400);
 
 /// Edits without pauses after the timed ones, for the memory measure.
 const RSS_EDITS: usize = 1000;
+
+/// Edits after which the resident set is read a second time.
+const WARM_EDITS: usize = 100;
 
 /// The servers compared.
 #[derive(Clone, Copy, PartialEq)]
@@ -339,15 +344,21 @@ fn run() -> Result<String, String> {
          a pause of {} ms. lanes runs with its defaults (background precondition inference on: once the file has been \
          unchanged for 300 ms the server infers, at nice 10, the kernels whose analysis changed). clangd-19 \
          reads the same file as OpenCL C 2.0 with the default header (`compile_flags.txt`), the same session one after \
-         the other. RSS: the server's resident set after the first diagnostics, and after {RSS_EDITS} more edits without \
-         pauses (each waiting for its diagnostics; lanes only).\n",
+         the other. RSS: the server's resident set after the first diagnostics (before any inference), after \
+         {WARM_EDITS} edits (the working set of editing and inference: every kernel analysed at least twice, \
+         findings for most), and after {RSS_EDITS} more edits without pauses (each waiting for its diagnostics; \
+         lanes only). Flat memory is the last two equal.\n",
         PAUSE.as_millis()
     );
     let _ = writeln!(
         s,
-        "| file | server | open | edit → diagnostics p50 | p95 | comment edit p50 | p95 | hover p50 | p95 | inlay hints p50 | p95 | RSS open | RSS after edits |"
+        "| file | server | open | edit → diagnostics p50 | p95 | comment edit p50 | p95 | hover p50 | p95 | inlay hints p50 | p95 | RSS open | after {WARM_EDITS} edits | after {} edits |",
+        EDITS + RSS_EDITS
     );
-    let _ = writeln!(s, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+    let _ = writeln!(
+        s,
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    );
     for kernels in [100, 400] {
         let mut peers = Vec::new();
         // `LANES_LSP_BENCH_PEERS=clangd` (or `lanes`) runs one of them.
@@ -368,13 +379,15 @@ fn run() -> Result<String, String> {
                 Peer::Clangd => "clangd-19",
             };
             let rss = match r.rss {
-                Some((a, b)) => format!(
-                    "{} MB | {} MB ({:.2}×)",
+                Some((a, w, b)) => format!(
+                    "{} MB | {} MB | {} MB ({:.2}× open, {:.2}× after {WARM_EDITS})",
                     a / 1024,
+                    w / 1024,
                     b / 1024,
-                    b as f64 / a.max(1) as f64
+                    b as f64 / a.max(1) as f64,
+                    b as f64 / w.max(1) as f64
                 ),
-                None => " | ".to_string(),
+                None => " | | ".to_string(),
             };
             let _ = writeln!(
                 s,
@@ -475,12 +488,16 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
         ));
     }
     let rss_open = rss_kb(server.child.id());
+    let mut rss_warm = None;
 
     let (mut edit, mut comment, mut hovers, mut hints) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut version = 1;
     for n in 0..EDITS + if peer == Peer::Lanes { RSS_EDITS } else { 0 } {
         let timed = n < EDITS;
+        if n == WARM_EDITS {
+            rss_warm = rss_kb(server.child.id());
+        }
         if n % 100 == 0 {
             eprintln!("lsp bench: {} on {lines} lines: edit {n}", bin.display());
         }
@@ -557,8 +574,8 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
         comment,
         hovers,
         hints,
-        rss: match (peer, rss_open, rss_after) {
-            (Peer::Lanes, Some(a), Some(b)) => Some((a, b)),
+        rss: match (peer, rss_open, rss_warm, rss_after) {
+            (Peer::Lanes, Some(a), Some(w), Some(b)) => Some((a, w, b)),
             _ => None,
         },
     })

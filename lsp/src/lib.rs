@@ -39,8 +39,9 @@ pub async fn serve_stdio() -> bool {
     let (input, output, pipes) = transport::stdio();
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let backend_flag = flag.clone();
+    let out = pipes.out();
     let (service, socket) = tower_lsp_server::LspService::new(move |client| {
-        Backend::with_shutdown_flag(client, backend_flag.clone())
+        Backend::on_stdio(client, backend_flag.clone(), out.clone())
     });
     tower_lsp_server::Server::new(input, output, socket)
         // Enough slots that long requests never hold back the edits that

@@ -88,6 +88,11 @@ pub(crate) struct Inner {
     worker: crate::background::Worker,
     /// Set by `shutdown`: the process exit status is 0 only after it.
     shutdown_requested: Arc<std::sync::atomic::AtomicBool>,
+    /// The writer of stdout, when the server runs on [`crate::transport`]:
+    /// diagnostics are serialized straight to it. tower-lsp-server's
+    /// `Client` turns them into a `serde_json::Value` first, which costs
+    /// 30 ms for the 2,500 diagnostics of a 20,000-line file.
+    raw_out: Option<crate::transport::Out>,
 }
 
 /// The server. Cheap to clone (tasks hold a clone).
@@ -97,6 +102,20 @@ pub struct Backend(pub(crate) Arc<Inner>);
 impl Backend {
     pub fn new(client: Client) -> Backend {
         Backend::with_shutdown_flag(client, Arc::default())
+    }
+
+    /// The server of [`crate::serve_stdio`]: `shutdown` sets the flag, and
+    /// diagnostics go straight to the writer of stdout.
+    pub(crate) fn on_stdio(
+        client: Client,
+        shutdown_requested: Arc<std::sync::atomic::AtomicBool>,
+        out: crate::transport::Out,
+    ) -> Backend {
+        let mut inner = Backend::with_shutdown_flag(client, shutdown_requested).0;
+        if let Some(inner) = Arc::get_mut(&mut inner) {
+            inner.raw_out = Some(out);
+        }
+        Backend(inner)
     }
 
     /// A server that sets `shutdown_requested` when the client sends
@@ -123,6 +142,7 @@ impl Backend {
             catalogue: installed_catalogue(),
             worker: crate::background::Worker::new(),
             shutdown_requested,
+            raw_out: None,
         }))
     }
 
@@ -257,6 +277,10 @@ impl Backend {
             if !this.publish(&key, generation, "diagnostics").await {
                 return;
             }
+            // The previous version's front end and reports were dropped
+            // with this revision: give their pages back (off the request
+            // threads, after the diagnostics are out).
+            let _ = tokio::task::spawn_blocking(crate::background::release_free_memory).await;
             // Preconditions only after the diagnostics are out: Z3 never
             // delays them.
             this.infer_preconditions(&key, generation).await;
@@ -310,10 +334,7 @@ impl Backend {
             doc.published = Some((version, diags.clone()));
         }
         let n = diags.len();
-        self.0
-            .client
-            .publish_diagnostics(uri, diags.to_vec(), Some(version))
-            .await;
+        self.publish_diagnostics(uri, &diags, Some(version)).await;
         if timing() {
             eprintln!(
                 "lanes lsp: {what} v{version}: {n} in {:?} (analysis {computed:?}, conversion {:?}) after the debounce",
@@ -322,6 +343,44 @@ impl Backend {
             );
         }
         true
+    }
+
+    /// `textDocument/publishDiagnostics`, serialized without an
+    /// intermediate `serde_json::Value` when the server owns stdout.
+    async fn publish_diagnostics(&self, uri: Uri, diags: &[Diagnostic], version: Option<i32>) {
+        let Some(out) = &self.0.raw_out else {
+            self.0
+                .client
+                .publish_diagnostics(uri, diags.to_vec(), version)
+                .await;
+            return;
+        };
+        #[derive(serde::Serialize)]
+        struct Params<'a> {
+            uri: &'a Uri,
+            diagnostics: &'a [Diagnostic],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            version: Option<i32>,
+        }
+        #[derive(serde::Serialize)]
+        struct Notification<'a> {
+            jsonrpc: &'static str,
+            method: &'static str,
+            params: Params<'a>,
+        }
+        let body = serde_json::to_vec(&Notification {
+            jsonrpc: "2.0",
+            method: "textDocument/publishDiagnostics",
+            params: Params {
+                uri: &uri,
+                diagnostics: diags,
+                version,
+            },
+        });
+        match body {
+            Ok(body) => out.send(body).await,
+            Err(e) => eprintln!("lanes lsp: cannot serialize diagnostics: {e}"),
+        }
     }
 
     /// Stores findings unless the document was closed or the options
@@ -685,9 +744,7 @@ impl LanguageServer for Backend {
                 lanes_db::Db::last_good(&st.db).forget(f);
             }
         }
-        self.0
-            .client
-            .publish_diagnostics(params.text_document.uri, Vec::new(), None)
+        self.publish_diagnostics(params.text_document.uri, &[], None)
             .await;
     }
 

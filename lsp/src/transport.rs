@@ -157,7 +157,23 @@ pub fn stdio() -> (DuplexStream, DuplexStream, Pipes) {
     (service_in, service_out, pipes)
 }
 
+/// A writer of whole messages to stdout, for bodies the server serializes
+/// itself.
+#[derive(Clone)]
+pub struct Out(mpsc::Sender<Option<Vec<u8>>>);
+
+impl Out {
+    /// Writes one message body, framed; dropped once stdout is closed.
+    pub async fn send(&self, body: Vec<u8>) {
+        let _ = self.0.send(Some(frame(&body))).await;
+    }
+}
+
 impl Pipes {
+    pub fn out(&self) -> Out {
+        Out(self.out.clone())
+    }
+
     /// After the service stopped: writes what it wrote, then stops.
     pub async fn finish(self) {
         self.forward.abort();

@@ -102,8 +102,58 @@ impl<'db> Ctx<'db> {
     }
 
     pub fn kernels(&self) -> Vec<KernelView<'db>> {
+        self.views(lanes_db::kernels(self.db, self.file))
+    }
+
+    /// The kernels whose facts can be at `offset`: those that are, or
+    /// inline, the function definition holding it (all kernels when it is
+    /// in none). What a hover reads, without the other kernels' facts.
+    pub fn kernels_at(&self, offset: u32) -> Vec<KernelView<'db>> {
+        match self.kernels_over(TextRange::new(offset, offset)) {
+            Some(ks) => self.views(ks),
+            None => self.kernels(),
+        }
+    }
+
+    /// The kernels whose facts can be inside `range` (facts are in function
+    /// bodies): those that are, or inline, a function definition
+    /// overlapping it.
+    pub fn kernels_in(&self, range: TextRange) -> Vec<KernelView<'db>> {
+        self.views(self.kernels_over(range).unwrap_or_default())
+    }
+
+    /// `None` when no function definition of this file overlaps `range`.
+    fn kernels_over(&self, range: TextRange) -> Option<Vec<Kernel<'db>>> {
+        let main = self.main();
+        let holders: Vec<&SmolStr> = self
+            .parsed
+            .unit
+            .hir
+            .functions
+            .iter()
+            .filter(|f| {
+                f.body.is_some()
+                    && f.span.file == main
+                    && f.span.start <= range.end
+                    && range.start <= f.span.end
+            })
+            .map(|f| &f.name)
+            .collect();
+        if holders.is_empty() {
+            return None;
+        }
+        let graph = lanes_db::call_graph(self.db, self.file);
+        let mut ks = lanes_db::kernels(self.db, self.file);
+        ks.retain(|k| {
+            let needs = graph.closure(k.name(self.db));
+            holders.iter().any(|h| needs.contains(h))
+        });
+        Some(ks)
+    }
+
+    fn views(&self, kernels: Vec<Kernel<'db>>) -> Vec<KernelView<'db>> {
         let db = self.db;
-        lanes_db::kernels(db, self.file)
+        kernels
             .into_iter()
             .map(|k| {
                 let facts = lanes_db::kernel_facts(db, k);
@@ -204,10 +254,22 @@ pub(crate) fn walk_stmts<'a>(
 
 /// Every statement of every function body of the file's unit.
 pub(crate) fn all_stmts<'a>(ctx: &Ctx<'a>) -> Vec<&'a lanes_frontend::hir::Stmt> {
+    stmts_in(ctx, None)
+}
+
+/// The statements of the function bodies of this file that overlap
+/// `range` (all of them with `None`).
+pub(crate) fn stmts_in<'a>(
+    ctx: &Ctx<'a>,
+    range: Option<TextRange>,
+) -> Vec<&'a lanes_frontend::hir::Stmt> {
     let parsed: &'a lanes_db::Parsed = ctx.parsed;
+    let main = ctx.main();
     let mut out = Vec::new();
     for f in &parsed.unit.hir.functions {
-        if let Some(b) = &f.body {
+        let elsewhere = range
+            .is_some_and(|r| f.span.file == main && (f.span.end < r.start || r.end < f.span.start));
+        if let Some(b) = f.body.as_ref().filter(|_| !elsewhere) {
             walk_stmts(&b.stmts, &mut |s| out.push(s));
         }
     }

@@ -10,7 +10,7 @@ use lanes_frontend::source::Span;
 use lanes_vectorizer::precond::TargetKind;
 use lanes_vectorizer::report::{BranchFact, KernelReport, LoopFact};
 
-use super::context::{all_stmts, Ctx, KernelView};
+use super::context::{stmts_in, Ctx, KernelView};
 use super::hover::{chain, fast_path_text};
 use super::TextRange;
 use lanes_vectorizer::report::Step;
@@ -30,7 +30,8 @@ pub(crate) fn keyword_hover(
     if !KEYWORDS.contains(&word) {
         return None;
     }
-    let stmts = all_stmts(ctx);
+    // The statements of the function the keyword is in.
+    let stmts = stmts_in(ctx, Some(range));
     let (stmt, role) = stmts.iter().find_map(|s| role_of(ctx, s, word, range))?;
     let text = match role {
         Role::Loop => loop_text(ctx, kernels, stmt),

@@ -29,8 +29,8 @@ pub struct Hover {
 /// The hover at a byte offset of the file.
 pub fn hover(db: &dyn Db, file: File, offset: u32) -> Option<Hover> {
     let ctx = Ctx::new(db, file);
-    let index = SymbolIndex::build(&ctx);
-    let kernels = ctx.kernels();
+    let index = SymbolIndex::around(&ctx, offset);
+    let kernels = ctx.kernels_at(offset);
     if let Some((range, markdown)) = super::control::keyword_hover(&ctx, &kernels, offset) {
         return Some(Hover { range, markdown });
     }

@@ -50,8 +50,23 @@ pub(crate) struct SymbolIndex {
 
 impl SymbolIndex {
     pub fn build(ctx: &Ctx<'_>) -> SymbolIndex {
+        SymbolIndex::collect(ctx, None)
+    }
+
+    /// Only the occurrences touching `offset` (what a hover asks [`at`]
+    /// and [`at_strict`]): the bodies of the other functions are not
+    /// walked, so a hover costs the function it is in, not the file.
+    ///
+    /// [`at`]: SymbolIndex::at
+    /// [`at_strict`]: SymbolIndex::at_strict
+    pub fn around(ctx: &Ctx<'_>, offset: u32) -> SymbolIndex {
+        SymbolIndex::collect(ctx, Some(offset))
+    }
+
+    fn collect(ctx: &Ctx<'_>, near: Option<u32>) -> SymbolIndex {
         let mut b = Builder {
             ctx,
+            near,
             out: Vec::new(),
         };
         b.run();
@@ -149,6 +164,8 @@ pub(crate) fn name_of(ctx: &Ctx<'_>, sym: &Sym) -> SmolStr {
 
 struct Builder<'a, 'db> {
     ctx: &'a Ctx<'db>,
+    /// Keep only the occurrences touching this offset.
+    near: Option<u32>,
     out: Vec<Occurrence>,
 }
 
@@ -156,6 +173,12 @@ impl Builder<'_, '_> {
     /// Records `name` at `span` when the text there is exactly the name
     /// (a name produced by a macro has the invocation's span instead).
     fn name_at(&mut self, span: Span, name: &str, sym: Sym, role: Role) {
+        if self
+            .near
+            .is_some_and(|at| !(span.start <= at && at <= span.end))
+        {
+            return;
+        }
         if self.ctx.range(span).is_some() && self.ctx.span_text(span) == name {
             self.out.push(Occurrence {
                 range: TextRange::new(span.start, span.end),
@@ -178,7 +201,11 @@ impl Builder<'_, '_> {
                 };
                 self.name_at(l.name_span, &l.name, sym, Role::Definition);
             }
-            if let Some(body) = &f.body {
+            // A body elsewhere in this file holds nothing touching `near`.
+            let elsewhere = self.near.is_some_and(|at| {
+                f.span.file == self.ctx.main() && !(f.span.start <= at && at <= f.span.end)
+            });
+            if let Some(body) = f.body.as_ref().filter(|_| !elsewhere) {
                 for s in &body.stmts {
                     self.stmt(fi, f, s);
                 }

@@ -9,7 +9,7 @@ use lanes_db::{Db, File};
 use lanes_frontend::hir::StmtKind;
 use lanes_vectorizer::report::ShapeKind;
 
-use super::context::{all_stmts, last_paren_before, Ctx};
+use super::context::{last_paren_before, stmts_in, Ctx};
 use super::hover::{access_words, shape_name};
 use super::TextRange;
 
@@ -36,7 +36,10 @@ pub struct InlayHint {
 /// The hints whose position is inside `range`, by position.
 pub fn inlay_hints(db: &dyn Db, file: File, range: TextRange) -> Vec<InlayHint> {
     let ctx = Ctx::new(db, file);
-    let kernels = ctx.kernels();
+    // Only what can be inside `range`: an editor asks for the lines it
+    // shows, and the file may have hundreds of kernels.
+    let kernels = ctx.kernels_in(range);
+    let outside = |at: TextRange| at.end < range.start || range.end < at.start;
     // Kernels with errors now show their last analysed facts, said so in
     // the tooltip.
     let stale: Vec<String> = kernels
@@ -60,11 +63,11 @@ pub fn inlay_hints(db: &dyn Db, file: File, range: TextRange) -> Vec<InlayHint> 
     // kernels gets one hint, joined.
     let mut shapes: BTreeMap<u32, Vec<(ShapeKind, String, String)>> = BTreeMap::new();
     let mut notes: BTreeMap<(u32, String), Vec<String>> = BTreeMap::new();
-    let stmts = all_stmts(&ctx);
+    let stmts = stmts_in(&ctx, Some(range));
     for k in &kernels {
         let Some(r) = k.report() else { continue };
         for v in &r.values {
-            let Some(at) = ctx.range(v.span) else {
+            let Some(at) = ctx.range(v.span).filter(|&at| !outside(at)) else {
                 continue;
             };
             shapes.entry(at.end).or_default().push((
@@ -74,7 +77,7 @@ pub fn inlay_hints(db: &dyn Db, file: File, range: TextRange) -> Vec<InlayHint> 
             ));
         }
         for a in &r.accesses {
-            let Some(at) = ctx.range(a.span) else {
+            let Some(at) = ctx.range(a.span).filter(|&at| !outside(at)) else {
                 continue;
             };
             let (short, _) = access_words(a, r.width);
@@ -84,7 +87,7 @@ pub fn inlay_hints(db: &dyn Db, file: File, range: TextRange) -> Vec<InlayHint> 
                 .push(r.name.to_string());
         }
         for l in &r.loops {
-            let Some(at) = ctx.range(l.span) else {
+            let Some(at) = ctx.range(l.span).filter(|&at| !outside(at)) else {
                 continue;
             };
             let label = if l.divergent {
@@ -111,7 +114,7 @@ pub fn inlay_hints(db: &dyn Db, file: File, range: TextRange) -> Vec<InlayHint> 
             }
         }
         for b in r.branches.iter().filter(|b| b.divergent && !b.loop_exit) {
-            let Some(at) = ctx.range(b.span) else {
+            let Some(at) = ctx.range(b.span).filter(|&at| !outside(at)) else {
                 continue;
             };
             let header = stmts.iter().find_map(|s| match &s.kind {
