@@ -277,10 +277,6 @@ impl Backend {
             if !this.publish(&key, generation, "diagnostics").await {
                 return;
             }
-            // The previous version's front end and reports were dropped
-            // with this revision: give their pages back (off the request
-            // threads, after the diagnostics are out).
-            let _ = tokio::task::spawn_blocking(crate::background::release_free_memory).await;
             // Preconditions only after the diagnostics are out: Z3 never
             // delays them.
             this.infer_preconditions(&key, generation).await;

@@ -17,7 +17,7 @@ use lanes_frontend::diag::{Code, Severity};
 use lanes_frontend::hir::{Expr, ExprKind, Init, StmtKind};
 use lanes_frontend::types::{Scalar, Type};
 
-use super::context::{all_stmts, line_indent, Ctx};
+use super::context::{line_indent, stmts_in, Ctx};
 use super::diagnostics::diagnostics;
 use super::{TextEdit, TextRange};
 
@@ -60,9 +60,10 @@ pub(crate) fn guard_offered(ctx: &Ctx<'_>, stmt: TextRange) -> bool {
 
 fn guard_actions(ctx: &Ctx<'_>, range: TextRange) -> Vec<CodeAction> {
     let text = ctx.text();
-    let stmts = all_stmts(ctx);
+    // Only the functions overlapping `range` can hold an `if` that does.
+    let stmts = stmts_in(ctx, range);
     let mut out: Vec<CodeAction> = Vec::new();
-    for k in ctx.current_kernels() {
+    for k in ctx.current_kernels_in(range) {
         let Some(r) = k.report() else { continue };
         // A branch already under `if (sub_group_any(c))` is guarded.
         let unguarded = |b: &&lanes_vectorizer::report::BranchFact| {
@@ -264,7 +265,7 @@ fn fast_path_actions(ctx: &Ctx<'_>, range: TextRange) -> Vec<CodeAction> {
     use lanes_vectorizer::precond::Outcome;
     let text = ctx.text();
     let mut out: Vec<CodeAction> = Vec::new();
-    for k in ctx.current_kernels() {
+    for k in ctx.current_kernels_in(range) {
         let Some(found) = &k.findings else { continue };
         for f in found.iter() {
             let Outcome::Found(p) = &f.outcome else {

@@ -168,9 +168,10 @@ impl<'db> Ctx<'db> {
             .collect()
     }
 
-    /// The kernels whose facts are current (what edits may be built on).
-    pub fn current_kernels(&self) -> Vec<KernelView<'db>> {
-        let mut ks = self.kernels();
+    /// The kernels whose facts are current (what edits may be built on)
+    /// and can be inside `range` ([`Ctx::kernels_in`]).
+    pub fn current_kernels_in(&self, range: TextRange) -> Vec<KernelView<'db>> {
+        let mut ks = self.kernels_in(range);
         ks.retain(|k| !k.stale);
         ks
     }
@@ -252,23 +253,15 @@ pub(crate) fn walk_stmts<'a>(
     }
 }
 
-/// Every statement of every function body of the file's unit.
-pub(crate) fn all_stmts<'a>(ctx: &Ctx<'a>) -> Vec<&'a lanes_frontend::hir::Stmt> {
-    stmts_in(ctx, None)
-}
-
-/// The statements of the function bodies of this file that overlap
-/// `range` (all of them with `None`).
-pub(crate) fn stmts_in<'a>(
-    ctx: &Ctx<'a>,
-    range: Option<TextRange>,
-) -> Vec<&'a lanes_frontend::hir::Stmt> {
+/// The statements of the function bodies that overlap `range` (and of
+/// those in other files).
+pub(crate) fn stmts_in<'a>(ctx: &Ctx<'a>, range: TextRange) -> Vec<&'a lanes_frontend::hir::Stmt> {
     let parsed: &'a lanes_db::Parsed = ctx.parsed;
     let main = ctx.main();
     let mut out = Vec::new();
     for f in &parsed.unit.hir.functions {
-        let elsewhere = range
-            .is_some_and(|r| f.span.file == main && (f.span.end < r.start || r.end < f.span.start));
+        let elsewhere =
+            f.span.file == main && (f.span.end < range.start || range.end < f.span.start);
         if let Some(b) = f.body.as_ref().filter(|_| !elsewhere) {
             walk_stmts(&b.stmts, &mut |s| out.push(s));
         }

@@ -31,7 +31,7 @@ pub(crate) fn keyword_hover(
         return None;
     }
     // The statements of the function the keyword is in.
-    let stmts = stmts_in(ctx, Some(range));
+    let stmts = stmts_in(ctx, range);
     let (stmt, role) = stmts.iter().find_map(|s| role_of(ctx, s, word, range))?;
     let text = match role {
         Role::Loop => loop_text(ctx, kernels, stmt),

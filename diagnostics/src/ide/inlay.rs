@@ -63,7 +63,7 @@ pub fn inlay_hints(db: &dyn Db, file: File, range: TextRange) -> Vec<InlayHint> 
     // kernels gets one hint, joined.
     let mut shapes: BTreeMap<u32, Vec<(ShapeKind, String, String)>> = BTreeMap::new();
     let mut notes: BTreeMap<(u32, String), Vec<String>> = BTreeMap::new();
-    let stmts = stmts_in(&ctx, Some(range));
+    let stmts = stmts_in(&ctx, range);
     for k in &kernels {
         let Some(r) = k.report() else { continue };
         for v in &r.values {
