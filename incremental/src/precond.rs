@@ -102,10 +102,19 @@ pub fn spent(db: &dyn Db, file: File, options: &Options) -> u64 {
 /// the pipeline's step ([`lanes_pipeline::preconditions`]), as every face
 /// runs it.
 pub fn infer(a: &Analysis, options: &Options) -> Vec<Finding> {
+    infer_gated(a, options, None)
+}
+
+/// [`infer`] waiting at `gate` before each solver query while it is closed
+/// (the findings are the same).
+pub fn infer_gated(a: &Analysis, options: &Options, gate: Option<&precond::Gate>) -> Vec<Finding> {
     let (Some(ka), Some((unit, func))) = (&a.analysis, &a.unit) else {
         return Vec::new();
     };
     let mut meter = precond::Meter::new(&options.budget);
+    if let Some(g) = gate {
+        meter = meter.with_gate(g.clone());
+    }
     lanes_pipeline::preconditions(ka, unit.hir(), *func, options, &mut meter)
 }
 

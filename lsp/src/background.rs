@@ -8,20 +8,28 @@ use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex};
 
 use lanes_db::Analysis;
-use lanes_vectorizer::precond::{Finding, Options};
+use lanes_vectorizer::precond::{Finding, Gate, Options};
 use tokio::sync::oneshot;
 
 type Job = (Arc<Analysis>, Options, oneshot::Sender<Vec<Finding>>);
 
 pub(crate) struct Worker {
     jobs: Mutex<Option<Sender<Job>>>,
+    /// Closed while an edit's diagnostics are being computed: the solver
+    /// waits between two queries (see [`Gate`]).
+    gate: Gate,
 }
 
 impl Worker {
     pub fn new() -> Worker {
         Worker {
             jobs: Mutex::new(None),
+            gate: Gate::default(),
         }
+    }
+
+    pub fn gate(&self) -> &Gate {
+        &self.gate
     }
 
     /// The findings of one kernel's analysis; `None` if the worker is gone.
@@ -37,10 +45,10 @@ impl Worker {
     ) -> Option<oneshot::Receiver<Vec<Finding>>> {
         let (tx, rx) = oneshot::channel();
         let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        let sender = jobs.get_or_insert_with(spawn);
+        let sender = jobs.get_or_insert_with(|| spawn(self.gate.clone()));
         if let Err(e) = sender.send((analysis, options, tx)) {
             // The thread died (it never should): start another once.
-            let fresh = spawn();
+            let fresh = spawn(self.gate.clone());
             fresh.send(e.0).ok()?;
             *jobs = Some(fresh);
         }
@@ -48,14 +56,14 @@ impl Worker {
     }
 }
 
-fn spawn() -> Sender<Job> {
+fn spawn(gate: Gate) -> Sender<Job> {
     let (tx, rx) = channel::<Job>();
     let spawned = std::thread::Builder::new()
         .name("lanes-preconditions".into())
         .spawn(move || {
             lower_priority();
             for (analysis, options, reply) in rx {
-                let found = lanes_db::infer(&analysis, &options);
+                let found = lanes_db::infer_gated(&analysis, &options, Some(&gate));
                 let _ = reply.send(found);
                 release_free_memory();
             }

@@ -271,10 +271,17 @@ impl Backend {
             doc.generation += 1;
             doc.generation
         };
+        // The solver waits until this version's diagnostics are out.
+        self.0.worker.gate().close();
         let this = self.clone();
         tokio::spawn(async move {
             tokio::time::sleep(DEBOUNCE).await;
-            if !this.publish(&key, generation, "diagnostics").await {
+            let published = this.publish(&key, generation, "diagnostics").await;
+            // A newer change opens it after its own diagnostics.
+            if this.current(&key, generation).is_some() {
+                this.0.worker.gate().open();
+            }
+            if !published {
                 return;
             }
             // Preconditions only after the diagnostics are out: Z3 never
@@ -735,6 +742,8 @@ impl LanguageServer for Backend {
             let mut st = self.state();
             st.unstored.remove(&key);
             if st.docs.remove(&key).is_some() {
+                // No diagnostics of this document are pending any more.
+                self.0.worker.gate().open();
                 // The file may still be included by others: its disk text.
                 let f = st.db.reload_from_disk(&uri_to_path(&key));
                 lanes_db::Db::last_good(&st.db).forget(f);

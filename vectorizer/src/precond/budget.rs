@@ -16,6 +16,7 @@
 //! for a solver that stops counting; it is far above what the resource
 //! budgets take, and findings cut off by it say so.
 
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use z3::{Params, SatResult, Solver};
@@ -78,6 +79,8 @@ pub enum Exhausted {
 #[derive(Debug)]
 pub struct Meter {
     budget: Budget,
+    /// Held closed by another thread: wait before the next query.
+    gate: Option<Gate>,
     file_left: u64,
     target_left: u64,
     /// Spent on the current target.
@@ -90,11 +93,27 @@ impl Meter {
     pub fn new(budget: &Budget) -> Meter {
         Meter {
             budget: *budget,
+            gate: None,
             file_left: budget.file,
             target_left: 0,
             target_spent: 0,
             deadline: Instant::now() + budget.wall,
             wall_hit: false,
+        }
+    }
+
+    /// A meter that waits at `gate` before each solver query while another
+    /// thread holds it closed. The time waited is added to the wall-clock
+    /// safety net, so waiting changes no finding.
+    pub fn with_gate(mut self, gate: Gate) -> Meter {
+        self.gate = Some(gate);
+        self
+    }
+
+    /// Our own steps and the solver's queries wait here.
+    fn wait_at_gate(&mut self) {
+        if let Some(g) = &self.gate {
+            self.deadline += g.wait_open();
         }
     }
 
@@ -120,6 +139,7 @@ impl Meter {
     }
 
     pub fn charge(&mut self, units: u64) {
+        self.wait_at_gate();
         let u = units.min(self.target_left);
         self.target_left -= u;
         self.file_left -= u.min(self.file_left);
@@ -150,6 +170,7 @@ impl Meter {
     /// charging what Z3 counted. `Unknown` without a query when nothing is
     /// left.
     pub fn check(&mut self, solver: &Solver, cap: Option<u64>) -> SatResult {
+        self.wait_at_gate();
         if self.is_exhausted() {
             return SatResult::Unknown;
         }
@@ -171,6 +192,54 @@ impl Meter {
         r
     }
 }
+
+/// Lets a thread hold precondition inference between two solver queries.
+/// The language server closes it while it answers an edit: on a machine
+/// with two cores (or two hyperthreads of one) a solver on the other one
+/// slows the front end down by half, and inference can wait.
+#[derive(Clone, Debug, Default)]
+pub struct Gate(Arc<(Mutex<bool>, Condvar)>);
+
+impl Gate {
+    /// Queries wait from now on (the one running finishes).
+    pub fn close(&self) {
+        *self.lock() = true;
+    }
+
+    pub fn open(&self) {
+        *self.lock() = false;
+        self.0 .1.notify_all();
+    }
+
+    pub fn is_open(&self) -> bool {
+        !*self.lock()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, bool> {
+        self.0 .0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits while the gate is closed, at most [`GATE_HOLD`] (a holder that
+    /// forgot it cannot stop inference for good); how long it waited.
+    fn wait_open(&self) -> Duration {
+        let start = Instant::now();
+        let mut closed = self.lock();
+        while *closed {
+            let left = GATE_HOLD.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                break;
+            }
+            closed = match self.0 .1.wait_timeout(closed, left) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        start.elapsed()
+    }
+}
+
+/// The longest a closed [`Gate`] holds a query.
+pub const GATE_HOLD: Duration = Duration::from_secs(5);
 
 /// Z3's resource counter of the thread's context and the solver's final
 /// checks so far.
@@ -209,6 +278,27 @@ fn interruptible_check(solver: &Solver, time: Duration) -> SatResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_closed_gate_holds_the_meter_until_opened_and_moves_the_deadline() {
+        let gate = Gate::default();
+        gate.close();
+        let mut m = Meter::new(&Budget::default()).with_gate(gate.clone());
+        m.begin_target();
+        let before = m.deadline;
+        let opener = {
+            let gate = gate.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                gate.open();
+            })
+        };
+        m.charge(1);
+        opener.join().unwrap();
+        assert!(gate.is_open());
+        assert!(m.deadline >= before + Duration::from_millis(50));
+        assert_eq!(m.target_spent(), 1);
+    }
     use z3::ast::Int;
 
     fn hard_query(s: &Solver) {

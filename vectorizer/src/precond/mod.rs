@@ -49,7 +49,7 @@ use lanes_frontend::source::Span;
 
 use crate::report::KernelAnalysis;
 
-pub use budget::{Budget, Exhausted, Meter};
+pub use budget::{Budget, Exhausted, Gate, Meter};
 pub use specialize::{specialize, specialize_found, Applied, Specialization};
 
 /// A typical launch (from `lanes.toml`'s `[launch]`): coverage is counted
