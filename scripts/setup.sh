@@ -3,7 +3,8 @@
 # second opinion on OpenCL C validity), PoCL (the second opinion on results),
 # oclgrind (the second opinion on data races and barrier divergence),
 # Neovim (editor smoke tests), clangd-19 (the language-server benchmark's
-# reference), a Python venv with the LSP test tools, and
+# reference), CMake (the CMake example project, examples/cmake), a Python
+# venv with the LSP test tools, and
 # code-server with playwright-core and Chromium (the VS Code extension's
 # end-to-end test, editors/vscode/e2e).
 # Idempotent, and silent when everything is already present.
@@ -12,7 +13,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(llvm-19-dev libpolly-19-dev libzstd-dev libz3-dev clang-19 pocl-opencl-icd
           ocl-icd-opencl-dev oclgrind neovim python3-venv chromium libkrb5-dev ripgrep
-          clangd-19)
+          clangd-19 cmake)
 
 missing=()
 for p in "${packages[@]}"; do

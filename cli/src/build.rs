@@ -43,6 +43,11 @@ pub struct BuildArgs {
     /// Also write a C/C++ header declaring the kernels.
     #[arg(long, value_name = "OUT.h")]
     header: Option<PathBuf>,
+    /// Also write a dependency file in Makefile syntax (for make, Ninja and
+    /// CMake's `DEPFILE`): the output depends on FILE, every file it
+    /// `#include`s and the `lanes.toml` it was built with.
+    #[arg(long, value_name = "OUT.d")]
+    depfile: Option<PathBuf>,
     /// SIMD target (see `lanes targets`; default: `target` of the nearest
     /// `lanes.toml`, else host).
     #[arg(long)]
@@ -244,6 +249,14 @@ pub fn run(args: BuildArgs) -> ExitCode {
         eprintln!("error: `--emit obj` needs an output file: `-o OUT.o`");
         return ExitCode::from(2);
     }
+    let depfile = match (&args.depfile, &args.output) {
+        (None, _) => None,
+        (Some(d), Some(out)) if !to_stdout => Some((d, depfile_text(out, &args.file, unit))),
+        (Some(_), _) => {
+            eprintln!("error: `--depfile` needs an output file to name as the target: `-o OUT`");
+            return ExitCode::from(2);
+        }
+    };
     if to_stdout {
         let mut out = std::io::stdout().lock();
         if let Err(e) = out.write_all(&output).and_then(|_| out.flush()) {
@@ -256,14 +269,60 @@ pub fn run(args: BuildArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    if let (Some(path), Some(text)) = (&args.header, header) {
-        if let Err(e) = lanes_codegen::write_atomically(path, text.as_bytes()) {
+    let extra = args
+        .header
+        .as_ref()
+        .zip(header.map(String::into_bytes))
+        .into_iter()
+        .chain(depfile.map(|(p, t)| (p, t.into_bytes())));
+    let mut written: Vec<&PathBuf> = Vec::new();
+    for (path, bytes) in extra {
+        if let Err(e) = lanes_codegen::write_atomically(path, &bytes) {
             eprintln!("error: cannot write `{}`: {e}", path.display());
-            if let Some(o) = args.output.as_ref().filter(|_| !to_stdout) {
-                let _ = std::fs::remove_file(o);
+            // Nothing half-done: the outputs written so far go too.
+            for p in args.output.iter().filter(|_| !to_stdout).chain(written) {
+                let _ = std::fs::remove_file(p);
             }
             return ExitCode::from(1);
         }
+        written.push(path);
     }
     ExitCode::SUCCESS
+}
+
+/// `OUT: FILE INCLUDED... lanes.toml`, each path escaped as make reads it.
+fn depfile_text(output: &Path, file: &Path, unit: &CheckedUnit) -> String {
+    let mut deps: Vec<PathBuf> = vec![file.to_path_buf()];
+    for &(_, included) in &unit.preprocessed.includes {
+        if let Some(p) = &unit.sources.get(included).path {
+            if !deps.contains(p) {
+                deps.push(p.clone());
+            }
+        }
+    }
+    if let Some(toml) = lanes_pipeline::settings::find(file) {
+        deps.push(toml);
+    }
+    let mut text = format!("{}:", make_escape(output));
+    for d in &deps {
+        text.push_str(" \\\n  ");
+        text.push_str(&make_escape(d));
+    }
+    text.push('\n');
+    text
+}
+
+/// A path as a make rule names it: spaces and `#` escaped with a backslash,
+/// `$` doubled (what GCC's `-MD` writes, which make, Ninja and CMake read).
+fn make_escape(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            ' ' => out.push_str("\\ "),
+            '#' => out.push_str("\\#"),
+            '$' => out.push_str("$$"),
+            c => out.push(c),
+        }
+    }
+    out
 }

@@ -3,9 +3,11 @@ and C++ programs, every emit format, errors that leave no file behind, and
 `lanes run --verify` against the scalar interpreter."""
 
 import json
+import os
 import pathlib
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -376,3 +378,51 @@ def test_run_interpret_prints_each_work_item_in_launch_order(lanes, root):
         "group 3 of 4: 16 work-items",
         "sums = [32, 32, 32, 32]",
     ]
+
+
+def test_depfile_names_the_file_its_includes_and_lanes_toml(lanes, tmp_path):
+    src = tmp_path / "my kernels"
+    (src / "inc").mkdir(parents=True)
+    (src / "inc" / "common.h").write_text('#include "scale.h"\n#define OFFSET 1.0f\n')
+    (src / "inc" / "scale.h").write_text("#define SCALE 2.0f\n")
+    (src / "lanes.toml").write_text('target = "sse4-i32x4"\n')
+    (src / "k.cl").write_text(
+        '#include "inc/common.h"\n#include "inc/common.h"\n'
+        "__kernel void k(__global float *a) {\n"
+        "    int i = get_global_id(0);\n"
+        "    a[i] = a[i] * SCALE + OFFSET;\n"
+        "}\n"
+    )
+    out = tmp_path / "o$ut" / "k#1.o"
+    out.parent.mkdir()
+    dep = tmp_path / "k.d"
+    p = build(lanes, str(src / "k.cl"), "-o", str(out), "--depfile", str(dep))
+    assert p.returncode == 0, p.stderr
+    text = dep.read_text()
+    esc = lambda path: str(path).replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
+    target, deps = text.split(": \\\n", 1)
+    assert target == esc(out)
+    names = [d.strip().rstrip("\\").strip() for d in deps.strip().split("\n")]
+    assert names == [
+        esc(src / "k.cl"),
+        esc(src / "inc" / "common.h"),
+        esc(src / "inc" / "scale.h"),
+        esc(src / "lanes.toml"),
+    ], text
+    # make reads it: touching an included header makes the object stale.
+    mk = tmp_path / "Makefile"
+    mk.write_text(f"include {esc(dep)}\n{esc(out)}:\n\t@echo rebuild\n")
+    fresh = run(["make", "-s", "-f", str(mk), str(out)])
+    assert fresh.returncode == 0 and "rebuild" not in fresh.stdout, fresh.stdout + fresh.stderr
+    later = time.time() + 5
+    os.utime(src / "inc" / "scale.h", (later, later))
+    stale = run(["make", "-s", "-f", str(mk), str(out)])
+    assert stale.returncode == 0 and "rebuild" in stale.stdout, stale.stdout + stale.stderr
+
+
+def test_depfile_needs_an_output_file(lanes, root, tmp_path):
+    dep = tmp_path / "k.d"
+    p = build(lanes, str(root / "examples" / "saxpy.cl"), "--emit", "llvm", "--depfile", str(dep))
+    assert p.returncode == 2
+    assert "`--depfile` needs an output file" in p.stderr
+    assert not dep.exists()
