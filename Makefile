@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 LANES := target/release/lanes
 
-.PHONY: all setup build test test-rust test-python fmt-check demo bench fuzz clean
+.PHONY: all setup build install test test-rust test-python fmt-check demo bench fuzz clean
 
 all: build
 
@@ -15,6 +15,11 @@ setup:
 
 build: setup
 	$(CARGO) build --release --bin lanes
+
+# `make install PREFIX=$HOME/.local`: the binary, the CMake module and the docs.
+PREFIX ?= /usr/local
+install: build
+	scripts/install.sh $(DESTDIR)$(PREFIX) target/release/lanes
 
 test: setup
 	$(CARGO) fmt --all -- --check

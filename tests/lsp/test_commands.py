@@ -4,9 +4,8 @@ the catalogue, through real `lanes lsp` processes. Run with
     LANES=target/debug/lanes .venv/bin/python -m pytest tests/lsp/test_commands.py
 """
 
-import os
 import pathlib
-import shutil
+import subprocess
 
 import pytest
 
@@ -161,17 +160,15 @@ def test_catalogue_url_setting_gives_the_links(tmp_path):
 
 
 def test_installed_catalogue_gives_the_links(tmp_path):
-    """`<prefix>/bin/lanes` links to `<prefix>/share/doc/lanes/diagnostics.md`."""
+    """`<prefix>/bin/lanes` links to `<prefix>/share/doc/lanes/diagnostics.md`,
+    where `scripts/install.sh` (`make install`) puts it."""
     prefix = tmp_path / "prefix"
-    (prefix / "bin").mkdir(parents=True)
+    installed = subprocess.run(
+        [str(ROOT / "scripts" / "install.sh"), str(prefix), LANES], capture_output=True, text=True
+    )
+    assert installed.returncode == 0, installed.stderr
     doc = prefix / "share" / "doc" / "lanes"
-    doc.mkdir(parents=True)
     lanes = prefix / "bin" / "lanes"
-    try:
-        os.link(LANES, lanes)
-    except OSError:
-        shutil.copy2(LANES, lanes)
-    shutil.copy(ROOT / "docs" / "diagnostics.md", doc / "diagnostics.md")
     work = tmp_path / "work"
     work.mkdir()
     server = started(work, lanes=str(lanes))
