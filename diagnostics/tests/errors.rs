@@ -8,6 +8,7 @@ use lanes_db::{File, LanesDatabase, Settings};
 use lanes_diagnostics::ide::diagnostics::diagnostics;
 use lanes_diagnostics::ide::hover::{hover, Hover};
 use lanes_diagnostics::ide::inlay::{inlay_hints, InlayHint};
+use lanes_diagnostics::ide::semantic::{semantic_tokens, semantic_tokens_in};
 use lanes_diagnostics::ide::TextRange;
 use lanes_frontend::diag::Severity;
 
@@ -286,53 +287,81 @@ fn the_broken_kernel_shows_its_last_facts_marked() {
     assert_eq!(inlay_hints(&db, f, all(&text)), clean);
 }
 
+/// Windows of 7 lines, stepping 5 lines: they start and end inside
+/// functions, between them, and on their first and last lines.
+fn windows(text: &str) -> Vec<TextRange> {
+    let starts: Vec<u32> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1))
+        .collect();
+    let end = text.len() as u32;
+    (0..starts.len())
+        .step_by(5)
+        .map(|i| TextRange::new(starts[i], starts.get(i + 7).copied().unwrap_or(end)))
+        .collect()
+}
+
+/// The corpus files with their text, each in a database of its own.
+fn corpus_dbs() -> Vec<(PathBuf, String, LanesDatabase, File)> {
+    let mut files = Vec::new();
+    cl_files(&repo("tests/kernels"), &mut files);
+    cl_files(&repo("examples"), &mut files);
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let text = lanes_frontend::source::read_source(&path).ok()?.text;
+            let mut db = LanesDatabase::new(Settings::for_target("avx2-i32x8").unwrap());
+            let f = db.set_file(&path, &text, 1);
+            Some((path, text, db, f))
+        })
+        .collect()
+}
+
 /// An editor asks for the hints of the lines it shows, and the server
 /// computes only the kernels that can have facts there: every window of
 /// every corpus file must get exactly the whole file's hints inside it.
 #[test]
 fn hints_of_a_window_are_the_whole_files_inside_it() {
-    let mut files = Vec::new();
-    cl_files(&repo("tests/kernels"), &mut files);
-    cl_files(&repo("examples"), &mut files);
-    let mut windows = 0;
-    for path in files {
-        let Ok(src) = lanes_frontend::source::read_source(&path) else {
-            continue;
-        };
-        let text = src.text;
-        let mut db = LanesDatabase::new(Settings::for_target("avx2-i32x8").unwrap());
-        let f = db.set_file(&path, &text, 1);
+    let mut checked = 0;
+    for (path, text, db, f) in corpus_dbs() {
         let whole = inlay_hints(&db, f, TextRange::new(0, text.len() as u32));
         if whole.is_empty() {
             continue;
         }
-        // Windows of 7 lines, stepping 5 lines: they start and end inside
-        // functions, between them, and on their first and last lines.
-        let starts: Vec<u32> = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1))
-            .collect();
-        for w in starts.chunks(5) {
-            let from = w[0];
-            let to = starts
-                .iter()
-                .copied()
-                .find(|&s| s > from)
-                .map(|_| {
-                    let i = starts.iter().position(|&s| s == from).unwrap();
-                    starts.get(i + 7).copied().unwrap_or(text.len() as u32)
-                })
-                .unwrap_or(text.len() as u32);
-            let range = TextRange::new(from, to);
+        for range in windows(&text) {
             let want: Vec<&InlayHint> = whole.iter().filter(|h| range.touches(h.offset)).collect();
             let got = inlay_hints(&db, f, range);
             assert_eq!(
                 got.iter().collect::<Vec<_>>(),
                 want,
-                "{}: hints of {from}..{to}",
+                "{}: hints of {range:?}",
                 path.display()
             );
-            windows += 1;
+            checked += 1;
         }
     }
-    assert!(windows > 1000, "only {windows} windows");
+    assert!(checked > 1000, "only {checked} windows");
+}
+
+/// The same for semantic tokens (`textDocument/semanticTokens/range`).
+#[test]
+fn semantic_tokens_of_a_window_are_the_whole_files_inside_it() {
+    let mut checked = 0;
+    for (path, text, db, f) in corpus_dbs() {
+        let whole = semantic_tokens(&db, f);
+        for range in windows(&text) {
+            let want: Vec<_> = whole
+                .iter()
+                .filter(|t| t.range.start < range.end && range.start < t.range.end)
+                .cloned()
+                .collect();
+            assert_eq!(
+                semantic_tokens_in(&db, f, range),
+                want,
+                "{}: tokens of {range:?}",
+                path.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "only {checked} windows");
 }

@@ -637,6 +637,7 @@ impl LanguageServer for Backend {
                     "tokenModifiers": ide::semantic::TOKEN_MODIFIERS,
                 },
                 "full": true,
+                "range": true,
             },
             "codeActionProvider": {"codeActionKinds": ["quickfix", "refactor.rewrite"]},
             "codeLensProvider": {"resolveProvider": false},
@@ -841,6 +842,20 @@ impl LanguageServer for Backend {
         let v = self
             .with_snapshot(&params.text_document.uri, |c| {
                 convert::semantic_tokens(c, &ide::semantic::semantic_tokens(c.db, c.file))
+            })
+            .await?;
+        Ok(Some(typed(v)?))
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokens>> {
+        let r = range_json(&params.range);
+        let v = self
+            .with_snapshot(&params.text_document.uri, move |c| {
+                let range = c.text_range(&r);
+                convert::semantic_tokens(c, &ide::semantic::semantic_tokens_in(c.db, c.file, range))
             })
             .await?;
         Ok(Some(typed(v)?))

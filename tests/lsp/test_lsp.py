@@ -324,21 +324,27 @@ async def test_inlay_hints(client: LanguageClient):
     assert some and all(h.position.line == 38 for h in some)
 
 
+def decode_tokens(data, text, legend):
+    """(line, col) -> (word, type, modifiers) of LSP's relative encoding."""
+    assert len(data) % 5 == 0
+    decoded, line, col = {}, 0, 0
+    for i in range(0, len(data), 5):
+        dl, dc, length, ty, mods = data[i : i + 5]
+        line += dl
+        col = dc if dl else col + dc
+        word = text.split("\n")[line][col : col + length]
+        decoded[(line, col)] = (word, legend.token_types[ty], mods)
+    return decoded
+
+
 async def test_semantic_tokens_uniform_varying(client: LanguageClient):
     uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
     legend = client.init_result.capabilities.semantic_tokens_provider.legend
     tokens = await client.text_document_semantic_tokens_full_async(
         types.SemanticTokensParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    data = tokens.data
-    assert len(data) % 5 == 0 and data
-    decoded, line, col = {}, 0, 0
-    for i in range(0, len(data), 5):
-        dl, dc, length, ty, mods = data[i : i + 5]
-        line += dl
-        col = dc if dl else col + dc
-        word = CONVOLUTION.split("\n")[line][col : col + length]
-        decoded[(line, col)] = (word, legend.token_types[ty], mods)
+    assert tokens.data
+    decoded = decode_tokens(tokens.data, CONVOLUTION, legend)
     uniform = 1 << legend.token_modifiers.index("uniform")
     varying = 1 << legend.token_modifiers.index("varying")
     x = position_of(CONVOLUTION, "int x = get_global_id", delta=4)
@@ -347,6 +353,26 @@ async def test_semantic_tokens_uniform_varying(client: LanguageClient):
     assert decoded[(x.line, x.character)][2] & varying
     assert decoded[(vstep.line, vstep.character)][2] & uniform
     assert not decoded[(vstep.line, vstep.character)][2] & varying
+
+
+async def test_semantic_tokens_of_a_range_are_the_full_tokens_there(client: LanguageClient):
+    # Editors ask for the visible lines of a large file first.
+    assert client.init_result.capabilities.semantic_tokens_provider.range
+    uri, _ = await open_doc(client, "convolution.cl", CONVOLUTION)
+    legend = client.init_result.capabilities.semantic_tokens_provider.legend
+    doc = types.TextDocumentIdentifier(uri=uri)
+    full = await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(text_document=doc))
+    whole = decode_tokens(full.data, CONVOLUTION, legend)
+    x = position_of(CONVOLUTION, "int x = get_global_id", delta=4)
+    first, last = x.line - 3, x.line + 12
+    part = await client.text_document_semantic_tokens_range_async(
+        types.SemanticTokensRangeParams(
+            text_document=doc,
+            range=types.Range(start=types.Position(line=first, character=0), end=types.Position(line=last, character=0)),
+        )
+    )
+    got = decode_tokens(part.data, CONVOLUTION, legend)
+    assert got and got == {k: v for k, v in whole.items() if first <= k[0] < last}
 
 
 async def test_guard_with_any(client: LanguageClient):

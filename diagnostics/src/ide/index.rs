@@ -60,10 +60,15 @@ impl SymbolIndex {
     /// [`at`]: SymbolIndex::at
     /// [`at_strict`]: SymbolIndex::at_strict
     pub fn around(ctx: &Ctx<'_>, offset: u32) -> SymbolIndex {
-        SymbolIndex::collect(ctx, Some(offset))
+        SymbolIndex::collect(ctx, Some(TextRange::new(offset, offset)))
     }
 
-    fn collect(ctx: &Ctx<'_>, near: Option<u32>) -> SymbolIndex {
+    /// Only the occurrences touching `range` (the lines an editor shows).
+    pub fn within(ctx: &Ctx<'_>, range: TextRange) -> SymbolIndex {
+        SymbolIndex::collect(ctx, Some(range))
+    }
+
+    fn collect(ctx: &Ctx<'_>, near: Option<TextRange>) -> SymbolIndex {
         let mut b = Builder {
             ctx,
             near,
@@ -164,8 +169,8 @@ pub(crate) fn name_of(ctx: &Ctx<'_>, sym: &Sym) -> SmolStr {
 
 struct Builder<'a, 'db> {
     ctx: &'a Ctx<'db>,
-    /// Keep only the occurrences touching this offset.
-    near: Option<u32>,
+    /// Keep only the occurrences touching this range.
+    near: Option<TextRange>,
     out: Vec<Occurrence>,
 }
 
@@ -175,7 +180,7 @@ impl Builder<'_, '_> {
     fn name_at(&mut self, span: Span, name: &str, sym: Sym, role: Role) {
         if self
             .near
-            .is_some_and(|at| !(span.start <= at && at <= span.end))
+            .is_some_and(|r| span.end < r.start || r.end < span.start)
         {
             return;
         }
@@ -202,8 +207,8 @@ impl Builder<'_, '_> {
                 self.name_at(l.name_span, &l.name, sym, Role::Definition);
             }
             // A body elsewhere in this file holds nothing touching `near`.
-            let elsewhere = self.near.is_some_and(|at| {
-                f.span.file == self.ctx.main() && !(f.span.start <= at && at <= f.span.end)
+            let elsewhere = self.near.is_some_and(|r| {
+                f.span.file == self.ctx.main() && (f.span.end < r.start || r.end < f.span.start)
             });
             if let Some(body) = f.body.as_ref().filter(|_| !elsewhere) {
                 for s in &body.stmts {

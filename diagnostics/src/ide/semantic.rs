@@ -9,7 +9,7 @@ use lanes_frontend::lexer::TokenKind;
 use lanes_vectorizer::report::ShapeKind;
 use logos::Logos;
 
-use super::context::Ctx;
+use super::context::{Ctx, KernelView};
 use super::index::{Sym, SymbolIndex};
 use super::TextRange;
 
@@ -145,11 +145,31 @@ fn is_builtin_type(word: &str) -> bool {
 
 /// The tokens of the file, in order.
 pub fn semantic_tokens(db: &dyn Db, file: File) -> Vec<SemanticToken> {
+    tokens(db, file, None)
+}
+
+/// The tokens that overlap `range`, in order: only the functions there and
+/// the kernels that are or inline them are read (the lines an editor
+/// shows of a large file).
+pub fn semantic_tokens_in(db: &dyn Db, file: File, range: TextRange) -> Vec<SemanticToken> {
+    let mut out = tokens(db, file, Some(range));
+    out.retain(|t| t.range.start < range.end && range.start < t.range.end);
+    out
+}
+
+fn tokens(db: &dyn Db, file: File, range: Option<TextRange>) -> Vec<SemanticToken> {
     let ctx = Ctx::new(db, file);
     let text = ctx.text();
-    let index = SymbolIndex::build(&ctx);
+    let index = match range {
+        Some(r) => SymbolIndex::within(&ctx, r),
+        None => SymbolIndex::build(&ctx),
+    };
     let by_start: HashMap<u32, &Sym> = index.occ.iter().map(|o| (o.range.start, &o.sym)).collect();
-    let lanes = lane_modifiers(&ctx);
+    let kernels = match range {
+        Some(r) => ctx.kernels_in(r),
+        None => ctx.kernels(),
+    };
+    let lanes = lane_modifiers(&ctx, &kernels);
     let hir = &ctx.parsed.unit.hir;
     let type_names: HashSet<&str> = hir.structs.iter().map(|s| s.name.as_str()).collect();
     let macro_names: HashSet<&str> = ctx
@@ -260,10 +280,10 @@ fn classify(
 /// `uniform`/`varying` per local `(function, local)`, joined over the
 /// kernels that contain it; parameters become [`TokenType::Parameter`]
 /// through the caller.
-fn lane_modifiers(ctx: &Ctx<'_>) -> HashMap<(u32, u32), u32> {
+fn lane_modifiers(ctx: &Ctx<'_>, kernels: &[KernelView<'_>]) -> HashMap<(u32, u32), u32> {
     let hir = &ctx.parsed.unit.hir;
     let mut by_span: HashMap<lanes_frontend::source::Span, u32> = HashMap::new();
-    for k in ctx.kernels() {
+    for k in kernels {
         let Some(r) = k.report() else { continue };
         for v in &r.values {
             let m = if v.kind == ShapeKind::Uniform {
