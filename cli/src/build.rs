@@ -12,7 +12,7 @@ use lanes_frontend::preprocess::RealFs;
 use lanes_frontend::unit::{check_file, CheckedUnit};
 use lanes_pipeline::Settings;
 
-use crate::check::{preprocess_options, MacroArgs};
+use crate::check::MacroArgs;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
@@ -75,13 +75,8 @@ fn stderr() -> StandardStream {
     })
 }
 
-/// Checks a file, printing its diagnostics; `None` when it cannot be read
-/// or has errors.
-pub fn load(file: &Path, macros: &MacroArgs, width: u32, what: &str) -> Option<CheckedUnit> {
-    check_reported(file, &preprocess_options(macros, width), what)
-}
-
-/// [`load`] with a file's settings.
+/// Checks a file with its settings, printing its diagnostics; `None` when
+/// it cannot be read or has errors.
 pub fn load_with(file: &Path, settings: &Settings, what: &str) -> Option<CheckedUnit> {
     check_reported(file, &settings.preprocess_options(), what)
 }

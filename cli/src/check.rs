@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use lanes_diagnostics::human::termcolor::{ColorChoice, StandardStream};
 use lanes_frontend::diag::{Diagnostic, Severity};
-use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
+use lanes_frontend::preprocess::RealFs;
 use lanes_frontend::source::SourceMap;
 use lanes_frontend::unit::{check_file, CheckedUnit};
 use lanes_pipeline::CommandLine;
@@ -52,16 +52,6 @@ impl MacroArgs {
             specialize: None,
         }
     }
-}
-
-/// The preprocessor options of the flags alone (`lanes run`).
-pub fn preprocess_options(args: &MacroArgs, width: u32) -> PreprocessOptions {
-    let mut s = args
-        .command_line(None)
-        .over(Default::default())
-        .unwrap_or_default();
-    s.width = width;
-    s.preprocess_options()
 }
 
 #[derive(Args)]

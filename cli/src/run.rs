@@ -15,7 +15,7 @@ use lanes_frontend::types::{Scalar, Type};
 use lanes_vectorizer::interp::{self, ArgValue, NdRange};
 use lanes_vectorizer::ir::{Const, Ty};
 
-use crate::build::{compile, load, target};
+use crate::build::{compile, load_with, target};
 use crate::check::MacroArgs;
 
 #[derive(Args)]
@@ -53,9 +53,10 @@ pub struct RunArgs {
     /// Run N times and report the median time.
     #[arg(long, value_name = "N", default_value = "1")]
     repeat: u32,
-    /// SIMD target (see `lanes targets`).
-    #[arg(long, default_value = "host")]
-    target: String,
+    /// SIMD target (see `lanes targets`; default: `target` of the nearest
+    /// `lanes.toml`, else host).
+    #[arg(long)]
+    target: Option<String>,
     /// Threads (default: all cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
@@ -410,7 +411,14 @@ pub fn run(args: RunArgs) -> ExitCode {
 }
 
 fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
-    let Some(spec) = target(&args.target) else {
+    // The nearest lanes.toml under the flags, as `lanes build` reads it:
+    // the target, defines and include paths.
+    let flags = args.macros.command_line(args.target.as_deref());
+    let mut settings = match crate::project::settings_for(&args.file, &flags) {
+        Ok(s) => s,
+        Err(code) => return Ok(code),
+    };
+    let Some(spec) = target(&settings.target) else {
         return Ok(ExitCode::from(2));
     };
     if !lanes_codegen::host_can_run(&spec) {
@@ -419,7 +427,8 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
             spec.name
         ));
     }
-    let Some(unit) = load(&args.file, &args.macros, spec.width, "run") else {
+    settings.width = spec.width;
+    let Some(unit) = load_with(&args.file, &settings, "run") else {
         return Ok(ExitCode::from(1));
     };
     let hir = &unit.hir;

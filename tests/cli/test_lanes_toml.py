@@ -171,3 +171,31 @@ def test_defines_and_include_paths_come_from_the_file(lanes, tmp_path):
     proc = run(lanes, "check", "--format", "json", "-U", "BROKEN", "-D", "N=5", str(src))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json.loads(proc.stdout)["summary"]["warnings"] == 0, proc.stdout
+
+
+def test_run_reads_the_file_too(lanes, tmp_path):
+    """`lanes run` takes the target, defines and include paths of lanes.toml,
+    as `lanes build` does; the command line still wins."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "scale.h").write_text("#define SCALE 3\n")
+    src = tmp_path / "k.cl"
+    src.write_text(
+        '#include "scale.h"\n'
+        "__kernel void k(__global int *a) { a[get_global_id(0)] = SCALE * N; }\n"
+    )
+    launch = ["run", str(src), "--global", "16", "--arg", "a=zeros:16", "--print", "2"]
+    assert run(lanes, *launch).returncode == 1  # no scale.h, no N
+    (tmp_path / "lanes.toml").write_text(
+        'target = "sse4-i32x4"\ndefines = ["N=4"]\nincludePaths = ["inc"]\n'
+    )
+    proc = run(lanes, *launch)
+    assert proc.returncode == 0, proc.stderr
+    assert "12, 12" in proc.stdout, proc.stdout
+    assert "sse4-i32x4" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    proc = run(lanes, *launch, "-D", "N=5", "--target", "host")
+    assert proc.returncode == 0 and "15, 15" in proc.stdout, proc.stdout + proc.stderr
+    # A target of the file that this machine cannot run is an error that says so.
+    (tmp_path / "lanes.toml").write_text('target = "avx512skx-x16"\ndefines = ["N=4"]\nincludePaths = ["inc"]\n')
+    proc = run(lanes, *launch)
+    if "avx512f" not in open("/proc/cpuinfo").read():
+        assert proc.returncode == 1 and "cannot run target `avx512skx-x16`" in proc.stderr, proc.stderr
