@@ -51,6 +51,7 @@ demo: build
 	$(LANES) run examples/mandelbrot.cl --global 240,160 --arg iterations=zeros:38400 --arg width=240 --arg height=160 --arg x_min=-2.2 --arg y_min=-1.2 --arg step=0.015 --arg max_iter=100 --verify --repeat 5 --print 4
 
 bench: setup
+	scripts/intel-opencl.sh
 	$(CARGO) build --release --bin lanes && $(CARGO) run --release -p lanes-bench -- frontend analysis codegen lsp precond budget
 
 # Runs the front-end fuzz target (needs `cargo install cargo-fuzz`); SECONDS=600 by default.

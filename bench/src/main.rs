@@ -295,6 +295,14 @@ fn frontend() {
 }
 
 fn main() {
+    // The ICD loader reads OCL_ICD_VENDORS once: before any OpenCL call, and
+    // before any thread exists, point it at Intel's runtime and the
+    // system's runtimes when scripts/intel-opencl.sh installed them.
+    let vendors =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/intel-opencl/vendors");
+    if std::env::var_os("OCL_ICD_VENDORS").is_none() && vendors.is_dir() {
+        std::env::set_var("OCL_ICD_VENDORS", &vendors);
+    }
     // Benchmark names, then options (`--kernel gemm`, `--runs 9`) for `codegen`
     // or `precond`.
     let args: Vec<String> = std::env::args().skip(1).collect();

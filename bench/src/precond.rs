@@ -750,7 +750,8 @@ mod pocl {
     impl Pocl {
         /// Finds PoCL's CPU device; Err (never a panic) when there is none.
         pub fn new() -> Result<Pocl, String> {
-            let (context, queue, description) = crate::codegen::pocl::connect()?;
+            let (context, queue, description) =
+                crate::codegen::opencl::connect(crate::codegen::opencl::Runtime::Pocl)?;
             Ok(Pocl {
                 context,
                 queue,

@@ -1,11 +1,12 @@
 //! `lanes-bench codegen`: the generated-code benchmark (DESIGN §8).
 //!
-//! Every kernel of bench/kernels runs three ways in one process: (a) lanes
-//! (the `host` target, JIT), (b) PoCL's CPU device on the same `.cl` source,
-//! (c) the kernel as plain scalar C loops (bench/kernels/c) built with
-//! `gcc -O3 -march=native` into a shared library at benchmark time. Each
-//! runs single-threaded and on all threads; the three results are compared
-//! before anything is timed. Compile times are excluded everywhere: each
+//! Every kernel of bench/kernels runs four ways in one process: (a) lanes
+//! (the `host` target, JIT), (b) Intel's OpenCL CPU runtime and (c) PoCL's
+//! CPU device on the same `.cl` source ([`opencl`]; Intel's when
+//! `scripts/intel-opencl.sh` installed it), (d) the kernel as plain scalar C
+//! loops (bench/kernels/c) built with `gcc -O3 -march=native` into a shared
+//! library at benchmark time. Each runs single-threaded and on all threads;
+//! the results are compared before anything is timed. Compile times are excluded everywhere: each
 //! figure is the median wall time of N executions after two warm-up runs.
 //!
 //! Options: `--kernel NAME[,NAME...]` (only these; RESULTS.md is then left
@@ -13,7 +14,7 @@
 
 mod cc;
 mod lanes;
-pub(crate) mod pocl;
+pub(crate) mod opencl;
 mod problems;
 
 use std::fmt::Write as _;
@@ -25,7 +26,7 @@ use problems::{Buf, Problem, Tol, NAMES};
 
 /// One implementation of one kernel, ready to run (compiled, data in place).
 pub trait Instance {
-    /// Runs the whole NDRange once, on `threads` threads (PoCL: its own).
+    /// Runs the whole NDRange once, on `threads` threads (OpenCL: its own).
     fn run(&mut self, threads: usize) -> Result<(), String>;
     /// The bytes of buffer argument `arg`.
     fn output(&mut self, arg: usize) -> Result<Vec<u8>, String>;
@@ -63,9 +64,9 @@ impl Cell {
 struct Row {
     name: &'static str,
     size: String,
-    /// lanes, PoCL, gcc; single thread then all threads.
-    one: [Cell; 3],
-    all: [Cell; 3],
+    /// [`LABELS`]: lanes, Intel, PoCL, gcc; single thread then all threads.
+    one: [Cell; 4],
+    all: [Cell; 4],
     check: String,
     notes: Vec<String>,
 }
@@ -74,7 +75,8 @@ struct Options {
     kernels: Option<Vec<String>>,
     runs: usize,
     write: bool,
-    pocl_child: Option<String>,
+    /// Hidden: time one OpenCL runtime alone (`--ocl-child RUNTIME NAME`).
+    ocl_child: Option<(opencl::Runtime, String)>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -82,7 +84,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         kernels: None,
         runs: 9,
         write: true,
-        pocl_child: None,
+        ocl_child: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -103,7 +105,12 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     .map_err(|_| format!("--runs: not a number: {v}"))?;
             }
             "--no-write" => o.write = false,
-            "--pocl-child" => o.pocl_child = Some(value("--pocl-child")?),
+            "--ocl-child" => {
+                let key = value("--ocl-child")?;
+                let runtime = opencl::Runtime::from_key(&key)
+                    .ok_or_else(|| format!("--ocl-child: unknown runtime {key}"))?;
+                o.ocl_child = Some((runtime, value("--ocl-child")?));
+            }
             other => return Err(format!("codegen: unknown option {other}")),
         }
     }
@@ -221,14 +228,15 @@ fn outputs(inst: &mut dyn Instance, p: &Problem) -> Result<Vec<Vec<u8>>, String>
     p.checks.iter().map(|&(a, _)| inst.output(a)).collect()
 }
 
-/// Hidden mode: time PoCL alone in this process (started by the parent with
-/// `POCL_MAX_PTHREAD_COUNT=1`) and print one machine-readable line.
-fn pocl_child(name: &str, runs: usize) {
+/// Hidden mode: time one OpenCL runtime alone in this process (started by
+/// the parent with the runtime's one-thread setting) and print one
+/// machine-readable line.
+fn ocl_child(runtime: opencl::Runtime, name: &str, runs: usize) {
     let result = (|| -> Result<(u64, Stats), String> {
         let p = problems::build(name).ok_or("unknown kernel")?;
         let src = std::fs::read_to_string(kernels_dir().join(format!("{}.cl", p.file)))
             .map_err(|e| e.to_string())?;
-        let ocl = pocl::Pocl::new()?;
+        let ocl = opencl::OpenCl::new(runtime)?;
         let mut inst = ocl.instance(&p, &src)?;
         inst.run(1)?;
         let h = hash(&outputs(inst.as_mut(), &p)?);
@@ -241,13 +249,15 @@ fn pocl_child(name: &str, runs: usize) {
     }
 }
 
-/// Runs this binary again with `POCL_MAX_PTHREAD_COUNT=1` for PoCL's
+/// Runs this binary again with the runtime's one-thread setting for its
 /// single-thread time; Ok((hash of the results, times)).
-fn pocl_single(name: &str, runs: usize) -> Result<(u64, Stats), String> {
+fn ocl_single(runtime: opencl::Runtime, name: &str, runs: usize) -> Result<(u64, Stats), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let (var, value) = runtime.single_thread_env();
     let out = Command::new(exe)
-        .args(["codegen", "--pocl-child", name, "--runs", &runs.to_string()])
-        .env("POCL_MAX_PTHREAD_COUNT", "1")
+        .args(["codegen", "--ocl-child", runtime.key(), name])
+        .args(["--runs", &runs.to_string()])
+        .env(var, value)
         .output()
         .map_err(|e| format!("child process: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
@@ -277,27 +287,41 @@ fn pocl_single(name: &str, runs: usize) -> Result<(u64, Stats), String> {
     ))
 }
 
-const LABELS: [&str; 3] = ["lanes", "PoCL", "gcc"];
+const LABELS: [&str; 4] = ["lanes", "Intel", "PoCL", "gcc"];
+
+/// The columns that are OpenCL runtimes.
+const OPENCL: [(usize, opencl::Runtime); 2] =
+    [(1, opencl::Runtime::Intel), (2, opencl::Runtime::Pocl)];
 
 fn bench_kernel(
     p: &Problem,
     threads: usize,
     runs: usize,
     clib: &Result<cc::CLib, String>,
-    ocl: &Result<pocl::Pocl, String>,
+    ocls: &[Result<opencl::OpenCl, String>; 2],
 ) -> Row {
     let cl_path = kernels_dir().join(format!("{}.cl", p.file));
     let mut notes = Vec::new();
     let src = std::fs::read_to_string(&cl_path);
-
-    // Compile (untimed) and copy the data: lanes, PoCL, gcc.
-    let mut insts: [Result<Box<dyn Instance + '_>, String>; 3] = [
-        lanes::instance(p, &cl_path).map_err(|e| format!("back end unavailable: {e}")),
-        match (ocl, &src) {
-            (Err(e), _) => Err(format!("skipped: PoCL not found ({e})")),
+    fn on<'a>(
+        ocl: &'a Result<opencl::OpenCl, String>,
+        runtime: opencl::Runtime,
+        p: &Problem,
+        src: &std::io::Result<String>,
+        cl_path: &Path,
+    ) -> Result<Box<dyn Instance + 'a>, String> {
+        match (ocl, src) {
+            (Err(e), _) => Err(format!("skipped: {} not found ({e})", runtime.label())),
             (_, Err(e)) => Err(format!("{}: {e}", cl_path.display())),
             (Ok(o), Ok(s)) => o.instance(p, s),
-        },
+        }
+    }
+
+    // Compile (untimed) and copy the data: lanes, Intel, PoCL, gcc.
+    let mut insts: [Result<Box<dyn Instance + '_>, String>; 4] = [
+        lanes::instance(p, &cl_path).map_err(|e| format!("back end unavailable: {e}")),
+        on(&ocls[0], opencl::Runtime::Intel, p, &src, &cl_path),
+        on(&ocls[1], opencl::Runtime::Pocl, p, &src, &cl_path),
         match clib {
             Err(e) => Err(format!("skipped: {e}")),
             Ok(l) => l.instance(p),
@@ -305,8 +329,8 @@ fn bench_kernel(
     ];
 
     // One run each on all threads from the initial data, then compare
-    // with gcc's results (PoCL's when gcc is missing).
-    let mut results: [Option<Vec<Vec<u8>>>; 3] = [None, None, None];
+    // with gcc's results (PoCL's, then Intel's, when gcc is missing).
+    let mut results: [Option<Vec<Vec<u8>>>; 4] = Default::default();
     for (k, inst) in insts.iter_mut().enumerate() {
         let r = match inst {
             Ok(i) => i.run(threads).and_then(|_| outputs(i.as_mut(), p)),
@@ -317,11 +341,11 @@ fn bench_kernel(
             Err(e) => *inst = Err(format!("run failed: {e}")),
         }
     }
-    let reference = if results[2].is_some() { 2 } else { 1 };
+    let reference = (1..4).rev().find(|&k| results[k].is_some()).unwrap_or(3);
     let mut mismatches = Vec::new();
     let mut compared = 0;
     if let Some(want) = &results[reference] {
-        for k in 0..3 {
+        for k in 0..4 {
             if k == reference {
                 continue;
             }
@@ -358,8 +382,8 @@ fn bench_kernel(
     };
 
     // Timing.
-    let mut one: [Cell; 3] = std::array::from_fn(|_| Cell::Missing);
-    let mut all: [Cell; 3] = std::array::from_fn(|_| Cell::Missing);
+    let mut one: [Cell; 4] = std::array::from_fn(|_| Cell::Missing);
+    let mut all: [Cell; 4] = std::array::from_fn(|_| Cell::Missing);
     for (k, inst) in insts.iter_mut().enumerate() {
         match inst {
             Err(e) => {
@@ -376,7 +400,8 @@ fn bench_kernel(
                         Cell::Missing
                     }
                 };
-                if k == 1 {
+                if OPENCL.iter().any(|&(c, _)| c == k) {
+                    // One thread: a child process (below).
                     all[k] = cell(threads);
                 } else {
                     one[k] = cell(1);
@@ -385,18 +410,22 @@ fn bench_kernel(
             }
         }
     }
-    if let (Ok(_), Some(res)) = (&insts[1], &results[1]) {
-        one[1] = match pocl_single(p.name, runs) {
+    for (k, runtime) in OPENCL {
+        let (Ok(_), Some(res)) = (&insts[k], &results[k]) else {
+            continue;
+        };
+        let label = runtime.label();
+        one[k] = match ocl_single(runtime, p.name, runs) {
             Ok((h, s)) => {
                 if h != hash(res) {
-                    notes.push(
-                        "PoCL with 1 thread gave other result bits than with all threads".into(),
-                    );
+                    notes.push(format!(
+                        "{label} with 1 thread gave other result bits than with all threads"
+                    ));
                 }
                 Cell::Time(s)
             }
             Err(e) => {
-                notes.push(format!("PoCL single thread: {e}"));
+                notes.push(format!("{label} single thread: {e}"));
                 Cell::Missing
             }
         };
@@ -427,51 +456,51 @@ fn geomean(v: &[f64]) -> Option<f64> {
 fn table(rows: &[Row], threads: usize) -> String {
     let mut s = String::new();
     let t = format!("{threads} threads");
+    let mut head = String::from("| kernel | size |");
+    for l in LABELS {
+        let _ = write!(head, " {l} 1 thread |");
+    }
+    for l in LABELS {
+        let _ = write!(head, " {l} {t} |");
+    }
+    for l in &LABELS[1..] {
+        let _ = write!(head, " lanes vs {l}, 1 / {threads} threads |");
+    }
+    head.push_str(" results |");
+    let _ = writeln!(s, "{head}");
     let _ = writeln!(
         s,
-        "| kernel | size | lanes 1 thread | PoCL 1 thread | gcc 1 thread | lanes {t} | PoCL {t} | gcc {t} | lanes vs PoCL, 1 / {threads} threads | lanes vs gcc, 1 / {threads} threads | results |"
+        "|---|---|{}---|",
+        "--:|".repeat(2 * LABELS.len() + LABELS.len() - 1)
     );
-    let _ = writeln!(s, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
-    let mut ratios: [Vec<f64>; 4] = Default::default();
+    // Per peer: single-thread ratios, all-thread ratios.
+    let mut ratios: Vec<[Vec<f64>; 2]> = vec![Default::default(); LABELS.len() - 1];
     for r in rows {
-        let rs = [
-            ratio(&r.one[1], &r.one[0]),
-            ratio(&r.all[1], &r.all[0]),
-            ratio(&r.one[2], &r.one[0]),
-            ratio(&r.all[2], &r.all[0]),
-        ];
-        for (k, x) in rs.iter().enumerate() {
-            if let Some(x) = x {
-                ratios[k].push(*x);
-            }
+        let mut line = format!("| {} | {} |", r.name, r.size);
+        for c in r.one.iter().chain(&r.all) {
+            let _ = write!(line, " {} |", c.show());
         }
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} / {} | {} |",
-            r.name,
-            r.size,
-            r.one[0].show(),
-            r.one[1].show(),
-            r.one[2].show(),
-            r.all[0].show(),
-            r.all[1].show(),
-            r.all[2].show(),
-            show_ratio(rs[0]),
-            show_ratio(rs[1]),
-            show_ratio(rs[2]),
-            show_ratio(rs[3]),
-            r.check
+        for k in 1..LABELS.len() {
+            let pair = [ratio(&r.one[k], &r.one[0]), ratio(&r.all[k], &r.all[0])];
+            for (m, x) in pair.iter().enumerate() {
+                if let Some(x) = x {
+                    ratios[k - 1][m].push(*x);
+                }
+            }
+            let _ = write!(line, " {} / {} |", show_ratio(pair[0]), show_ratio(pair[1]));
+        }
+        let _ = writeln!(s, "{line} {} |", r.check);
+    }
+    let mut g = format!("| geometric mean | |{}", " |".repeat(2 * LABELS.len()));
+    for [one, all] in &ratios {
+        let _ = write!(
+            g,
+            " {} / {} |",
+            show_ratio(geomean(one)),
+            show_ratio(geomean(all))
         );
     }
-    let g: Vec<Option<f64>> = ratios.iter().map(|v| geomean(v)).collect();
-    let _ = writeln!(
-        s,
-        "| geometric mean | | | | | | | | {} / {} | {} / {} | |",
-        show_ratio(g[0]),
-        show_ratio(g[1]),
-        show_ratio(g[2]),
-        show_ratio(g[3])
-    );
+    let _ = writeln!(s, "{g} |");
     s
 }
 
@@ -529,8 +558,8 @@ pub fn main(args: &[String]) {
             std::process::exit(2);
         }
     };
-    if let Some(name) = &o.pocl_child {
-        pocl_child(name, o.runs);
+    if let Some((runtime, name)) = &o.ocl_child {
+        ocl_child(*runtime, name, o.runs);
         return;
     }
     let runs = o.runs.max(7);
@@ -558,7 +587,7 @@ pub fn main(args: &[String]) {
     let start = Instant::now();
 
     println!(
-        "generated code: {} kernels, lanes / PoCL / gcc, 1 and {threads} threads, median of {runs} runs after 2 warm-ups (load average {load})",
+        "generated code: {} kernels, lanes / Intel / PoCL / gcc, 1 and {threads} threads, median of {runs} runs after 2 warm-ups (load average {load})",
         names.len()
     );
     let problems_built: Vec<Problem> = names
@@ -571,10 +600,12 @@ pub fn main(args: &[String]) {
         Ok(l) => println!("gcc: {} {}", l.version, cc::FLAGS.join(" ")),
         Err(e) => println!("gcc: skipped: {e}"),
     }
-    let ocl = pocl::Pocl::new();
-    match &ocl {
-        Ok(o) => println!("PoCL: {}", o.description),
-        Err(e) => println!("PoCL: skipped: PoCL not found ({e})"),
+    let ocls = OPENCL.map(|(_, runtime)| opencl::OpenCl::new(runtime));
+    for (ocl, (_, runtime)) in ocls.iter().zip(OPENCL) {
+        match ocl {
+            Ok(o) => println!("{}: {}", runtime.label(), o.description),
+            Err(e) => println!("{0}: skipped: {0} not found ({e})", runtime.label()),
+        }
     }
     let target = lanes::target_description();
     println!("lanes: target {target}, -O2");
@@ -582,16 +613,13 @@ pub fn main(args: &[String]) {
     let mut rows = Vec::new();
     for p in &problems_built {
         println!("{} ({})", p.name, p.size);
-        let row = bench_kernel(p, threads, runs, &clib, &ocl);
+        let row = bench_kernel(p, threads, runs, &clib, &ocls);
+        let show = |cells: &[Cell; 4]| cells.iter().map(Cell::show).collect::<Vec<_>>().join(" / ");
         println!(
-            "  {}: lanes {} / PoCL {} / gcc {} ms on 1 thread; {} / {} / {} ms on {threads}",
+            "  {}: lanes / Intel / PoCL / gcc {} ms on 1 thread; {} ms on {threads}",
             row.name,
-            row.one[0].show(),
-            row.one[1].show(),
-            row.one[2].show(),
-            row.all[0].show(),
-            row.all[1].show(),
-            row.all[2].show()
+            show(&row.one),
+            show(&row.all)
         );
         rows.push(row);
     }
@@ -623,8 +651,15 @@ pub fn main(args: &[String]) {
     );
     let _ = writeln!(
         sec,
-        "lanes: target {target}, -O2, JIT. PoCL: {}. gcc: {}.",
-        ocl.as_ref()
+        "lanes: target {target}, -O2, JIT. Intel: {}. PoCL: {}. gcc: {}.",
+        ocls[0]
+            .as_ref()
+            .map(|o| o.description.clone())
+            .unwrap_or_else(|e| format!(
+                "skipped: not found ({e}); `scripts/intel-opencl.sh` installs it"
+            )),
+        ocls[1]
+            .as_ref()
             .map(|o| o.description.clone())
             .unwrap_or_else(|e| format!("skipped: PoCL not found ({e})")),
         clib.as_ref()
@@ -635,9 +670,10 @@ pub fn main(args: &[String]) {
         sec,
         "\nMedian milliseconds of {runs} executions after 2 warm-ups (compile time excluded \
          everywhere); the same NDRange and local size (256 in 1-D, 64 x 4 in 2-D) for lanes \
-         and PoCL. lanes and gcc run on 1 thread, or split the work-groups (lanes) or the outer \
-         loop (C, bench/kernels/c) into {threads} contiguous slices with `std::thread::scope`; \
-         PoCL uses its own threads, and a child process with `POCL_MAX_PTHREAD_COUNT=1` for one \
+         and the OpenCL runtimes. lanes and gcc run on 1 thread, or split the work-groups (lanes) \
+         or the outer loop (C, bench/kernels/c) into {threads} contiguous slices with \
+         `std::thread::scope`; Intel's runtime and PoCL use their own threads, and a child \
+         process with `CL_CONFIG_CPU_TBB_NUM_WORKERS=1` or `POCL_MAX_PTHREAD_COUNT=1` for one \
          thread. Ratios are the other's time over lanes' (> 1: lanes faster). Before timing, \
          each implementation's results (all threads, from the initial data) are compared with \
          gcc's: floats within a normwise tolerance, integers exactly (mandelbrot: 0.5% of \
@@ -694,6 +730,31 @@ mod tests {
             splice(&t, "## Generated code\n\nnewer\n"),
             t.replace("new\n", "newer\n")
         );
+    }
+
+    #[test]
+    fn every_table_line_has_the_headers_cells() {
+        let t = |ms: f64| {
+            Cell::Time(Stats {
+                median: ms,
+                min: ms,
+                max: ms,
+            })
+        };
+        let row = Row {
+            name: "k",
+            size: "n".into(),
+            one: [t(1.0), t(2.0), Cell::Missing, t(4.0)],
+            all: [t(0.5), t(1.0), t(3.0), Cell::Missing],
+            check: "ok".into(),
+            notes: Vec::new(),
+        };
+        let table = table(&[row], 2);
+        let cells: Vec<usize> = table.lines().map(|l| l.matches('|').count()).collect();
+        assert!(cells.iter().all(|&n| n == cells[0]), "{table}");
+        // lanes vs Intel on 1 thread: 2.0 / 1.0; vs PoCL on 2 threads: 3.0 / 0.5.
+        assert!(table.contains("| 2.00 / 2.00 |"), "{table}");
+        assert!(table.contains("| — / 6.00 |"), "{table}");
     }
 
     #[test]

@@ -1,8 +1,11 @@
-//! The PoCL column: the same `.cl` source built by PoCL's CPU device through
-//! the OpenCL ICD loader (`opencl3`, libOpenCL opened at run time). PoCL
-//! runs the work-groups on its own threads; the single-thread figure comes
-//! from a child process started with `POCL_MAX_PTHREAD_COUNT=1` (PoCL reads
-//! it once, when the pthread device starts).
+//! The OpenCL columns: the same `.cl` source built by an OpenCL runtime's
+//! CPU device through the ICD loader (`opencl3`, libOpenCL opened at run
+//! time): PoCL, and Intel's OpenCL CPU runtime (`opencl-rt` from PyPI,
+//! installed by `scripts/intel-opencl.sh` and found through the `.icd` file
+//! in `OCL_ICD_VENDORS`). Each runs the work-groups on its own threads; the
+//! single-thread figure comes from a child process started with the
+//! runtime's own setting ([`Runtime::single_thread_env`]), which it reads
+//! once, when its device starts.
 
 use std::ptr;
 
@@ -18,30 +21,94 @@ use opencl3::types::{cl_mem, CL_BLOCKING};
 use super::problems::{Arg, Problem};
 use super::Instance;
 
-/// PoCL's CPU device: a context, an in-order queue and a description
-/// ("PoCL 3.1 (LLVM 15.0.6), device pthread-..., N compute units").
-/// Err (never a panic) when there is none. Shared by the `precond` benchmark.
-pub fn connect() -> Result<(Context, CommandQueue, String), String> {
+/// An OpenCL implementation with a CPU device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runtime {
+    Pocl,
+    /// Intel's OpenCL CPU runtime.
+    Intel,
+}
+
+impl Runtime {
+    pub fn label(self) -> &'static str {
+        match self {
+            Runtime::Pocl => "PoCL",
+            Runtime::Intel => "Intel",
+        }
+    }
+
+    /// The command-line name of the child mode (`--ocl-child pocl NAME`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Runtime::Pocl => "pocl",
+            Runtime::Intel => "intel",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Runtime> {
+        [Runtime::Pocl, Runtime::Intel]
+            .into_iter()
+            .find(|r| r.key() == key)
+    }
+
+    /// The environment variable that makes the runtime use one thread.
+    pub fn single_thread_env(self) -> (&'static str, &'static str) {
+        match self {
+            Runtime::Pocl => ("POCL_MAX_PTHREAD_COUNT", "1"),
+            Runtime::Intel => ("CL_CONFIG_CPU_TBB_NUM_WORKERS", "1"),
+        }
+    }
+
+    fn is(self, name: &str, vendor: &str) -> bool {
+        let (name, vendor) = (name.to_lowercase(), vendor.to_lowercase());
+        match self {
+            Runtime::Pocl => {
+                name.contains("portable computing language") || vendor.contains("pocl")
+            }
+            Runtime::Intel => name.contains("intel(r) opencl") || vendor.contains("intel"),
+        }
+    }
+}
+
+/// The runtime's CPU device: a context, an in-order queue and a
+/// description ("PoCL 3.1 (LLVM 15.0.6), device pthread-..., N compute
+/// units"). Err (never a panic) when there is none. Shared by the
+/// `precond` benchmark.
+pub fn connect(runtime: Runtime) -> Result<(Context, CommandQueue, String), String> {
+    let label = runtime.label();
     let platforms = get_platforms().map_err(|e| format!("no OpenCL platform ({e})"))?;
     let platform = platforms
         .into_iter()
         .find(|p| {
-            let name = p.name().unwrap_or_default().to_lowercase();
-            let vendor = p.vendor().unwrap_or_default().to_lowercase();
-            name.contains("portable computing language") || vendor.contains("pocl")
+            runtime.is(
+                &p.name().unwrap_or_default(),
+                &p.vendor().unwrap_or_default(),
+            )
         })
-        .ok_or("no PoCL platform among the OpenCL platforms")?;
+        .ok_or_else(|| format!("no {label} platform among the OpenCL platforms"))?;
     let ids = platform
         .get_devices(CL_DEVICE_TYPE_CPU)
         .or_else(|_| platform.get_devices(CL_DEVICE_TYPE_ALL))
-        .map_err(|e| format!("PoCL has no device ({e})"))?;
-    let id = *ids.first().ok_or("PoCL has no CPU device")?;
+        .map_err(|e| format!("{label} has no device ({e})"))?;
+    let id = *ids
+        .first()
+        .ok_or_else(|| format!("{label} has no CPU device"))?;
     let device = Device::new(id);
     let context = Context::from_device(&device).map_err(|e| format!("context: {e}"))?;
     let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
         .map_err(|e| format!("command queue: {e}"))?;
-    // "OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, ..., LLVM 15.0.6, ..."
     let version = platform.version().unwrap_or_default();
+    if runtime == Runtime::Intel {
+        // "OpenCL 2.1 LINUX", driver "2021.11.3.0.09_160000".
+        let description = format!(
+            "Intel OpenCL CPU runtime {} ({version}), device {}, {} compute units",
+            device.driver_version().unwrap_or_default(),
+            device.name().unwrap_or_default(),
+            device.max_compute_units().unwrap_or(0)
+        );
+        return Ok((context, queue, description));
+    }
+    // "OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, ..., LLVM 15.0.6, ..."
     let mut parts = version.split(',').map(str::trim);
     let first = parts.next().unwrap_or("").split_whitespace();
     let pocl: Vec<&str> = first.skip_while(|w| *w != "PoCL").take(2).collect();
@@ -59,18 +126,20 @@ pub fn connect() -> Result<(Context, CommandQueue, String), String> {
     Ok((context, queue, description))
 }
 
-pub struct Pocl {
+pub struct OpenCl {
+    pub runtime: Runtime,
     context: Context,
     queue: CommandQueue,
     /// "PoCL 3.1 ..., device pthread-..., N compute units".
     pub description: String,
 }
 
-impl Pocl {
-    /// Finds PoCL's CPU device; Err (never a panic) when there is none.
-    pub fn new() -> Result<Pocl, String> {
-        let (context, queue, description) = connect()?;
-        Ok(Pocl {
+impl OpenCl {
+    /// Finds the runtime's CPU device; Err (never a panic) when there is none.
+    pub fn new(runtime: Runtime) -> Result<OpenCl, String> {
+        let (context, queue, description) = connect(runtime)?;
+        Ok(OpenCl {
+            runtime,
             context,
             queue,
             description,
@@ -80,7 +149,7 @@ impl Pocl {
     /// Builds the kernel (not timed) and copies the arguments into buffers.
     pub fn instance(&self, p: &Problem, src: &str) -> Result<Box<dyn Instance + '_>, String> {
         let program = Program::create_and_build_from_source(&self.context, src, "")
-            .map_err(|log| format!("PoCL build failed: {log}"))?;
+            .map_err(|log| format!("{} build failed: {log}", self.runtime.label()))?;
         let kernel = Kernel::create(&program, p.kernel).map_err(|e| format!("{e}"))?;
         let mut buffers = Vec::new();
         for (i, a) in p.args.iter().enumerate() {
@@ -118,7 +187,7 @@ impl Pocl {
                 }
             }
         }
-        Ok(Box::new(PoclInstance {
+        Ok(Box::new(OpenClInstance {
             queue: &self.queue,
             _program: program,
             kernel,
@@ -130,7 +199,7 @@ impl Pocl {
     }
 }
 
-struct PoclInstance<'a> {
+struct OpenClInstance<'a> {
     queue: &'a CommandQueue,
     _program: Program,
     kernel: Kernel,
@@ -140,9 +209,9 @@ struct PoclInstance<'a> {
     local: [usize; 3],
 }
 
-impl Instance for PoclInstance<'_> {
-    /// PoCL chooses its threads itself (`threads` is ignored): one enqueue and
-    /// `clFinish`.
+impl Instance for OpenClInstance<'_> {
+    /// The runtime chooses its threads itself (`threads` is ignored): one
+    /// enqueue and `clFinish`.
     fn run(&mut self, _threads: usize) -> Result<(), String> {
         // SAFETY: the kernel's arguments are set; sizes are arrays of 3.
         unsafe {
