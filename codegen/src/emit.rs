@@ -9,8 +9,9 @@
 //! Poison discipline: masked-off lanes may hold garbage, so nothing here
 //! lets a masked-off lane turn a scalar branch condition or an address into
 //! poison: no `nsw`/`nuw`/`exact`/`inbounds`, divisors of masked-off lanes
-//! replaced by 1, shift amounts masked, `fptosi` results frozen, `undef`
-//! operands a frozen poison (a fixed arbitrary value).
+//! replaced by 1 where they could trap, shift amounts masked, `fptosi`
+//! results frozen, `undef` operands a frozen poison (a fixed arbitrary
+//! value).
 
 use std::collections::HashMap;
 
@@ -463,7 +464,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 let vec = rv || self.is_vec(*lhs) || self.is_vec(*rhs);
                 let x = self.get(*lhs, vec)?;
                 let y = self.get(*rhs, vec)?;
-                let r = self.binary(b, *op, ty, x, y, vec)?;
+                let r = self.binary(b, *op, ty, x, y, *rhs, vec)?;
                 self.set(id, r)
             }
             InstKind::FNeg(x) => {
@@ -651,6 +652,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         ty: Ty,
         x: BasicValueEnum<'ctx>,
         y: BasicValueEnum<'ctx>,
+        divisor: ValueId,
         vec: bool,
     ) -> R<BasicValueEnum<'ctx>> {
         let cx = self.cx;
@@ -676,8 +678,13 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 return call_math(cx.ctx, cx.module, cx.b, MathFn::Fmod, &[x, y]);
             }
         };
-        let mut y = y;
         if op.is_int_division() {
+            if let Some((amount, bits)) = self.power_of_two_shift(divisor) {
+                return self.divide_by_power_of_two(op, x, amount, bits, vec);
+            }
+        }
+        let mut y = y;
+        if op.is_int_division() && self.divisor_may_trap(op, divisor, y) {
             // Lanes (or whole groups) that do not run this division must not
             // trap: their divisor becomes 1.
             let one = cx.coerce(cx.const_of(cx.elem_type(y), 1, 1.0), vec)?;
@@ -695,6 +702,144 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             y = cx.binop(Op::LLVMAnd, y, m)?;
         }
         cx.binop(code, x, y)
+    }
+
+    /// Whether a lane that does not run an integer division or remainder
+    /// (an inactive lane, or the whole group in a block no lane may reach)
+    /// could trap in it. Such a lane still executes the LLVM instruction on
+    /// whatever its operands hold, and that traps only for a divisor of 0,
+    /// or -1 with an `INT_MIN` dividend when signed. So the divisor needs
+    /// no guard when every lane of it is known to be neither 0 nor, for
+    /// `sdiv`/`srem`, -1 (see docs/codegen.md, "Integer division"):
+    /// - an integer constant, splat or per lane, none of whose lanes is 0
+    ///   (or -1 when signed);
+    /// - `c << k` with `c` an odd constant other than -1: the shift amount
+    ///   is masked to `k mod bits` (OpenCL's rule), so bit `k` of the result
+    ///   is set, and only `-1 << 0` is -1; this is OpenCL's `1u << k`;
+    /// - a `zext` or `sext` of such a shift (nonzero stays nonzero; a
+    ///   widening `zext` clears the sign bit, a `sext` of a value other than
+    ///   -1 is not -1).
+    ///
+    /// An unguarded constant divisor lets LLVM turn the division into
+    /// shifts or a multiplication; `1 << k` is lowered by
+    /// `divide_by_power_of_two`.
+    fn divisor_may_trap(&self, op: BinOp, divisor: ValueId, y: BasicValueEnum<'ctx>) -> bool {
+        let signed = matches!(op, BinOp::SDiv | BinOp::SRem);
+        if let Some(lanes) = const_int_lanes(y) {
+            return lanes.iter().any(|&d| d == 0 || (signed && d == -1));
+        }
+        !self.is_odd_shift(divisor)
+    }
+
+    /// `divisor` is `c << k` (through widening or same-width `zext`s and
+    /// `sext`s) with `c` an odd constant other than -1: never 0 and never -1.
+    fn is_odd_shift(&self, divisor: ValueId) -> bool {
+        let f = self.f;
+        let Some(id) = f.def_inst(divisor) else {
+            return false;
+        };
+        match f.inst(id).kind {
+            InstKind::Bin {
+                op: BinOp::Shl,
+                lhs,
+                ..
+            } => match f.as_const(lhs) {
+                Some(Const::Int(c, t)) => {
+                    let bits = t.bits();
+                    let c = lanes_vectorizer::ir::truncate(c, bits);
+                    c & 1 == 1 && c != lanes_vectorizer::ir::truncate(u64::MAX, bits)
+                }
+                _ => false,
+            },
+            InstKind::Cast {
+                op: CastOp::ZExt | CastOp::SExt,
+                value,
+            } => f.ty(value).bits() <= f.ty(divisor).bits() && self.is_odd_shift(value),
+            _ => false,
+        }
+    }
+
+    /// `divisor` is `1 << k` (maybe zero-extended): the shift amount `k`
+    /// and the width of the shift's type, which masks it.
+    fn power_of_two_shift(&self, divisor: ValueId) -> Option<(ValueId, u32)> {
+        let f = self.f;
+        match f.inst(f.def_inst(divisor)?).kind {
+            InstKind::Bin {
+                op: BinOp::Shl,
+                lhs,
+                rhs,
+            } => {
+                let bits = f.ty(divisor).bits();
+                match f.as_const(lhs)? {
+                    Const::Int(c, _)
+                        if bits >= 2 && lanes_vectorizer::ir::truncate(c, bits) == 1 =>
+                    {
+                        Some((rhs, bits))
+                    }
+                    _ => None,
+                }
+            }
+            InstKind::Cast {
+                op: CastOp::ZExt,
+                value,
+            } if f.ty(value).bits() <= f.ty(divisor).bits() => self.power_of_two_shift(value),
+            _ => None,
+        }
+    }
+
+    /// `x / (1 << k)` or `x % (1 << k)` as shifts and masks, where the shift
+    /// was done in a type of `shl_bits` bits (so `k` is taken modulo that).
+    /// Signed division rounds toward zero: a negative dividend is biased by
+    /// `2^k - 1` before the arithmetic shift; `1 << (n - 1)` in an `n`-bit
+    /// type is `INT_MIN`, by which only `INT_MIN` itself has quotient 1.
+    /// The remainder is `x - (q << k)` in wrapping arithmetic.
+    fn divide_by_power_of_two(
+        &mut self,
+        op: BinOp,
+        x: BasicValueEnum<'ctx>,
+        amount: ValueId,
+        shl_bits: u32,
+        vec: bool,
+    ) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let et = cx.elem_type(x);
+        let n = match et {
+            BasicTypeEnum::IntType(t) => t.get_bit_width(),
+            _ => return Err(format!("integer `{}` of a non-integer", op.name())),
+        };
+        let c = |v: u64| cx.coerce(cx.const_of(et, v, 0.0), vec);
+        let k = self.get(amount, vec)?;
+        let kmask = cx.coerce(
+            cx.const_of(cx.elem_type(k), u64::from(shl_bits - 1), 0.0),
+            vec,
+        )?;
+        let mut s = cx.binop(Op::LLVMAnd, k, kmask)?;
+        if shl_bits < n {
+            s = cx.cast(Op::LLVMZExt, s, x.get_type())?;
+        }
+        let d = cx.binop(Op::LLVMShl, c(1)?, s)?;
+        let low = cx.binop(Op::LLVMSub, d, c(1)?)?;
+        match op {
+            BinOp::UDiv => return cx.binop(Op::LLVMLShr, x, s),
+            BinOp::URem => return cx.binop(Op::LLVMAnd, x, low),
+            _ => {}
+        }
+        let sign = cx.binop(Op::LLVMAShr, x, c(u64::from(n - 1))?)?;
+        let bias = cx.binop(Op::LLVMAnd, sign, low)?;
+        let biased = cx.binop(Op::LLVMAdd, x, bias)?;
+        let mut q = cx.binop(Op::LLVMAShr, biased, s)?;
+        if shl_bits == n {
+            let by_min = cx.icmp(IP::LLVMIntEQ, s, c(u64::from(n - 1))?)?;
+            let is_min = cx.icmp(IP::LLVMIntEQ, x, c(1u64 << (n - 1))?)?;
+            let q_min = cx.cast(Op::LLVMZExt, is_min, x.get_type())?;
+            q = cx.select(by_min, q_min, q)?;
+        }
+        if op == BinOp::SDiv {
+            Ok(q)
+        } else {
+            let qd = cx.binop(Op::LLVMShl, q, s)?;
+            cx.binop(Op::LLVMSub, x, qd)
+        }
     }
 
     fn cast(
@@ -1266,5 +1411,41 @@ fn combine<'ctx>(
             let eq = cx.fcmp(FP::LLVMRealOEQ, a, b)?;
             cx.select(eq, joined, mm)
         }
+    }
+}
+
+/// The lanes of an integer constant (a scalar is one lane), sign-extended;
+/// `None` when `v` is not a constant or a lane is not a plain integer
+/// (undef, poison, a constant expression).
+fn const_int_lanes(v: BasicValueEnum<'_>) -> Option<Vec<i64>> {
+    use inkwell::llvm_sys::core as c;
+    use inkwell::values::AsValueRef;
+    let int = |r| unsafe {
+        if c::LLVMIsAConstantInt(r).is_null() {
+            None
+        } else {
+            Some(c::LLVMConstIntGetSExtValue(r))
+        }
+    };
+    match v {
+        BasicValueEnum::IntValue(x) => int(x.as_value_ref()).map(|d| vec![d]),
+        BasicValueEnum::VectorValue(x) => {
+            let r = x.as_value_ref();
+            if unsafe { c::LLVMIsConstant(r) } == 0 {
+                return None;
+            }
+            (0..x.get_type().get_size())
+                .map(|i| {
+                    // SAFETY: `r` is a constant of vector type with more than `i` lanes.
+                    let e = unsafe { c::LLVMGetAggregateElement(r, i) };
+                    if e.is_null() {
+                        None
+                    } else {
+                        int(e)
+                    }
+                })
+                .collect()
+        }
+        _ => None,
     }
 }

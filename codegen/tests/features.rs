@@ -114,6 +114,37 @@ __kernel void divisions(__global const int *in, __global int *out, __global uint
     uout[i] = q + ((uint)0x80000000u >> (uint)in[i]);
 }
 
+// Division and remainder by constants (negative, -1, 0) and by `1 << k`
+// under divergent control, with dividends of both signs, INT_MIN and
+// INT_MAX among them; shift amounts of every value (taken modulo the width).
+__kernel void constant_divisions(__global const int *in, __global int *out,
+                                 __global uint *uout, __global long *lout, uint n)
+{
+    int i = get_global_id(0);
+    int v = in[i];
+    int x = i % 5 == 0 ? INT_MIN : i % 5 == 1 ? INT_MAX : (v - 8) * 0x01010101 * (i + 1);
+    uint ux = (uint)x;
+    int k = v * 3 + i;
+    int r = 0;
+    uint ur = 0u;
+    long lr = 0;
+    if (v & 1) {
+        r = x / 2 + x % 8 + x / -4 + x % -16 + x / 7 + x % -7;
+        if (x != INT_MIN)
+            r += x / -1 + x % -1;
+        r += x / (1 << k) + x % (1 << k) + x / (1 << n) + x % (1 << n);
+        ur = ux / 2u + ux % 8u + ux / 0xffffffffu + ux % 10u;
+        ur += ux / (1u << k) + ux % (1u << k) + ux / (1u << n) + ux % (1u << n);
+        long lx = (long)x * 3;
+        lr = lx / (1u << k) + lx % (1u << k) + lx / (1L << k) + lx % (1L << (k + 40));
+    } else if (n > 100) {
+        r = x / 0;            // never: inactive lanes must not trap
+    }
+    out[i] = r;
+    uout[i] = ur;
+    lout[i] = lr;
+}
+
 __kernel void queries(__global long *out, int d)
 {
     size_t gx = get_global_id(0), gy = get_global_id(1), gz = get_global_id(2);
