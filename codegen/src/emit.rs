@@ -679,7 +679,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             }
         };
         if op.is_int_division() {
-            if let Some((amount, bits)) = self.power_of_two_shift(divisor) {
+            if let Some((amount, bits)) = self.f.one_shifted(divisor) {
                 return self.divide_by_power_of_two(op, x, amount, bits, vec);
             }
         }
@@ -756,34 +756,6 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 value,
             } => f.ty(value).bits() <= f.ty(divisor).bits() && self.is_odd_shift(value),
             _ => false,
-        }
-    }
-
-    /// `divisor` is `1 << k` (maybe zero-extended): the shift amount `k`
-    /// and the width of the shift's type, which masks it.
-    fn power_of_two_shift(&self, divisor: ValueId) -> Option<(ValueId, u32)> {
-        let f = self.f;
-        match f.inst(f.def_inst(divisor)?).kind {
-            InstKind::Bin {
-                op: BinOp::Shl,
-                lhs,
-                rhs,
-            } => {
-                let bits = f.ty(divisor).bits();
-                match f.as_const(lhs)? {
-                    Const::Int(c, _)
-                        if bits >= 2 && lanes_vectorizer::ir::truncate(c, bits) == 1 =>
-                    {
-                        Some((rhs, bits))
-                    }
-                    _ => None,
-                }
-            }
-            InstKind::Cast {
-                op: CastOp::ZExt,
-                value,
-            } if f.ty(value).bits() <= f.ty(divisor).bits() => self.power_of_two_shift(value),
-            _ => None,
         }
     }
 

@@ -1254,6 +1254,31 @@ impl Function {
         }
     }
 
+    /// `v` is `1 << k` (maybe zero-extended to a wider type): the shift
+    /// amount `k` and the width of the shift's type, which masks `k`. A
+    /// division or remainder by it is a shift or a mask: the back end emits
+    /// it so, and the report does not call it a per-lane division.
+    pub fn one_shifted(&self, v: ValueId) -> Option<(ValueId, u32)> {
+        match self.inst(self.def_inst(v)?).kind {
+            InstKind::Bin {
+                op: BinOp::Shl,
+                lhs,
+                rhs,
+            } => {
+                let bits = self.ty(v).bits();
+                match self.as_const(lhs)? {
+                    Const::Int(c, _) if bits >= 2 && truncate(c, bits) == 1 => Some((rhs, bits)),
+                    _ => None,
+                }
+            }
+            InstKind::Cast {
+                op: CastOp::ZExt,
+                value,
+            } if self.ty(value).bits() <= self.ty(v).bits() => self.one_shifted(value),
+            _ => None,
+        }
+    }
+
     /// The instruction defining a value, if any.
     pub fn def_inst(&self, v: ValueId) -> Option<InstId> {
         match self.values[v.index()].def {

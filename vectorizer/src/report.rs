@@ -1326,6 +1326,7 @@ impl Reporter<'_> {
                     InstKind::Bin { op, rhs, .. }
                         if op.is_int_division()
                             && self.f.as_const(*rhs).is_none()
+                            && self.f.one_shifted(*rhs).is_none()
                             && inst.result.is_some_and(|r| !self.div.is_uniform(r)) =>
                     {
                         let r = inst.result.unwrap_or(ValueId(0));

@@ -19,14 +19,14 @@ __kernel void bitonic_sort(__global uint *data, uint stage, uint pass, uint dire
     uint increasing = direction;
     uint pair_distance = 1u << (stage - pass);
     uint block_width = 2 * pair_distance;
-    uint left_id = (tid % pair_distance) + (tid / pair_distance) * block_width;  //~ warning[L0205] warning[L0205]
+    uint left_id = (tid % pair_distance) + (tid / pair_distance) * block_width;
     uint right_id = left_id + pair_distance;
 
     uint left = data[left_id];  //~ warning[L0202]
     uint right = data[right_id];  //~ warning[L0202]
 
     uint same_direction_block_width = 1u << stage;
-    if ((tid / same_direction_block_width) % 2 == 1)  //~ branch: divergent //~ warning[L0205]
+    if ((tid / same_direction_block_width) % 2 == 1)  //~ branch: divergent
         increasing = 1 - increasing;
 
     uint greater, lesser;

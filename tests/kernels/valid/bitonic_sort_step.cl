@@ -21,7 +21,7 @@ __kernel void bitonic_sort_step(__global uint *data, uint n, uint stage,
 
     uint pair_distance = 1u << (stage - pass);  //~ shape: uniform
     uint block_width = 2u * pair_distance;  //~ shape: uniform
-    uint left = (tid % pair_distance) + (tid / pair_distance) * block_width;  //~ shape: varying //~ warning[L0205] warning[L0205]
+    uint left = (tid % pair_distance) + (tid / pair_distance) * block_width;  //~ shape: varying
     uint right = left + pair_distance;  //~ shape: varying
 
     uint increasing = ascending;  //~ shape: varying
