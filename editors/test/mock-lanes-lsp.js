@@ -11,6 +11,11 @@
 const fs = require('fs');
 const path = require('path');
 
+if (process.argv[2] === '--version') {
+  // What the editor clients ask before they start the server.
+  process.stdout.write('lanes 0.0.0 (mock-lanes-lsp.js)\n');
+  process.exit(0);
+}
 if (process.argv[2] !== 'lsp') {
   process.stderr.write('usage: mock-lanes-lsp.js lsp\n');
   process.exit(2);

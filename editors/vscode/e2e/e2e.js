@@ -69,7 +69,7 @@ function checkInputs() {
  * shell, so `lanesOnPath` puts the binary's directory on PATH in the home's
  * .profile; otherwise the workspace setting lanes.server.path names it.
  */
-function prepare(name, { lanesOnPath }) {
+function prepare(name, { lanesOnPath, serverPath }) {
   const root = path.join(work, name);
   const dirs = {
     root,
@@ -81,7 +81,7 @@ function prepare(name, { lanesOnPath }) {
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
   const kernel = path.join(dirs.workspace, 'convolution.cl');
   fs.copyFileSync(example, kernel);
-  writeJson(path.join(dirs.workspace, '.vscode', 'settings.json'), lanesOnPath ? {} : { 'lanes.server.path': lanes });
+  writeJson(path.join(dirs.workspace, '.vscode', 'settings.json'), lanesOnPath ? {} : { 'lanes.server.path': serverPath ?? lanes });
   fs.writeFileSync(path.join(dirs.home, '.profile'), lanesOnPath ? `PATH="${path.dirname(lanes)}:$PATH"\n` : '');
   writeJson(path.join(dirs.userData, 'User', 'settings.json'), {
     'workbench.startupEditor': 'none',
@@ -482,6 +482,27 @@ async function main() {
       await waitFor('L0201 in the Problems panel', async () => (await textOf(page, '.markers-panel')).includes('L0201'), STARTUP_TIMEOUT);
       const channel = extensionLogs(dirs.userData);
       assert.ok(channel.includes(`starting ${lanes} lsp`), `the lanes output channel names the binary found on PATH:\n${channel}`);
+    });
+  });
+
+  // A binary that cannot start (here: a shared library missing): the user
+  // sees the loader's message, not vscode-languageclient's "write EPIPE".
+  const broken = path.join(work, 'broken-lanes');
+  fs.mkdirSync(work, { recursive: true });
+  fs.writeFileSync(
+    broken,
+    '#!/bin/sh\necho "broken-lanes: error while loading shared libraries: libz3.so.4: cannot open shared object file: No such file or directory" >&2\nexit 127\n',
+    { mode: 0o755 },
+  );
+  await session('broken', { lanesOnPath: false, serverPath: broken }, async (page, step, dirs) => {
+    await step('a server that cannot start: the error names the missing library', '09-broken-server.png', async () => {
+      await waitFor('an error notification naming libz3.so.4', async () => (await textOf(page, '.notifications-toasts')).includes('libz3.so.4'), STARTUP_TIMEOUT);
+      const toasts = await textOf(page, '.notifications-toasts');
+      observed.brokenServer = toasts.replace(/\s+/g, ' ').trim();
+      assert.ok(toasts.includes('exit status 127'), toasts);
+      assert.ok(!toasts.includes('EPIPE'), toasts);
+      const channel = extensionLogs(dirs.userData);
+      assert.ok(channel.includes('cannot start the lanes language server'), channel);
     });
   });
 

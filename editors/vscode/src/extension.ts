@@ -2,6 +2,7 @@
 // and adds the commands that show the server's results (vector IR, assembly,
 // explanations, builds) and a status bar item for the SIMD target.
 
+import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -179,6 +180,30 @@ function serverExecutable(): { path?: string; problem?: string } {
 }
 
 /**
+ * Runs `<exe> --version`: undefined when it answers as lanes, otherwise
+ * what went wrong. A binary that cannot start (a shared library missing, the
+ * wrong architecture) would otherwise only show as "write EPIPE" from
+ * vscode-languageclient; this shows the loader's own message.
+ */
+function checkServer(exe: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(exe, ['--version'], { timeout: 20000 }, (err, stdout, stderr) => {
+      if (err) {
+        const lines = String(stderr).trim().split('\n').filter((l) => l.trim() !== '');
+        const why = lines.slice(-3).join(' ') || err.message;
+        const code = (err as { code?: unknown }).code;
+        const how = err.killed ? 'no answer in 20 s' : typeof code === 'number' ? `exit status ${code}` : String(code ?? 'failed');
+        resolve(`\`${exe} --version\` failed (${how}): ${why}`);
+      } else if (!String(stdout).startsWith('lanes ')) {
+        resolve(`\`${exe}\` is not lanes: \`--version\` printed "${String(stdout).trim().slice(0, 80)}"`);
+      } else {
+        resolve(undefined);
+      }
+    });
+  });
+}
+
+/**
  * vscode-languageclient registers a VS Code command for every command the
  * server lists in `executeCommandProvider`. The four lanes commands are
  * registered by this extension instead (they show the results), so the
@@ -225,6 +250,20 @@ async function startClient(): Promise<LanguageClient | undefined> {
             void vscode.commands.executeCommand('workbench.action.openSettings', 'lanes.server.path');
           }
         });
+      return undefined;
+    }
+    const broken = await checkServer(exe.path);
+    if (broken !== undefined) {
+      serverProblem = `cannot start the lanes language server: ${broken}`;
+      output.appendLine(serverProblem);
+      updateStatus();
+      void vscode.window.showErrorMessage(`lanes: ${broken}`, 'Show Output', 'Open Settings').then((choice) => {
+        if (choice === 'Show Output') {
+          output.show(true);
+        } else if (choice === 'Open Settings') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'lanes.server.path');
+        }
+      });
       return undefined;
     }
     const root = workspaceRoot();
