@@ -24,6 +24,9 @@ pub enum Emit {
     Llvm,
     /// The vector IR of every kernel, with shapes and block masks.
     Vir,
+    /// A Rust module: the C entry points and one checked function per
+    /// kernel (docs/rust.md).
+    Rust,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -209,6 +212,12 @@ pub fn run(args: BuildArgs) -> ExitCode {
             .collect::<Vec<_>>()
             .join("\n")
             .into_bytes()),
+        Emit::Rust => Ok(lanes_codegen::rust_bindings(
+            &unit.hir,
+            &compiled,
+            &args.file.display().to_string(),
+        )
+        .into_bytes()),
     };
     let output = match output {
         Ok(o) => o,

@@ -43,7 +43,7 @@ fn ty_c(t: Ty) -> &'static str {
 }
 
 /// A C identifier for a struct (its tag or typedef name).
-fn struct_name(unit: &hir::Unit, id: StructId) -> String {
+pub(crate) fn struct_name(unit: &hir::Unit, id: StructId) -> String {
     let raw = unit
         .structs
         .get(id.0 as usize)
@@ -103,7 +103,7 @@ fn param_c(unit: &hir::Unit, p: &KernelParam) -> String {
 }
 
 /// Structs reachable from `ty`, dependencies first.
-fn collect_structs(unit: &hir::Unit, ty: &Type, out: &mut Vec<StructId>, depth: u32) {
+pub(crate) fn collect_structs(unit: &hir::Unit, ty: &Type, out: &mut Vec<StructId>, depth: u32) {
     if depth > 32 {
         return;
     }

@@ -20,6 +20,7 @@
 //! along dimension 0 and 1 along the others.
 
 mod abi;
+mod bounds;
 mod emit;
 mod half;
 mod header;
@@ -27,6 +28,7 @@ mod jit;
 mod ll;
 pub mod math;
 mod refuse;
+mod rust;
 #[cfg(test)]
 mod tests;
 
@@ -56,6 +58,7 @@ use lanes_vectorizer::vectorize::VectorFunction;
 
 pub use header::header;
 pub use jit::{Jit, LanesRange, LaunchFn};
+pub use rust::rust_bindings;
 
 use ll::Cx;
 
