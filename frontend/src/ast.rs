@@ -18,7 +18,7 @@ pub struct Ident {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TranslationUnit {
     pub items: Vec<Item>,
     /// One more than the largest [`NodeId`] in the tree.

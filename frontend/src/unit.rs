@@ -10,6 +10,7 @@ use crate::preprocess::{self, FileLoader, PreprocessOptions, Preprocessed};
 use crate::source::{FileId, SourceFile, SourceMap};
 
 /// Everything the front end knows about one main file.
+#[derive(Default)]
 pub struct CheckedUnit {
     pub sources: SourceMap,
     pub main: FileId,

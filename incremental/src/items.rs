@@ -79,6 +79,17 @@ pub struct Parsed {
     pub opaque: bool,
 }
 
+/// The previous revision's result is freed off the edit's path (see
+/// [`crate::reclaim`]).
+impl Drop for Parsed {
+    fn drop(&mut self) {
+        let unit = std::mem::take(&mut self.unit);
+        let items = std::mem::take(&mut self.items);
+        let by_key = std::mem::take(&mut self.by_key);
+        crate::reclaim::drop_later((unit, items, by_key));
+    }
+}
+
 impl Parsed {
     pub fn item(&self, key: &ItemKey) -> Option<&ItemEntry> {
         self.by_key.get(key).map(|&i| &self.items[i])

@@ -68,6 +68,7 @@ mod items;
 mod kernel;
 mod lines;
 mod precond;
+pub mod reclaim;
 mod stale;
 
 pub use db::{Config, Db, File, LanesDatabase, Settings};

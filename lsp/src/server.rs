@@ -280,6 +280,7 @@ impl Backend {
             // A newer change opens it after its own diagnostics.
             if this.current(&key, generation).is_some() {
                 this.0.worker.gate().open();
+                lanes_db::reclaim::release();
             }
             if !published {
                 return;
@@ -718,6 +719,9 @@ impl LanguageServer for Backend {
                         doc.version = version;
                         let path = uri_to_path(&key);
                         let text = doc.rope.to_string();
+                        // The previous revision is freed once this one's
+                        // diagnostics are out.
+                        lanes_db::reclaim::hold();
                         // Cancels every running snapshot query.
                         doc.file = st.db.set_file(path, &text, version);
                         Ok(true)
@@ -745,6 +749,7 @@ impl LanguageServer for Backend {
             if st.docs.remove(&key).is_some() {
                 // No diagnostics of this document are pending any more.
                 self.0.worker.gate().open();
+                lanes_db::reclaim::release();
                 // The file may still be included by others: its disk text.
                 let f = st.db.reload_from_disk(&uri_to_path(&key));
                 lanes_db::Db::last_good(&st.db).forget(f);
