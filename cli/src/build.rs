@@ -140,75 +140,65 @@ pub fn run(args: BuildArgs) -> ExitCode {
         Specialize::Auto => lanes_pipeline::Specialize::Auto,
         Specialize::Off => lanes_pipeline::Specialize::Off,
     });
-    let mut settings = match crate::project::settings_for(&args.file, &flags) {
+    let settings = match crate::project::settings_for(&args.file, &flags) {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let Some(spec) = target(&settings.target) else {
-        return ExitCode::from(2);
-    };
-    // Code is generated for the target's width.
-    settings.width = spec.width;
-    let Some(unit) = load_with(&args.file, &settings, "build") else {
-        return ExitCode::from(1);
-    };
-    if unit.hir.kernels().is_empty() {
-        eprintln!(
-            "error: `{}` has no kernels (functions declared `__kernel`)",
-            args.file.display()
-        );
-        return ExitCode::from(1);
+    // One target, or a list (checked with the settings) for one object
+    // that dispatches among them.
+    let mut specs = Vec::new();
+    for name in settings.target.split(',').map(str::trim) {
+        let Some(spec) = target(name) else {
+            return ExitCode::from(2);
+        };
+        specs.push(spec);
     }
-    let default = if args.opt == "0" {
-        lanes_pipeline::Specialize::Off
-    } else {
-        lanes_pipeline::Specialize::Auto
-    };
-    // The one pipeline, as `lanes check` runs it: the same analyses and,
-    // with `--specialize auto`, the same preconditions on the same budget.
-    let plan = lanes_pipeline::plan_build(&unit, &settings, default, &RealFs);
-    if plan.specialization_failed {
-        eprintln!(
-            "warning: the specialized source of `{}` does not check; building it unspecialized",
-            args.file.display()
-        );
-    }
-    for a in &plan.applied {
-        eprintln!(
-            "note: fast path for the {} at {}:{} in `{}`: taken by SIMD groups where every lane satisfies `{}`",
-            a.kind.as_str(),
-            args.file.display(),
-            a.line,
-            a.kernel,
-            a.condition
-        );
-    }
-    let unit = plan.specialized.as_ref().unwrap_or(&unit);
-    let opt_level = if args.opt == "0" { 0 } else { 2 };
-    let compiled = match lanes_codegen::compile_analysed(
-        &unit.hir,
-        plan.analysed(),
-        &spec,
-        &lanes_codegen::Options { opt_level },
-    ) {
-        Ok(c) => c,
-        Err(diags) => {
-            let mut err = stderr();
-            let _ = lanes_diagnostics::human::emit(&mut err, &unit.sources, &diags);
-            let _ = writeln!(err, "lanes build: nothing was written");
-            return ExitCode::from(1);
+    let mut notes: Vec<String> = Vec::new();
+    let mut builds: Vec<(CheckedUnit, lanes_codegen::Compiled)> = Vec::new();
+    for spec in &specs {
+        match compile_target(&args, &settings, spec, &mut notes) {
+            Ok(b) => builds.push(b),
+            Err(code) => return code,
         }
+    }
+    let multi = if builds.len() > 1 {
+        match lanes_codegen::link_targets(builds.iter().map(|(_, c)| c.clone()).collect()) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                eprintln!("error: code generation failed: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        None
     };
+    // The header and the dependencies come from the source, the same for
+    // every target.
+    let (unit, compiled) = &builds[0];
+    let spec = &specs[0];
     // Everything is produced in memory first, so that an error leaves no
     // file behind; files are then written atomically (temporary + rename).
-    let output: Result<Vec<u8>, String> = match args.emit {
-        Emit::Obj => compiled.object(),
-        Emit::Asm => compiled.assembly().map(String::into_bytes),
-        Emit::Llvm => Ok(compiled.llvm_ir().into_bytes()),
-        Emit::Vir => Ok(compiled
-            .kernels()
+    let output: Result<Vec<u8>, String> = match (args.emit, &multi) {
+        (Emit::Obj, None) => compiled.object(),
+        (Emit::Obj, Some(m)) => m.object(),
+        (Emit::Asm, None) => compiled.assembly().map(String::into_bytes),
+        (Emit::Asm, Some(m)) => m.assembly().map(String::into_bytes),
+        (Emit::Llvm, None) => Ok(compiled.llvm_ir().into_bytes()),
+        (Emit::Llvm, Some(m)) => Ok(m.llvm_ir().into_bytes()),
+        (Emit::Vir, _) => Ok(builds
             .iter()
-            .map(|k| lanes_vectorizer::vectorize::print(&k.vf))
+            .map(|(_, c)| {
+                let vir = c
+                    .kernels()
+                    .iter()
+                    .map(|k| lanes_vectorizer::vectorize::print(&k.vf))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                match &multi {
+                    Some(_) => format!("; target {}\n{vir}", c.spec.name),
+                    None => vir,
+                }
+            })
             .collect::<Vec<_>>()
             .join("\n")
             .into_bytes()),
@@ -231,17 +221,23 @@ pub fn run(args: BuildArgs) -> ExitCode {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "lanes.h".into());
-        lanes_codegen::header(&unit.hir, &compiled, &guard)
+        match &multi {
+            Some(m) => lanes_codegen::multi_target_header(&unit.hir, m, &guard),
+            None => lanes_codegen::header(&unit.hir, compiled, &guard),
+        }
     });
     // Objects are self-contained except where a CPU lacks an instruction
     // LLVM must then call the C library for (fused multiply-add on SSE4).
     if args.emit == Emit::Obj {
-        let needed = compiled.libm_symbols();
+        let needed = match &multi {
+            Some(m) => m.libm_symbols(),
+            None => compiled.libm_symbols(),
+        };
         if !needed.is_empty() {
             eprintln!(
                 "note: the object calls {} from the C math library (no such instruction on `{}`): link with `-lm`",
                 needed.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "),
-                spec.name
+                if multi.is_some() { "sse4" } else { spec.name.as_str() }
             );
         }
     }
@@ -292,6 +288,78 @@ pub fn run(args: BuildArgs) -> ExitCode {
         written.push(path);
     }
     ExitCode::SUCCESS
+}
+
+/// The file checked, planned (the one pipeline, as `lanes check` runs it:
+/// the same analyses and, with `--specialize auto`, the same
+/// preconditions on the same budget) and compiled for one target at its
+/// width. Its notes are printed unless `notes` (those of the targets
+/// before) has them: each target's run says the same.
+fn compile_target(
+    args: &BuildArgs,
+    settings: &lanes_pipeline::Settings,
+    spec: &lanes_codegen::TargetSpec,
+    notes: &mut Vec<String>,
+) -> Result<(CheckedUnit, lanes_codegen::Compiled), ExitCode> {
+    let mut settings = settings.clone();
+    // Code is generated for the target's width.
+    settings.width = spec.width;
+    let Some(unit) = load_with(&args.file, &settings, "build") else {
+        return Err(ExitCode::from(1));
+    };
+    if unit.hir.kernels().is_empty() {
+        eprintln!(
+            "error: `{}` has no kernels (functions declared `__kernel`)",
+            args.file.display()
+        );
+        return Err(ExitCode::from(1));
+    }
+    let default = if args.opt == "0" {
+        lanes_pipeline::Specialize::Off
+    } else {
+        lanes_pipeline::Specialize::Auto
+    };
+    let plan = lanes_pipeline::plan_build(&unit, &settings, default, &RealFs);
+    let mut said = Vec::new();
+    if plan.specialization_failed {
+        said.push(format!(
+            "warning: the specialized source of `{}` does not check; building it unspecialized",
+            args.file.display()
+        ));
+    }
+    for a in &plan.applied {
+        said.push(format!(
+            "note: fast path for the {} at {}:{} in `{}`: taken by SIMD groups where every lane satisfies `{}`",
+            a.kind.as_str(),
+            args.file.display(),
+            a.line,
+            a.kernel,
+            a.condition
+        ));
+    }
+    for n in said {
+        if !notes.contains(&n) {
+            eprintln!("{n}");
+            notes.push(n);
+        }
+    }
+    let opt_level = if args.opt == "0" { 0 } else { 2 };
+    let compiled = {
+        let unit = plan.specialized.as_ref().unwrap_or(&unit);
+        lanes_codegen::compile_analysed(
+            &unit.hir,
+            plan.analysed(),
+            spec,
+            &lanes_codegen::Options { opt_level },
+        )
+        .map_err(|diags| {
+            let mut err = stderr();
+            let _ = lanes_diagnostics::human::emit(&mut err, &unit.sources, &diags);
+            let _ = writeln!(err, "lanes build: nothing was written");
+            ExitCode::from(1)
+        })?
+    };
+    Ok((plan.specialized.unwrap_or(unit), compiled))
 }
 
 /// `OUT: FILE INCLUDED... lanes.toml`, each path escaped as make reads it.

@@ -27,6 +27,7 @@ mod header;
 mod jit;
 mod ll;
 pub mod math;
+mod multi;
 mod refuse;
 mod rust;
 #[cfg(test)]
@@ -56,8 +57,9 @@ use lanes_vectorizer::ir::Ty;
 use lanes_vectorizer::target::{Isa, Target as LanesTarget};
 use lanes_vectorizer::vectorize::VectorFunction;
 
-pub use header::header;
+pub use header::{header, multi_target_header};
 pub use jit::{Jit, LanesRange, LaunchFn};
+pub use multi::{link_targets, MultiTarget, PIN_VARIABLE};
 pub use rust::rust_bindings;
 
 use ll::Cx;

@@ -5,7 +5,8 @@
 //! editors/vscode/src/config.ts) and the command line's flags.
 //!
 //! ```toml
-//! target = "avx2-i32x8"               # ISPC names (`lanes targets`); W is the width
+//! target = "avx2-i32x8"               # ISPC names (`lanes targets`); W is the width;
+//!                                     # a list ("sse4-i32x4,avx2-i32x8"): one object for all
 //! width = 8                           # W without a target's code generation (analysis only)
 //! defines = ["N=16", "DEBUG"]         # as -D
 //! includePaths = ["include"]          # as -I; relative to the lanes.toml (editor: the root)
@@ -94,9 +95,11 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// Settings for a named target (`None` for an unknown name).
+    /// Settings for a named target or a target list (`None` for an unknown
+    /// name); a list is analysed at the width of its first target (`lanes
+    /// build` analyses each target at its own).
     pub fn for_target(name: &str) -> Option<Settings> {
-        let t = Target::from_name(name)?;
+        let t = *Target::parse_list(name).ok()?.first()?;
         Some(Settings {
             target: name.to_string(),
             width: t.width,
@@ -410,16 +413,9 @@ fn read(root: &Node, dir: &Path) -> (Layer, Vec<SettingsError>) {
         match key {
             "target" => {
                 if let Some(t) = r.string(key, node) {
-                    if Target::from_name(&t).is_some() {
-                        layer.target = Some(t);
-                    } else {
-                        r.error(
-                            &node.at,
-                            format!(
-                                "unknown target `{t}` (known: {})",
-                                Target::names().join(", ")
-                            ),
-                        );
+                    match Target::parse_list(&t) {
+                        Ok(_) => layer.target = Some(t),
+                        Err(e) => r.error(&node.at, e),
                     }
                 }
             }
@@ -619,12 +615,7 @@ impl CommandLine {
     /// unknown `--target` is an error.
     pub fn over(&self, file: Layer) -> Result<Settings, String> {
         if let Some(t) = &self.target {
-            if Target::from_name(t).is_none() {
-                return Err(format!(
-                    "unknown target `{t}` (known: {})",
-                    Target::names().join(", ")
-                ));
-            }
+            Target::parse_list(t)?;
         }
         let flags = Layer {
             target: self.target.clone(),
@@ -739,6 +730,25 @@ mod tests {
             e.starts_with("/p/lanes.toml:1:10: unknown target `pdp11`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn target_lists() {
+        let (l, e) = parse_toml("target = \"avx2-i32x8,sse4-i32x4\"\n", Path::new("/p"));
+        assert!(e.is_empty(), "{e:?}");
+        let s = l.resolve();
+        // Analysed at the first target's width.
+        assert_eq!((s.target.as_str(), s.width), ("avx2-i32x8,sse4-i32x4", 8));
+        let e = first("target = \"sse4-i32x4,avx9\"\n");
+        assert!(
+            e.starts_with("/p/lanes.toml:1:10: unknown target `avx9` in the list"),
+            "{e}"
+        );
+        let flags = CommandLine {
+            target: Some("sse4-i32x4,avx2-i32x16".into()),
+            ..CommandLine::default()
+        };
+        assert_eq!(flags.over(Layer::default()).unwrap().width, 4);
     }
 
     #[test]

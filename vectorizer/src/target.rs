@@ -119,6 +119,56 @@ impl Target {
             .unwrap_or(TARGETS[0])
     }
 
+    /// The targets of a `--target` value (`target` in lanes.toml): one name
+    /// (`host` included), or a comma-separated list of named targets that
+    /// `lanes build` compiles into one object choosing among them at run
+    /// time. A list holds at most one target per instruction set (the
+    /// object runs the best instruction set the CPU has, so two widths of
+    /// one would never both be used) and one architecture. Errors name the
+    /// offending entry.
+    pub fn parse_list(spec: &str) -> Result<Vec<Target>, String> {
+        let known = || Target::names().join(", ");
+        if !spec.contains(',') {
+            return Target::from_name(spec.trim())
+                .map(|t| vec![t])
+                .ok_or_else(|| format!("unknown target `{spec}` (known: {})", known()));
+        }
+        let mut out: Vec<Target> = Vec::new();
+        for entry in spec.split(',').map(str::trim) {
+            if entry.is_empty() {
+                return Err(format!("empty entry in the target list `{spec}`"));
+            }
+            if entry == "host" {
+                return Err(format!(
+                    "`host` cannot be part of the target list `{spec}`: list named targets (`lanes targets`)"
+                ));
+            }
+            let Some(t) = TARGETS.iter().copied().find(|t| t.name == entry) else {
+                return Err(format!(
+                    "unknown target `{entry}` in the list `{spec}` (known: {})",
+                    known()
+                ));
+            };
+            if let Some(same) = out.iter().find(|o| o.isa == t.isa) {
+                return Err(format!(
+                    "`{entry}` and `{}` in the target list `{spec}` use the same instruction set: list one target per instruction set",
+                    same.name
+                ));
+            }
+            if out
+                .iter()
+                .any(|o| (o.isa == Isa::Neon) != (t.isa == Isa::Neon))
+            {
+                return Err(format!(
+                    "`{entry}` in the target list `{spec}` is for another architecture than `{}`",
+                    out[0].name
+                ));
+            }
+            out.push(t);
+        }
+        Ok(out)
+    }
+
     /// Names accepted by `--target`, for error messages.
     pub fn names() -> Vec<&'static str> {
         TARGETS
@@ -159,5 +209,29 @@ mod tests {
         assert!(Target::from_name("avx3").is_none());
         let host = Target::from_name("host").unwrap();
         assert!(TARGETS.contains(&host));
+    }
+
+    #[test]
+    fn target_lists() {
+        let names = |s: &str| -> Vec<&str> {
+            Target::parse_list(s)
+                .unwrap()
+                .iter()
+                .map(|t| t.name)
+                .collect()
+        };
+        assert_eq!(names("avx2-i32x8"), ["avx2-i32x8"]);
+        assert_eq!(
+            names("sse4-i32x4, avx2-i32x8,avx512skx-x16"),
+            ["sse4-i32x4", "avx2-i32x8", "avx512skx-x16"]
+        );
+        assert_eq!(Target::parse_list("host").unwrap(), [Target::host()]);
+        let err = |s: &str| Target::parse_list(s).unwrap_err();
+        assert!(err("sse4-i32x4,avx9-x64").starts_with("unknown target `avx9-x64` in the list"));
+        assert!(err("pdp11").starts_with("unknown target `pdp11` (known:"));
+        assert!(err("sse4-i32x4,,avx2-i32x8").starts_with("empty entry"));
+        assert!(err("sse4-i32x4,host").starts_with("`host` cannot be part"));
+        assert!(err("avx2-i32x8,avx2-i32x16").contains("same instruction set"));
+        assert!(err("sse4-i32x4,neon-i32x4").contains("another architecture"));
     }
 }
