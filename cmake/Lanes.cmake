@@ -5,7 +5,9 @@
 #   add_executable(app main.c)
 #   lanes_add_kernels(app
 #     SOURCES kernels/blur.cl kernels/scan.cl
-#     TARGETS avx2-i32x8                # default: host (the build machine's CPU)
+#     TARGETS avx2-i32x8                # default: host (the build machine's CPU);
+#                                       # several (sse4-i32x4,avx2-i32x8,avx512skx-x16 or a
+#                                       # CMake list): one object running the best the CPU has
 #     DEFINES RADIUS=2 USE_FAST_PATH    # -D for lanes build
 #     INCLUDE_DIRS kernels/include)     # -I for lanes build
 #
@@ -34,7 +36,7 @@ if(NOT LANES_EXECUTABLE)
 endif()
 
 function(lanes_add_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TARGETS" "SOURCES;DEFINES;INCLUDE_DIRS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES;DEFINES;INCLUDE_DIRS;TARGETS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "lanes_add_kernels(${target}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -44,14 +46,11 @@ function(lanes_add_kernels target)
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "lanes_add_kernels(${target}): no SOURCES")
   endif()
-  set(simd ${ARG_TARGETS})
+  # `a,b` and the CMake list `a;b` both name a multi-target object (lanes
+  # checks the names when it builds).
+  list(JOIN ARG_TARGETS "," simd)
   if(NOT simd)
     set(simd host)
-  endif()
-  if(simd MATCHES ",")
-    # One object holds the code of one target: objects that pick the best
-    # of several at run time are not built yet.
-    message(FATAL_ERROR "lanes_add_kernels(${target}): TARGETS ${simd}: name one target (objects for several targets are not supported yet)")
   endif()
 
   set(flags --target ${simd})

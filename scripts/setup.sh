@@ -3,7 +3,8 @@
 # second opinion on OpenCL C validity), PoCL (the second opinion on results),
 # oclgrind (the second opinion on data races and barrier divergence),
 # Neovim (editor smoke tests), clangd-19 (the language-server benchmark's
-# reference), CMake (the CMake example project, examples/cmake), a Python
+# reference), CMake (the CMake example project, examples/cmake), qemu-user
+# (multi-target objects run on CPU models this machine is not), a Python
 # venv with the LSP test tools, and
 # code-server with playwright-core and Chromium (the VS Code extension's
 # end-to-end test, editors/vscode/e2e).
@@ -13,7 +14,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(llvm-19-dev libpolly-19-dev libzstd-dev libz3-dev clang-19 pocl-opencl-icd
           ocl-icd-opencl-dev oclgrind neovim python3-venv chromium libkrb5-dev ripgrep
-          clangd-19 cmake)
+          clangd-19 cmake qemu-user)
 
 missing=()
 for p in "${packages[@]}"; do
