@@ -202,12 +202,13 @@ pub fn run(args: BuildArgs) -> ExitCode {
             .collect::<Vec<_>>()
             .join("\n")
             .into_bytes()),
-        Emit::Rust => Ok(lanes_codegen::rust_bindings(
-            &unit.hir,
-            &compiled,
-            &args.file.display().to_string(),
-        )
-        .into_bytes()),
+        // The entry points are the same for every target.
+        (Emit::Rust, _) => {
+            Ok(
+                lanes_codegen::rust_bindings(&unit.hir, compiled, &args.file.display().to_string())
+                    .into_bytes(),
+            )
+        }
     };
     let output = match output {
         Ok(o) => o,

@@ -285,6 +285,8 @@ def test_lanes_toml_target_list(lanes, tmp_path):
     ("llvm", "define internal i32 @lanes.select()"),
     ("asm", "saxpy_groups.avx2-i32x8"),
     ("vir", "; target avx2-i32x8"),
+    # The bindings declare the entry points, the same for every target.
+    ("rust", "pub fn saxpy_groups(n: i32, a: f32, x: *const f32, y: *mut f32"),
 ])
 def test_text_formats_of_a_target_list(lanes, root, emit, needle):
     p = run([lanes, "build", str(root / "examples/saxpy.cl"), "--emit", emit,
