@@ -125,6 +125,11 @@ pub fn compile(
 }
 
 pub fn target(name: &str) -> Option<lanes_codegen::TargetSpec> {
+    if name.contains(',') {
+        // Only `lanes build` makes one object of several targets.
+        eprintln!("error: `{name}` is a list of targets; this command runs one (`--target avx2-i32x8`, or `host`)");
+        return None;
+    }
     match lanes_codegen::target_spec(name) {
         Ok(t) => Some(t),
         Err(e) => {

@@ -293,3 +293,32 @@ def test_text_formats_of_a_target_list(lanes, root, emit, needle):
              "--target", "sse4-i32x4,avx2-i32x8"])
     assert p.returncode == 0, p.stderr
     assert needle in p.stdout
+
+
+@pytest.mark.parametrize("mode", ["shared", "static"])
+def test_links_into_a_shared_library_and_a_static_executable(lanes, tmp_path, multi, mode):
+    d = tmp_path
+    obj, main = multi / "probe.o", multi / "main.c"
+    if mode == "shared":
+        cc = run(["gcc", "-shared", "-o", str(d / "libprobe.so"), str(obj)])
+        assert cc.returncode == 0, cc.stderr
+        cc = run(["gcc", "-O2", "-I", str(multi), str(main), "-L", str(d), "-lprobe",
+                  f"-Wl,-rpath,{d}", "-o", str(d / "probe"), "-lm"])
+    else:
+        cc = run(["gcc", "-O2", "-static", "-I", str(multi), str(main), str(obj),
+                  "-o", str(d / "probe"), "-lm"])
+        if cc.returncode != 0 and "cannot find -lc" in cc.stderr:
+            pytest.skip("no static C library")
+    assert cc.returncode == 0, cc.stderr
+    for target in TARGETS:
+        if cpu_runs(target):
+            p = run([str(d / "probe")], env=pinned(target))
+            assert p.returncode == 0, p.stdout + p.stderr
+            assert p.stdout == run([str(multi / "probe")], env=pinned(target)).stdout
+
+
+def test_lanes_run_takes_one_target(lanes, root):
+    p = run([lanes, "run", str(root / "examples/saxpy.cl"), "--global", "8",
+             "--target", "sse4-i32x4,avx2-i32x8"])
+    assert p.returncode == 2
+    assert "`sse4-i32x4,avx2-i32x8` is a list of targets; this command runs one" in p.stderr
