@@ -5,7 +5,8 @@
 //! store, atomic) at `base + offset`, where the byte offset is built from
 //! integer constants, the kernel's integer scalar arguments,
 //! `get_global_id`, `get_global_size` and `get_global_offset` by `+`, `-`,
-//! `*`, `<<` by a constant, `?:` and integer conversions. Evaluated with
+//! `*`, `<<` by a constant, `?:`, integer `min`/`max` and integer
+//! conversions. Evaluated with
 //! intervals over the work-items of a range, such an offset bounds every
 //! byte the kernel can reach, guards or not (a guard only makes the bound
 //! larger than needed). Anything else (an index loaded from memory or
@@ -15,7 +16,7 @@
 use std::collections::HashMap;
 
 use lanes_vectorizer::ir::{
-    BinOp, CastOp, Const, Function, InstKind, Ty, ValueDef, ValueId, WorkItem,
+    BinOp, CastOp, Const, Function, InstKind, MathFn, Ty, ValueDef, ValueId, WorkItem,
 };
 
 /// An integer expression of the IR, over the work-items of a range.
@@ -36,8 +37,20 @@ pub enum Expr {
     Add(u32, Box<Expr>, Box<Expr>),
     Sub(u32, Box<Expr>, Box<Expr>),
     Mul(u32, Box<Expr>, Box<Expr>),
-    /// Either value (`?:`, `min`, `max`).
+    /// Either value (`?:`).
     Either(Box<Expr>, Box<Expr>),
+    /// Integer `min`/`max` (`unsigned`: of unsigned values, which must then
+    /// not be negative as signed ones).
+    Min {
+        unsigned: bool,
+        a: Box<Expr>,
+        b: Box<Expr>,
+    },
+    Max {
+        unsigned: bool,
+        a: Box<Expr>,
+        b: Box<Expr>,
+    },
     /// Zero extension: the same value when it is not negative.
     ZExt(Box<Expr>),
     /// Truncation to `bits`: the same value when it fits.
@@ -146,8 +159,27 @@ impl Walk<'_> {
                             )),
                         }
                     }
+                    InstKind::Math { func, args } if args.len() == 2 && inst.ty.is_int() => {
+                        let (a, b) = (sub(args[0])?, sub(args[1])?);
+                        match func {
+                            MathFn::SMin => Ok(Expr::Min { unsigned: false, a, b }),
+                            MathFn::UMin => Ok(Expr::Min { unsigned: true, a, b }),
+                            MathFn::SMax => Ok(Expr::Max { unsigned: false, a, b }),
+                            MathFn::UMax => Ok(Expr::Max { unsigned: true, a, b }),
+                            _ => Err("its index is computed by a built-in function the check does not follow".into()),
+                        }
+                    }
                     InstKind::Select { then, els, .. } if inst.ty.is_int() => {
-                        Ok(Expr::Either(sub(*then)?, sub(*els)?))
+                        // Vector IR selects `undef` for lanes that are off
+                        // wherever the value is used: it is never an index.
+                        let undef = |v: ValueId| {
+                            matches!(self.f.value(v).def, ValueDef::Const(Const::Undef(_)))
+                        };
+                        match (undef(*then), undef(*els)) {
+                            (true, false) => self.expr(*els, nodes),
+                            (false, true) => self.expr(*then, nodes),
+                            _ => Ok(Expr::Either(sub(*then)?, sub(*els)?)),
+                        }
                     }
                     InstKind::Cast { op, value: x } if self.f.value(*x).ty != Ty::I1 => match op {
                         CastOp::SExt => self.expr(*x, nodes),

@@ -241,6 +241,8 @@ fn eval(e: &Expr, args: &[Arg], range: &str) -> String {
         Expr::Sub(b, x, y) => format!("check::sub({b}, {}, {})", sub(x), sub(y)),
         Expr::Mul(b, x, y) => format!("check::mul({b}, {}, {})", sub(x), sub(y)),
         Expr::Either(x, y) => format!("check::either({}, {})", sub(x), sub(y)),
+        Expr::Min { unsigned, a, b } => format!("check::min({unsigned}, {}, {})", sub(a), sub(b)),
+        Expr::Max { unsigned, a, b } => format!("check::max({unsigned}, {}, {})", sub(a), sub(b)),
         Expr::ZExt(x) => format!("check::zext({})", sub(x)),
         Expr::Trunc(b, x) => format!("check::fit({b}, {})", sub(x)),
     }
@@ -268,6 +270,8 @@ fn show(e: &Expr, args: &[Arg]) -> String {
         Expr::Sub(_, x, y) => format!("{} - {}", s(x), atom(y)),
         Expr::Mul(_, x, y) => format!("{} * {}", atom(x), atom(y)),
         Expr::Either(x, y) => format!("({} or {})", s(x), s(y)),
+        Expr::Min { a, b, .. } => format!("min({}, {})", s(a), s(b)),
+        Expr::Max { a, b, .. } => format!("max({}, {})", s(a), s(b)),
         Expr::ZExt(x) | Expr::Trunc(_, x) => s(x),
     }
 }
@@ -663,6 +667,24 @@ mod check {
         Ok((a.0.min(b.0), a.1.max(b.1)))
     }
 
+    /// `min` of two values (`unsigned`: both must be non-negative, where
+    /// the signed and unsigned orders agree).
+    pub fn min(unsigned: bool, a: Iv, b: Iv) -> Iv {
+        let (a, b) = (a?, b?);
+        if unsigned && (a.0 < 0 || b.0 < 0) {
+            return Err(());
+        }
+        Ok((a.0.min(b.0), a.1.min(b.1)))
+    }
+
+    pub fn max(unsigned: bool, a: Iv, b: Iv) -> Iv {
+        let (a, b) = (a?, b?);
+        if unsigned && (a.0 < 0 || b.0 < 0) {
+            return Err(());
+        }
+        Ok((a.0.max(b.0), a.1.max(b.1)))
+    }
+
     pub fn zext(a: Iv) -> Iv {
         let a = a?;
         if a.0 >= 0 { Ok(a) } else { Err(()) }
@@ -804,6 +826,17 @@ mod tests {
             b.contains("pub fn r#move(r#in: &mut [Particle], v: [f32; 2], p: &Particle, on: u8, range: &Range)"),
             "{b}"
         );
+    }
+
+    #[test]
+    fn clamped_indices_are_checked() {
+        let b = bindings(
+            "__kernel void k(__global float *o, __global const float *a, int n)\n\
+             { int i = get_global_id(0); o[i] = a[min(i + 1, n - 1)] + a[i > 0 ? i - 1 : 0] + a[clamp(i, 0, n - 1)]; }",
+        );
+        assert!(!b.contains("unsafe fn k"), "{b}");
+        assert!(b.contains("min(get_global_id(0) + 1, n - 1)"), "{b}");
+        assert!(b.contains("check::min(false, "), "{b}");
     }
 
     #[test]
