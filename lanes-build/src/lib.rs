@@ -115,8 +115,10 @@ impl Build {
         self
     }
 
-    /// The SIMD target (`lanes targets`: `avx2-i32x8`, ...; default: the
-    /// `target` of the nearest `lanes.toml`, else `host`, the CPU building).
+    /// The SIMD target (`lanes targets`: `avx2-i32x8`, ...), or a list
+    /// (`sse4-i32x4,avx2-i32x8,avx512skx-x16`: one object that runs the best
+    /// variant the CPU has); default: the `target` of the nearest
+    /// `lanes.toml`, else `host`, the CPU building.
     pub fn target(&mut self, target: &str) -> &mut Build {
         self.target = Some(target.to_string());
         self
