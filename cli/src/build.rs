@@ -52,7 +52,9 @@ pub struct BuildArgs {
     #[arg(long, value_name = "OUT.d")]
     depfile: Option<PathBuf>,
     /// SIMD target (see `lanes targets`; default: `target` of the nearest
-    /// `lanes.toml`, else host).
+    /// `lanes.toml`, else host), or a comma-separated list
+    /// (`sse4-i32x4,avx2-i32x8,avx512skx-x16`) for one object that runs the
+    /// best of them the CPU supports (docs/codegen.md).
     #[arg(long)]
     target: Option<String>,
     /// What to write.

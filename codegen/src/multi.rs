@@ -57,6 +57,40 @@ fn isa_bit(isa: Isa) -> Option<u32> {
     }
 }
 
+/// CPUID and XCR0 bits (Intel SDM vol. 2A, CPUID; AMD APM vol. 3), each
+/// `@NAME@` in [`CPU_ISAS`].
+const FEATURE_BITS: &[(&str, &[u32])] = &[
+    // Leaf 1 ecx: SSE3, SSSE3, CMPXCHG16B, SSE4.1, SSE4.2, POPCNT.
+    ("@V2_ECX1@", &[0, 9, 13, 19, 20, 23]),
+    // Leaf 0x80000001 ecx: LAHF/SAHF in 64-bit mode; LZCNT (ABM).
+    ("@LAHF@", &[0]),
+    ("@LZCNT@", &[5]),
+    // Leaf 1 ecx: FMA, MOVBE, OSXSAVE, AVX, F16C.
+    ("@V3_ECX1@", &[12, 22, 27, 28, 29]),
+    ("@OSXSAVE@", &[27]),
+    // Leaf 7 ebx: BMI1, AVX2, BMI2.
+    ("@V3_EBX7@", &[3, 5, 8]),
+    // Leaf 7 ebx: AVX512F, AVX512DQ, AVX512CD, AVX512BW, AVX512VL.
+    ("@SKX_EBX7@", &[16, 17, 28, 30, 31]),
+    // XCR0: SSE and AVX state; and opmask, ZMM0-15 upper halves, ZMM16-31.
+    ("@YMM@", &[1, 2]),
+    ("@ZMM@", &[1, 2, 5, 6, 7]),
+];
+
+/// The mask of `bits`, as LLVM IR spells an `i32` constant.
+fn mask(bits: &[u32]) -> i32 {
+    bits.iter().fold(0u32, |m, b| m | 1 << b) as i32
+}
+
+/// [`CPU_ISAS`] with its feature masks filled in.
+fn cpu_isas_ir() -> String {
+    FEATURE_BITS
+        .iter()
+        .fold(CPU_ISAS.to_string(), |ir, (name, bits)| {
+            ir.replace(name, &mask(bits).to_string())
+        })
+}
+
 /// The instruction sets this CPU and OS run, as a mask of [`isa_bit`]s:
 /// what LLVM's `x86-64-v2`, `x86-64-v3` and `skylake-avx512` may emit for
 /// arithmetic. AVX and AVX-512 also need the OS to save their registers
@@ -79,7 +113,7 @@ entry:
   %hasx1 = icmp uge i32 %xmax, 2147483649
   %ecx81 = select i1 %hasx1, i32 %ecx81.raw, i32 0
   ; OSXSAVE (leaf 1 ecx bit 27): xgetbv exists and the OS manages XCR0.
-  %osxsave = and i32 %ecx1, 134217728
+  %osxsave = and i32 %ecx1, @OSXSAVE@
   %has.os = icmp ne i32 %osxsave, 0
   br i1 %has.os, label %xgetbv, label %features
 
@@ -91,31 +125,31 @@ xgetbv:
 features:
   %xcr0 = phi i32 [ 0, %entry ], [ %xcr0.lo, %xgetbv ]
   ; x86-64-v2: SSE3, SSSE3, CX16, SSE4.1, SSE4.2, POPCNT (leaf 1 ecx), LAHF (0x80000001 ecx).
-  %v2.ecx = and i32 %ecx1, 9970177
-  %v2.a = icmp eq i32 %v2.ecx, 9970177
-  %lahf = and i32 %ecx81, 1
+  %v2.ecx = and i32 %ecx1, @V2_ECX1@
+  %v2.a = icmp eq i32 %v2.ecx, @V2_ECX1@
+  %lahf = and i32 %ecx81, @LAHF@
   %v2.b = icmp ne i32 %lahf, 0
   %v2 = and i1 %v2.a, %v2.b
   ; x86-64-v3: FMA, MOVBE, OSXSAVE, AVX, F16C (leaf 1 ecx), BMI1, AVX2, BMI2
   ; (leaf 7 ebx), LZCNT (0x80000001 ecx), YMM state enabled (XCR0 & 6).
-  %v3.ecx = and i32 %ecx1, 943722496
-  %v3.a = icmp eq i32 %v3.ecx, 943722496
-  %v3.ebx = and i32 %ebx7, 296
-  %v3.b = icmp eq i32 %v3.ebx, 296
-  %lzcnt = and i32 %ecx81, 32
+  %v3.ecx = and i32 %ecx1, @V3_ECX1@
+  %v3.a = icmp eq i32 %v3.ecx, @V3_ECX1@
+  %v3.ebx = and i32 %ebx7, @V3_EBX7@
+  %v3.b = icmp eq i32 %v3.ebx, @V3_EBX7@
+  %lzcnt = and i32 %ecx81, @LZCNT@
   %v3.c = icmp ne i32 %lzcnt, 0
-  %ymm = and i32 %xcr0, 6
-  %v3.d = icmp eq i32 %ymm, 6
+  %ymm = and i32 %xcr0, @YMM@
+  %v3.d = icmp eq i32 %ymm, @YMM@
   %v3.ab = and i1 %v3.a, %v3.b
   %v3.cd = and i1 %v3.c, %v3.d
   %v3.all = and i1 %v3.ab, %v3.cd
   %v3 = and i1 %v3.all, %v2
   ; Skylake-X: AVX-512 F, DQ, CD, BW, VL (leaf 7 ebx), opmask, ZMM0-15 and
   ; ZMM16-31 state enabled (XCR0 & 0xe6).
-  %skx.ebx = and i32 %ebx7, -805175296
-  %skx.a = icmp eq i32 %skx.ebx, -805175296
-  %zmm = and i32 %xcr0, 230
-  %skx.b = icmp eq i32 %zmm, 230
+  %skx.ebx = and i32 %ebx7, @SKX_EBX7@
+  %skx.a = icmp eq i32 %skx.ebx, @SKX_EBX7@
+  %zmm = and i32 %xcr0, @ZMM@
+  %skx.b = icmp eq i32 %zmm, @ZMM@
   %skx.ab = and i1 %skx.a, %skx.b
   %skx = and i1 %skx.ab, %v3
   %b0 = zext i1 %v2 to i32
@@ -366,7 +400,7 @@ pub fn link_targets(variants: Vec<Compiled>) -> Result<MultiTarget, String> {
         }
         modules.push(m);
     }
-    let mut text = String::from(CPU_ISAS);
+    let mut text = cpu_isas_ir();
     text += &select_ir(&targets);
     for (name, ret, params) in &signatures {
         text += &dispatcher_ir(name, ret, params, &targets);
@@ -446,5 +480,36 @@ impl MultiTarget {
     /// The target names, as listed.
     pub fn target_names(&self) -> Vec<&str> {
         self.variants.iter().map(|v| v.spec.name.as_str()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_masks() {
+        assert_eq!(mask(&[0, 9, 13, 19, 20, 23]), 0x0098_2201);
+        assert_eq!(mask(&[16, 17, 28, 30, 31]), 0xd003_0000_u32 as i32);
+        assert_eq!(mask(&[1, 2, 5, 6, 7]), 0xe6);
+        let ir = cpu_isas_ir();
+        assert!(FEATURE_BITS.iter().all(|(n, _)| !ir.contains(n)));
+        // AVX512F (bit 16) included: 0xd0030000.
+        assert!(ir.contains("and i32 %ebx7, -805109760"), "{ir}");
+    }
+
+    #[test]
+    fn select_prefers_the_widest_instruction_set_whatever_the_order() {
+        let t = |n| Target::from_name(n).unwrap();
+        let ir = select_ir(&[t("avx512skx-x16"), t("sse4-i32x4"), t("avx2-i32x8")]);
+        // avx512skx (listed first, index 0), then avx2 (2), then sse4 (1).
+        let tries: Vec<&str> = ir
+            .lines()
+            .filter(|l| l.contains("label %chosen.") && l.contains("label %try."))
+            .collect();
+        assert_eq!(tries.len(), 3, "{ir}");
+        assert!(tries[0].contains("%chosen.0"));
+        assert!(tries[1].contains("%chosen.2"));
+        assert!(tries[2].contains("%chosen.1"));
     }
 }
