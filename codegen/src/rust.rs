@@ -839,6 +839,68 @@ mod tests {
         assert!(b.contains("check::min(false, "), "{b}");
     }
 
+    /// The generated checks, compiled by rustc against a stand-in for the
+    /// object and run: each error where it belongs, and launches that fit.
+    #[test]
+    fn the_checks_refuse_exactly_the_launches_that_leave_a_buffer() {
+        let b = bindings(
+            "__kernel void shift(__global float *o, __global const float *a, int n)\n\
+             { int i = get_global_id(0); o[i] = a[i - 1] + a[i * n]; }",
+        );
+        let main = r#"
+mod k { include!("k.rs"); }
+use k::{Error, Range};
+static mut CALLS: u32 = 0;
+#[no_mangle]
+pub extern "C" fn shift(_o: *mut f32, _a: *const f32, _n: i32, r: *const k::ffi::lanes_range) -> i32 {
+    unsafe { CALLS += 1; if (*r).local_size[0] == 3 { -1 } else { 0 } }
+}
+fn main() {
+    let (mut o, a) = (vec![0.0f32; 5], vec![0.0f32; 5]);
+    let at1 = Range::d1(4).with_offset([1, 0, 0]);
+    assert!(matches!(k::shift(&mut o, &a, 1, &Range::d1(4)), Err(Error::BeforeStart { buffer: "a", .. })));
+    assert_eq!(k::shift(&mut o, &a, 1, &at1), Ok(()));
+    assert_eq!(k::shift(&mut o[..4], &a, 1, &at1), Err(Error::TooShort { kernel: "shift", buffer: "o", needed: 5, len: 4 }));
+    assert_eq!(k::shift(&mut o, &a[..4], 1, &at1), Err(Error::TooShort { kernel: "shift", buffer: "a", needed: 5, len: 4 }));
+    assert_eq!(k::shift(&mut o, &a, i32::MAX, &at1), Err(Error::Overflow { kernel: "shift", buffer: "a" }));
+    let mut bad = at1;
+    bad.work_dim = 0;
+    assert_eq!(k::shift(&mut o, &a, 1, &bad), Err(Error::InvalidRange { kernel: "shift" }));
+    assert_eq!(k::shift(&mut o, &a, 1, &at1.with_local_size([3, 1, 1])), Err(Error::InvalidRange { kernel: "shift" }));
+    // No work-items, nothing accessed: launched, and the kernel decides.
+    assert_eq!(k::shift(&mut [], &[], 1, &Range::d1(0)), Ok(()));
+    assert_eq!(unsafe { CALLS }, 3);
+    println!("ok");
+}
+"#;
+        let dir = std::env::temp_dir().join(format!("lanes-rust-bindings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("k.rs"), &b).unwrap();
+        std::fs::write(dir.join("main.rs"), main).unwrap();
+        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+        let built = std::process::Command::new(rustc)
+            .args(["--edition", "2021", "-o"])
+            .arg(dir.join("main"))
+            .arg(dir.join("main.rs"))
+            .output()
+            .unwrap();
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let ran = std::process::Command::new(dir.join("main"))
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            ran.status.success() && ran.stdout == b"ok\n",
+            "{}{}",
+            String::from_utf8_lossy(&ran.stdout),
+            String::from_utf8_lossy(&ran.stderr)
+        );
+    }
+
     #[test]
     fn a_parameter_named_range_renames_the_range() {
         let b = bindings(
