@@ -301,8 +301,6 @@ fn every_error_code_is_exercised_by_the_corpus() {
     // Code-generation errors only `lanes build` reports (tests/cli/build.rs
     // and the codegen tests cover them): `check` analyses these kernels.
     let build_only = [
-        Code::UnsupportedLocalMemory,
-        Code::UnsupportedAtomics,
         Code::UnsupportedImages,
         Code::UnsupportedWorkGroupCollective,
         Code::UnsupportedPrintf,

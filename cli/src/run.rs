@@ -731,8 +731,8 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         .map(|a| match a {
             Arg::Buffer { addr, .. } => (&**addr) as *const *mut u8 as *mut c_void,
             Arg::Value(v) => v.as_ptr() as *mut c_void,
-            // The code generator refuses kernels with __local memory (L0902).
-            Arg::Local(_) => std::ptr::null_mut(),
+            // The entry point takes the byte count of a __local object.
+            Arg::Local(bytes) => bytes as *const u64 as *mut c_void,
         })
         .collect();
     let lr = lanes_codegen::LanesRange {
@@ -769,7 +769,12 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
                 .collect()
         });
         if let Some(&c) = codes.iter().find(|&&c| c != 0) {
-            return Err(format!("the kernel returned error {c} (invalid range?)"));
+            let why = match c {
+                -1 => "the range is invalid",
+                -2 => "its work-group memory (__local objects, values kept across barriers) could not be allocated",
+                _ => "unknown error",
+            };
+            return Err(format!("the kernel returned error {c}: {why}"));
         }
         Ok(start.elapsed().as_secs_f64())
     };

@@ -24,6 +24,7 @@ use lanes_vectorizer::ir::Ty;
 
 use crate::emit::{geo, llty};
 use crate::ll::{Cx, R};
+use crate::workgroup::{Plan, ALIGN};
 use crate::{KernelCode, ParamKind};
 
 /// Byte offsets of the fields of `lanes_range` (LP64: `uint32_t` then
@@ -35,6 +36,14 @@ const R_LOCAL: u64 = 56;
 
 /// Largest number of SIMD groups per row when the local size is chosen.
 pub const CHOSEN_GROUPS_PER_ROW: u64 = 8;
+
+/// Work-group memory (save areas and `__local` objects) up to this many
+/// bytes lives on the stack of the `k_groups` call; more is allocated with
+/// `aligned_alloc` once per call.
+pub const STACK_WORK_GROUP_BYTES: u64 = 128 * 1024;
+
+/// `k_groups` returns this when work-group memory cannot be allocated.
+pub const OUT_OF_MEMORY: i64 = -2;
 
 fn be<T>(r: Result<T, inkwell::builder::BuilderError>) -> R<T> {
     r.map_err(|e| format!("{e:?}"))
@@ -48,6 +57,7 @@ fn abi_type<'ctx>(cx: &Cx<'_, 'ctx>, kind: &ParamKind) -> R<BasicTypeEnum<'ctx>>
         }
         ParamKind::Scalar(Ty::I1) => cx.ctx.i8_type().into(),
         ParamKind::Scalar(t) => llty(cx, *t, false)?,
+        ParamKind::LocalPointer => cx.ctx.i64_type().into(),
     })
 }
 
@@ -57,12 +67,14 @@ pub fn add_fn_attr(cx: &Cx<'_, '_>, f: FunctionValue<'_>, name: &str) {
 }
 
 /// Emits `k`, `k_groups` and `k__launch` for a kernel whose body variants
-/// are `full` and `part`.
+/// are `full` and `part` (work-group bodies when `plan` is given: see
+/// [`crate::workgroup`]).
 pub fn emit_entry_points<'ctx>(
     cx: &Cx<'_, 'ctx>,
     kc: &KernelCode,
     full: FunctionValue<'ctx>,
     part: FunctionValue<'ctx>,
+    plan: Option<&Plan>,
 ) -> R<Vec<FunctionValue<'ctx>>> {
     let ptr = cx.ctx.ptr_type(LlvmSpace::default());
     let i64t = cx.ctx.i64_type();
@@ -106,6 +118,8 @@ pub fn emit_entry_points<'ctx>(
         let a = param(i as u32)?;
         match &p.kind {
             ParamKind::Pointer { .. } => set_ir(&mut ir_args, &p.ir_params, 0, a)?,
+            // Set once the work-group memory is placed.
+            ParamKind::LocalPointer => {}
             ParamKind::Scalar(Ty::I1) => {
                 let z = cx.ctx.i8_type().const_zero().into();
                 let b = cx.icmp(IP::LLVMIntNE, a, z)?;
@@ -142,12 +156,6 @@ pub fn emit_entry_points<'ctx>(
             }
         }
     }
-    let ir_args: Vec<BasicValueEnum> = ir_args
-        .into_iter()
-        .enumerate()
-        .map(|(i, a)| a.ok_or_else(|| format!("IR parameter {i} has no source argument")))
-        .collect::<R<_>>()?;
-
     // Range validation.
     let field = |off: u64, t: BasicTypeEnum<'ctx>| -> R<BasicValueEnum<'ctx>> {
         let q = cx.gep_bytes(r, cx.i64c(off))?;
@@ -253,11 +261,62 @@ pub fn emit_entry_points<'ctx>(
     let ngroups = cx.binop(Op::LLVMMul, ngroups, ng[2])?;
     let last = cx.intrinsic("llvm.umin", &[i64t.into()], &[last, ngroups])?;
 
+    let wg = match plan {
+        Some(plan) => Some(work_group_memory(
+            cx,
+            groups,
+            kc,
+            plan,
+            &gs,
+            &ls,
+            &mut ir_args,
+        )?),
+        None => None,
+    };
+    let ir_args: Vec<BasicValueEnum> = ir_args
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| a.ok_or_else(|| format!("IR parameter {i} has no source argument")))
+        .collect::<R<_>>()?;
+    // A body with barriers runs in passes over the SIMD groups of a
+    // work-group: `state` is where each pass starts, `next` where the SIMD
+    // groups stopped (the same for all: barriers are work-group uniform),
+    // `turn` the SIMD group's index in the work-group (its save area).
+    let slot = |t: BasicTypeEnum<'ctx>, name: &str| -> R<BasicValueEnum<'ctx>> {
+        let here = cx.b.get_insert_block();
+        match entry.get_first_instruction() {
+            Some(i) => cx.b.position_before(&i),
+            None => cx.b.position_at_end(entry),
+        }
+        let p = be(cx.b.build_alloca(t, name))?;
+        if let Some(h) = here {
+            cx.b.position_at_end(h);
+        }
+        Ok(p.into())
+    };
+    let state = slot(i32t.into(), "state")?;
+    let next = slot(i32t.into(), "next")?;
+    let turn = slot(i64t.into(), "turn")?;
+
     let call = |f: FunctionValue<'ctx>| -> R<()> {
         let mut a: Vec<BasicMetadataValueEnum> = ir_args.iter().map(|&x| x.into()).collect();
         a.push(ctxp.into());
-        be(cx.b.build_call(f, &a, ""))?;
-        Ok(())
+        let Some(wg) = &wg else {
+            be(cx.b.build_call(f, &a, ""))?;
+            return Ok(());
+        };
+        let t = cx.load(i64t.into(), turn, 8)?;
+        let off = cx.binop(Op::LLVMMul, t, cx.i64c(wg.save_bytes))?;
+        a.push(cx.gep_bytes(wg.base, off)?.into());
+        a.push(wg.local.into());
+        a.push(cx.load(i32t.into(), state, 4)?.into());
+        let r = be(cx.b.build_call(f, &a, ""))?
+            .try_as_basic_value()
+            .basic()
+            .ok_or("work-group body returns void")?;
+        cx.store(next, r, 4)?;
+        let t1 = cx.binop(Op::LLVMAdd, t, cx.i64c(1))?;
+        cx.store(turn, t1, 8)
     };
     for_range(cx, groups, first, last, |g| {
         let gx = cx.binop(Op::LLVMURem, g, ng[0])?;
@@ -277,6 +336,13 @@ pub fn emit_entry_points<'ctx>(
         }
         let nfull = cx.binop(Op::LLVMUDiv, size[0], wc)?;
         let rem = cx.binop(Op::LLVMURem, size[0], wc)?;
+        // One pass over the SIMD groups, from barrier `state` to the next.
+        let pass = cx.ctx.append_basic_block(groups, "pass");
+        cx.store(state, cx.i32c(0), 4)?;
+        be(cx.b.build_unconditional_branch(pass))?;
+        cx.b.position_at_end(pass);
+        cx.store(turn, cx.i64c(0), 8)?;
+        cx.store(next, cx.i32c(0), 4)?;
         // SIMD groups column by column: the W columns of one SIMD group
         // are visited for every row before the next W columns, so a column
         // block of memory a kernel walks (gemm's B[k][j..j+W]) is reused
@@ -309,8 +375,20 @@ pub fn emit_entry_points<'ctx>(
         rows(x, rem, part)?;
         be(cx.b.build_unconditional_branch(after))?;
         cx.b.position_at_end(after);
+        // Until every SIMD group has reached the end of the body.
+        let n = cx.load(i32t.into(), next, 4)?;
+        cx.store(state, n, 4)?;
+        let more = cx.icmp(IP::LLVMIntNE, n, cx.i32c(0))?;
+        let done = cx.ctx.append_basic_block(groups, "group.done");
+        be(cx
+            .b
+            .build_conditional_branch(more.into_int_value(), pass, done))?;
+        cx.b.position_at_end(done);
         Ok(())
     })?;
+    if let Some(wg) = &wg {
+        free_work_group_memory(cx, wg)?;
+    }
     be(cx.b.build_return(Some(&i32t.const_zero())))?;
 
     // ---- k ------------------------------------------------------------
@@ -351,6 +429,7 @@ pub fn emit_entry_points<'ctx>(
         let v = match &p.kind {
             ParamKind::Pointer { .. } => cx.load(ptr.into(), pi, 1)?,
             ParamKind::Vector(..) | ParamKind::Struct(_) => pi,
+            ParamKind::LocalPointer => cx.load(i64t.into(), pi, 8)?,
             ParamKind::Scalar(t) => {
                 let lt = abi_type(cx, &p.kind)?;
                 cx.load(lt, pi, (if *t == Ty::I1 { 1 } else { t.bytes() }) as u32)?
@@ -367,6 +446,174 @@ pub fn emit_entry_points<'ctx>(
         .ok_or("k_groups returns void")?;
     be(cx.b.build_return(Some(&rv)))?;
     Ok(vec![groups, all, launch])
+}
+
+/// Where `k_groups` keeps a work-group's memory: one block holding a save
+/// area per SIMD group, then the kernel-scope `__local` variables, then one
+/// object per `__local` argument.
+struct WorkGroupMemory<'ctx> {
+    base: BasicValueEnum<'ctx>,
+    /// The first `__local` byte.
+    local: BasicValueEnum<'ctx>,
+    save_bytes: u64,
+    /// True when `base` came from `aligned_alloc` (to free at the end).
+    on_heap: BasicValueEnum<'ctx>,
+}
+
+/// Sizes and places the work-group memory of one `k_groups` call (reused by
+/// every work-group it runs) and points the `__local` arguments into it;
+/// returns [`OUT_OF_MEMORY`] from `groups` when it cannot be had.
+fn work_group_memory<'ctx>(
+    cx: &Cx<'_, 'ctx>,
+    groups: FunctionValue<'ctx>,
+    kc: &KernelCode,
+    plan: &Plan,
+    gs: &[BasicValueEnum<'ctx>],
+    ls: &[BasicValueEnum<'ctx>],
+    ir_args: &mut [Option<BasicValueEnum<'ctx>>],
+) -> R<WorkGroupMemory<'ctx>> {
+    let i64t = cx.ctx.i64_type();
+    let i32t = cx.ctx.i32_type();
+    let ptr = cx.ctx.ptr_type(LlvmSpace::default());
+    let mut overflow = cx.boolc(false);
+    let checked =
+        |name: &str, a, b, overflow: &mut BasicValueEnum<'ctx>| -> R<BasicValueEnum<'ctx>> {
+            let r = cx
+                .intrinsic(name, &[i64t.into()], &[a, b])?
+                .into_struct_value();
+            let v = be(cx.b.build_extract_value(r, 0, ""))?;
+            let o = be(cx.b.build_extract_value(r, 1, ""))?;
+            *overflow = cx.binop(Op::LLVMOr, *overflow, o)?;
+            Ok(v)
+        };
+    let round_up =
+        |x: BasicValueEnum<'ctx>, overflow: &mut BasicValueEnum<'ctx>| -> R<BasicValueEnum<'ctx>> {
+            let x = checked("llvm.uadd.with.overflow", x, cx.i64c(ALIGN - 1), overflow)?;
+            cx.binop(Op::LLVMAnd, x, cx.i64c(!(ALIGN - 1)))
+        };
+    // SIMD groups in the largest work-group.
+    let mut simd_groups = cx.i64c(1);
+    for d in 0..3 {
+        let items = cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[d], gs[d]])?;
+        let per = if d == 0 {
+            let w = cx.i64c(cx.w as u64 - 1);
+            let up = cx.binop(Op::LLVMAdd, items, w)?;
+            cx.binop(Op::LLVMUDiv, up, cx.i64c(cx.w as u64))?
+        } else {
+            items
+        };
+        simd_groups = checked("llvm.umul.with.overflow", simd_groups, per, &mut overflow)?;
+    }
+    let save = checked(
+        "llvm.umul.with.overflow",
+        simd_groups,
+        cx.i64c(plan.save_bytes),
+        &mut overflow,
+    )?;
+    let mut end = checked(
+        "llvm.uadd.with.overflow",
+        save,
+        cx.i64c(plan.local_bytes),
+        &mut overflow,
+    )?;
+    let mut local_args = Vec::new();
+    for (i, p) in kc.params.iter().enumerate() {
+        if p.kind != ParamKind::LocalPointer {
+            continue;
+        }
+        let bytes = groups
+            .get_nth_param(i as u32)
+            .ok_or_else(|| format!("missing parameter {i}"))?;
+        local_args.push((p, end));
+        let size = round_up(bytes, &mut overflow)?;
+        end = checked("llvm.uadd.with.overflow", end, size, &mut overflow)?;
+    }
+    let total = cx.intrinsic("llvm.umax", &[i64t.into()], &[end, cx.i64c(ALIGN)])?;
+    let total = round_up(total, &mut overflow)?;
+
+    let fail = cx.ctx.append_basic_block(groups, "wg.fail");
+    let sized = cx.ctx.append_basic_block(groups, "wg.sized");
+    be(cx
+        .b
+        .build_conditional_branch(overflow.into_int_value(), fail, sized))?;
+    cx.b.position_at_end(fail);
+    be(cx
+        .b
+        .build_return(Some(&i32t.const_int(OUT_OF_MEMORY as u64, true))))?;
+
+    cx.b.position_at_end(sized);
+    let small = cx.icmp(IP::LLVMIntULE, total, cx.i64c(STACK_WORK_GROUP_BYTES))?;
+    let stack_bb = cx.ctx.append_basic_block(groups, "wg.stack");
+    let heap_bb = cx.ctx.append_basic_block(groups, "wg.heap");
+    let got_bb = cx.ctx.append_basic_block(groups, "wg.placed");
+    be(cx
+        .b
+        .build_conditional_branch(small.into_int_value(), stack_bb, heap_bb))?;
+    cx.b.position_at_end(stack_bb);
+    let on_stack = be(cx
+        .b
+        .build_array_alloca(cx.ctx.i8_type(), total.into_int_value(), "wg"))?;
+    if let Some(i) = on_stack.as_instruction() {
+        i.set_alignment(ALIGN as u32).map_err(|e| e.to_string())?;
+    }
+    be(cx.b.build_unconditional_branch(got_bb))?;
+    cx.b.position_at_end(heap_bb);
+    let alloc = cx.module.get_function("aligned_alloc").unwrap_or_else(|| {
+        let t = ptr.fn_type(&[i64t.into(), i64t.into()], false);
+        cx.module.add_function("aligned_alloc", t, None)
+    });
+    let on_heap = be(cx
+        .b
+        .build_call(alloc, &[cx.i64c(ALIGN).into(), total.into()], ""))?
+    .try_as_basic_value()
+    .basic()
+    .ok_or("aligned_alloc returns void")?;
+    let null = cx.icmp(IP::LLVMIntEQ, on_heap, ptr.const_null().into())?;
+    be(cx
+        .b
+        .build_conditional_branch(null.into_int_value(), fail, got_bb))?;
+    cx.b.position_at_end(got_bb);
+    let base = be(cx.b.build_phi(ptr, "wg.base"))?;
+    base.add_incoming(&[(&on_stack, stack_bb), (&on_heap, heap_bb)]);
+    let heap = be(cx.b.build_phi(cx.ctx.bool_type(), "wg.heap"))?;
+    heap.add_incoming(&[
+        (&cx.ctx.bool_type().const_zero(), stack_bb),
+        (&cx.ctx.bool_type().const_all_ones(), heap_bb),
+    ]);
+    let base = base.as_basic_value();
+    for (p, off) in local_args {
+        let q = cx.gep_bytes(base, off)?;
+        set_ir(ir_args, &p.ir_params, 0, q)?;
+    }
+    Ok(WorkGroupMemory {
+        base,
+        local: cx.gep_bytes(base, save)?,
+        save_bytes: plan.save_bytes,
+        on_heap: heap.as_basic_value(),
+    })
+}
+
+/// Frees work-group memory that came from the heap.
+fn free_work_group_memory<'ctx>(cx: &Cx<'_, 'ctx>, wg: &WorkGroupMemory<'ctx>) -> R<()> {
+    let f =
+        cx.b.get_insert_block()
+            .and_then(|b| b.get_parent())
+            .ok_or("builder not positioned")?;
+    let free_bb = cx.ctx.append_basic_block(f, "wg.free");
+    let done = cx.ctx.append_basic_block(f, "wg.freed");
+    be(cx
+        .b
+        .build_conditional_branch(wg.on_heap.into_int_value(), free_bb, done))?;
+    cx.b.position_at_end(free_bb);
+    let ptr = cx.ctx.ptr_type(LlvmSpace::default());
+    let free = cx.module.get_function("free").unwrap_or_else(|| {
+        let t = cx.ctx.void_type().fn_type(&[ptr.into()], false);
+        cx.module.add_function("free", t, None)
+    });
+    be(cx.b.build_call(free, &[wg.base.into()], ""))?;
+    be(cx.b.build_unconditional_branch(done))?;
+    cx.b.position_at_end(done);
+    Ok(())
 }
 
 fn set_ir<'ctx>(

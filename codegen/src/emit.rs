@@ -31,6 +31,9 @@ use lanes_vectorizer::vectorize::VectorFunction;
 
 use crate::ll::{bv, is_vec, vec_of, Cx, R};
 use crate::math_impl::call_math;
+use crate::workgroup::Plan;
+
+mod atomic;
 
 /// Fields of the group context the entry points pass to a body: an array
 /// of `i64` (see `abi.rs`, which fills it).
@@ -92,20 +95,44 @@ fn align_of(align: u64, ty: Ty) -> u32 {
 
 /// Emits the body of `vf` as an internal function `name(params..., ptr ctx)`.
 /// `full`: the variant for whole SIMD groups (`LaneMask` all true).
+///
+/// With a work-group plan (see [`crate::workgroup`]) the body is
+/// `i32 name(params..., ptr ctx, ptr save, ptr local, i32 state)`: it
+/// starts at the beginning (state 0) or after barrier `state`, and returns
+/// the number of the barrier it stopped at, or 0 at its end.
 pub fn emit_body<'ctx>(
     cx: &Cx<'_, 'ctx>,
     vf: &VectorFunction,
     name: &str,
     full: bool,
+    plan: Option<&Plan>,
 ) -> R<FunctionValue<'ctx>> {
     let f = &vf.func;
+    let ptr = cx.ctx.ptr_type(LlvmSpace::default());
     let mut params: Vec<BasicMetadataTypeEnum> = Vec::new();
     for p in &f.params {
         params.push(llty(cx, p.ty, false)?.into());
     }
-    params.push(cx.ctx.ptr_type(LlvmSpace::default()).into());
-    let fty = cx.ctx.void_type().fn_type(&params, false);
+    params.push(ptr.into());
+    let fty = if plan.is_some() {
+        params.extend::<[BasicMetadataTypeEnum; 3]>([
+            ptr.into(),
+            ptr.into(),
+            cx.ctx.i32_type().into(),
+        ]);
+        cx.ctx.i32_type().fn_type(&params, false)
+    } else {
+        cx.ctx.void_type().fn_type(&params, false)
+    };
     let func = cx.module.add_function(name, fty, Some(Linkage::Internal));
+    if plan.is_some() {
+        // Nothing but the body reaches a SIMD group's save area.
+        let noalias = inkwell::attributes::Attribute::get_named_enum_kind_id("noalias");
+        func.add_attribute(
+            inkwell::attributes::AttributeLoc::Param(f.params.len() as u32 + 1),
+            cx.ctx.create_enum_attribute(noalias, 0),
+        );
+    }
     let mut g = FnGen {
         cx,
         vf,
@@ -121,6 +148,8 @@ pub fn emit_body<'ctx>(
         undefs: HashMap::new(),
         globals: Vec::new(),
         allocas: HashMap::new(),
+        plan,
+        resumes: Vec::new(),
     };
     g.run()?;
     Ok(func)
@@ -143,6 +172,10 @@ struct FnGen<'a, 'b, 'ctx> {
     undefs: HashMap<(Ty, bool), BasicValueEnum<'ctx>>,
     globals: Vec<BasicValueEnum<'ctx>>,
     allocas: HashMap<InstId, BasicValueEnum<'ctx>>,
+    /// The work-group plan: save area, `__local` block, barriers.
+    plan: Option<&'a Plan>,
+    /// The block each barrier resumes in (state k: `resumes[k - 1]`).
+    resumes: Vec<BasicBlock<'ctx>>,
 }
 
 impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
@@ -213,6 +246,12 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         }
         for &b in &order {
             cx.b.position_at_end(self.bb(b)?);
+            for i in f.phis(b) {
+                if let Some(r) = f.inst(i).result {
+                    let v = self.vals[r.index()].ok_or("φ not created")?;
+                    self.spill(r, v)?;
+                }
+            }
             let mut terminated = false;
             for &i in &f.block(b).insts {
                 let inst = f.inst(i);
@@ -233,8 +272,24 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         // only if it has predecessors, which then include our entry.
         cx.b.position_at_end(self.entry);
         let first = self.bb(f.entry)?;
-        cx.b.build_unconditional_branch(first)
-            .map_err(|e| format!("{e:?}"))?;
+        if self.resumes.is_empty() {
+            cx.b.build_unconditional_branch(first)
+                .map_err(|e| format!("{e:?}"))?;
+        } else {
+            let state = self
+                .func
+                .get_last_param()
+                .ok_or("missing state parameter")?
+                .into_int_value();
+            let arms: Vec<_> = self
+                .resumes
+                .iter()
+                .enumerate()
+                .map(|(k, &bb)| (cx.ctx.i32_type().const_int(k as u64 + 1, false), bb))
+                .collect();
+            cx.b.build_switch(state, first, &arms)
+                .map_err(|e| format!("{e:?}"))?;
+        }
         for (i, phi) in phis {
             let inst = f.inst(i);
             let InstKind::Phi { incoming } = &inst.kind else {
@@ -257,7 +312,9 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 let term = self.terms[pred.index()].ok_or("predecessor without terminator")?;
                 cx.b.position_before(&term);
                 let x = self.get(v, vec)?;
-                let pb = self.bb(pred)?;
+                // The LLVM block that ends the IR block (a barrier or a
+                // lane loop may have split it).
+                let pb = term.get_parent().ok_or("terminator without block")?;
                 for _ in 0..n {
                     phi.add_incoming(&[(&x as &dyn BasicValue, pb)]);
                 }
@@ -277,32 +334,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
     }
 
     fn rpo(&self) -> Vec<BlockId> {
-        let f = self.f;
-        let n = f.blocks.len();
-        let mut seen = vec![false; n];
-        let mut post = Vec::new();
-        if f.entry.index() >= n {
-            return post;
-        }
-        // Iterative DFS: (block, next successor index).
-        let mut stack = vec![(f.entry, 0usize)];
-        seen[f.entry.index()] = true;
-        while let Some(&mut (b, ref mut k)) = stack.last_mut() {
-            let succs = f.successors(b);
-            if *k < succs.len() {
-                let s = succs[*k];
-                *k += 1;
-                if s.index() < n && !seen[s.index()] {
-                    seen[s.index()] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                post.push(b);
-                stack.pop();
-            }
-        }
-        post.reverse();
-        post
+        reachable(self.f)
     }
 
     fn bb(&self, b: BlockId) -> R<BasicBlock<'ctx>> {
@@ -370,9 +402,12 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 Const::Undef(t) => return self.undef(t, vec),
             },
             ValueDef::Local(n) => {
-                return Err(format!(
-                    "`__local` variable {n}: work-group memory is not compiled yet"
-                ))
+                let off = self
+                    .plan
+                    .and_then(|p| p.locals.get(*n as usize))
+                    .ok_or_else(|| format!("`__local` variable {n} has no place"))?;
+                let base = self.wg_param(1)?;
+                cx.gep_bytes(base, cx.i64c(*off))?
             }
             ValueDef::Param(n) => self
                 .func
@@ -382,10 +417,38 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 .globals
                 .get(*n as usize)
                 .ok_or_else(|| format!("global {n} does not exist"))?,
-            ValueDef::Inst(_) => self.vals[v.index()]
-                .ok_or_else(|| format!("value %{} used before its definition", v.0))?,
+            ValueDef::Inst(_) => match self.plan.and_then(|p| p.spills.get(&v)) {
+                // Kept in the save area: it may come from before a barrier.
+                Some(&off) => {
+                    let own = self.is_vec(v);
+                    let t = llty(cx, val.ty, own)?;
+                    let q = cx.gep_bytes(self.wg_param(0)?, cx.i64c(off))?;
+                    cx.load(t, q, slot_align(off))?
+                }
+                None => self.vals[v.index()]
+                    .ok_or_else(|| format!("value %{} used before its definition", v.0))?,
+            },
         };
         cx.coerce(base, vec)
+    }
+
+    /// The save area (`k` = 0) or the `__local` block (`k` = 1) of a body
+    /// with a work-group plan.
+    fn wg_param(&self, k: u32) -> R<BasicValueEnum<'ctx>> {
+        self.func
+            .get_nth_param(self.f.params.len() as u32 + 1 + k)
+            .ok_or_else(|| "work-group memory outside a work-group body".into())
+    }
+
+    /// Stores `v`, the value of `r` in its own form, to its save slot if it
+    /// has one.
+    fn spill(&mut self, r: ValueId, v: BasicValueEnum<'ctx>) -> R<()> {
+        let Some(&off) = self.plan.and_then(|p| p.spills.get(&r)) else {
+            return Ok(());
+        };
+        let cx = self.cx;
+        let q = cx.gep_bytes(self.wg_param(0)?, cx.i64c(off))?;
+        cx.store(q, v, slot_align(off))
     }
 
     /// The mask of block `b` as a `<W x i1>` vector.
@@ -411,6 +474,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         if let Some(r) = self.f.inst(id).result {
             let v = self.cx.coerce(v, self.is_vec(r))?;
             self.vals[r.index()] = Some(v);
+            self.spill(r, v)?;
         }
         Ok(())
     }
@@ -422,6 +486,24 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         let r = self.f.inst(id).result.ok_or("alloca without result")?;
         let per_lane = self.is_vec(r);
         let size = size.max(1);
+        if let Some(&off) = self.plan.and_then(|p| p.allocas.get(&id)) {
+            // A body with barriers keeps private objects in its save area.
+            let p = cx.gep_bytes(self.wg_param(0)?, cx.i64c(off))?;
+            let v = if per_lane {
+                let offs: Vec<_> = (0..self.w() as u64)
+                    .map(|l| cx.ctx.i64_type().const_int(l * size, false))
+                    .collect();
+                let offs = inkwell::types::VectorType::const_vector(&offs);
+                cx.gep_bytes(p, offs.into())?
+            } else {
+                p
+            };
+            self.allocas.insert(id, v);
+            if let Some(h) = here {
+                self.restore(h);
+            }
+            return Ok(());
+        }
         let total = if per_lane {
             size.checked_mul(self.w() as u64)
         } else {
@@ -559,9 +641,26 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             }
             // `kernel_code` refuses kernels with work-group features before
             // they get here.
-            InstKind::Barrier { .. } | InstKind::Atomic { .. } | InstKind::WorkGroup { .. } => {
-                Err("work-group features are not compiled yet".into())
+            InstKind::Barrier { .. } => {
+                // Stop here; the entry points run the other SIMD groups of
+                // the work-group up to this barrier, then resume each here.
+                let k = self.resumes.len() as u64 + 1;
+                cx.b.build_return(Some(&cx.ctx.i32_type().const_int(k, false)))
+                    .map_err(|e| format!("{e:?}"))?;
+                let resume = cx.ctx.append_basic_block(self.func, &format!("resume.{k}"));
+                self.resumes.push(resume);
+                cx.b.position_at_end(resume);
+                Ok(())
             }
+            InstKind::Atomic { op, ptr, args } => {
+                let r = self.atomic(b, *op, *ptr, args, ty)?;
+                if let Some(r) = r {
+                    self.set(id, r)?;
+                }
+                Ok(())
+            }
+            // `kernel_code` refuses work-group collectives (`L0917`).
+            InstKind::WorkGroup { .. } => Err("work-group collectives are not compiled yet".into()),
             // Refused before code generation (`refuse.rs`).
             InstKind::Printf { .. } => Err("`printf` cannot be compiled".into()),
             // Refused by `kernel_code` too (`L0904`).
@@ -626,7 +725,12 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 Ok(())
             }
             InstKind::Ret => {
-                let i = cx.b.build_return(None).map_err(|e| format!("{e:?}"))?;
+                let i = if self.plan.is_some() {
+                    cx.b.build_return(Some(&cx.ctx.i32_type().const_zero()))
+                } else {
+                    cx.b.build_return(None)
+                }
+                .map_err(|e| format!("{e:?}"))?;
                 self.terminated(b, i, &[]);
                 Ok(())
             }
@@ -897,6 +1001,64 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         matches!(self.vf.shape(p), Shape::Strided { stride, .. } if stride > 0 && stride as u64 == mem_ty(ty).bytes())
     }
 
+    /// The address of lane 0 of a packed access through `ptr` under mask
+    /// `m`. Lane 0's own address is right when its index computation
+    /// cannot wrap; an index widened from a narrower unsigned value can
+    /// (`hist[lid - 1]` with `uint lid` is 2^32 - 1 elements away in lane
+    /// 0 where `lid` is 0), and lane 0 is then off when it is inactive, so
+    /// the base comes from the first active lane.
+    fn packed_base(
+        &mut self,
+        ptr: ValueId,
+        m: BasicValueEnum<'ctx>,
+        mt: Ty,
+    ) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let ps = self.get(ptr, true)?;
+        if !self.may_wrap(ptr) {
+            return cx.extract(ps, 0);
+        }
+        let it = std::num::NonZeroU32::new(self.w())
+            .and_then(|n| cx.ctx.custom_width_int_type(n).ok())
+            .ok_or("bad SIMD width")?;
+        let bits = cx.cast(Op::LLVMBitCast, m, it.into())?;
+        let first = cx.intrinsic("llvm.cttz", &[it.into()], &[bits, cx.boolc(false)])?;
+        let first = cx.cast(Op::LLVMZExt, first, cx.ctx.i64_type().into())?;
+        let first = cx.binop(Op::LLVMAnd, first, cx.i64c(self.w() as u64 - 1))?;
+        let pf = cx.extract_dyn(ps, first)?;
+        let back = cx.binop(Op::LLVMMul, first, cx.i64c(mt.bytes()))?;
+        let back = cx.binop(Op::LLVMSub, cx.i64c(0), back)?;
+        cx.gep_bytes(pf, back)
+    }
+
+    /// True when the address `ptr` is computed from a lane-varying integer
+    /// zero-extended from a narrower type (whose lanes may wrap apart).
+    fn may_wrap(&self, ptr: ValueId) -> bool {
+        let f = self.f;
+        let mut work = vec![ptr];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(v) = work.pop() {
+            if !seen.insert(v) || seen.len() > 64 {
+                if seen.len() > 64 {
+                    return true;
+                }
+                continue;
+            }
+            let Some(d) = f.def_inst(v) else { continue };
+            match &f.inst(d).kind {
+                InstKind::Cast {
+                    op: CastOp::ZExt,
+                    value,
+                } if self.is_vec(*value) => return true,
+                InstKind::PtrAdd { base, offset } => work.extend([*base, *offset]),
+                InstKind::Bin { lhs, rhs, .. } => work.extend([*lhs, *rhs]),
+                InstKind::Cast { value, .. } => work.push(*value),
+                _ => {}
+            }
+        }
+        false
+    }
+
     fn load(&mut self, b: BlockId, ptr: ValueId, ty: Ty, align: u64) -> R<BasicValueEnum<'ctx>> {
         let cx = self.cx;
         let mt = mem_ty(ty);
@@ -923,8 +1085,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             let vt = llty(cx, mt, true)?;
             let zero = vt.const_zero();
             if self.packed(ptr, ty) {
-                let ps = self.get(ptr, true)?;
-                let p0 = cx.extract(ps, 0)?;
+                let p0 = self.packed_base(ptr, m, mt)?;
                 cx.intrinsic(
                     "llvm.masked.load",
                     &[vt, p0.get_type()],
@@ -980,8 +1141,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         let m = self.mask_vec(b)?;
         let x = widen(self.get(value, true)?)?;
         if pvec && self.packed(ptr, ty) {
-            let ps = self.get(ptr, true)?;
-            let p0 = cx.extract(ps, 0)?;
+            let p0 = self.packed_base(ptr, m, mt)?;
             return cx.intrinsic_void(
                 "llvm.masked.store",
                 &[x.get_type(), p0.get_type()],
@@ -1273,6 +1433,46 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         }
         Ok((out, acc))
     }
+}
+
+/// The blocks reachable from the entry of `f`, in reverse post-order.
+pub fn reachable(f: &Function) -> Vec<BlockId> {
+    let n = f.blocks.len();
+    let mut seen = vec![false; n];
+    let mut post = Vec::new();
+    if f.entry.index() >= n {
+        return post;
+    }
+    // Iterative DFS: (block, next successor index).
+    let mut stack = vec![(f.entry, 0usize)];
+    seen[f.entry.index()] = true;
+    while let Some(&mut (b, ref mut k)) = stack.last_mut() {
+        let succs = f.successors(b);
+        if *k < succs.len() {
+            let s = succs[*k];
+            *k += 1;
+            if s.index() < n && !seen[s.index()] {
+                seen[s.index()] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// The alignment a save slot at byte offset `off` has (slots are aligned
+/// to their size, up to the save area's own alignment).
+fn slot_align(off: u64) -> u32 {
+    let a = if off == 0 {
+        crate::workgroup::ALIGN
+    } else {
+        1 << off.trailing_zeros()
+    };
+    a.min(crate::workgroup::ALIGN) as u32
 }
 
 /// `<1 x T>` holding a scalar.

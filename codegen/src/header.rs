@@ -99,6 +99,7 @@ fn param_c(unit: &hir::Unit, p: &KernelParam) -> String {
             format!("const {} *{name}", struct_name(unit, *id))
         }
         (ParamKind::Struct(_), _) => format!("const void *{name}"),
+        (ParamKind::LocalPointer, _) => format!("size_t {name}_bytes /* __local */"),
     }
 }
 
@@ -276,10 +277,26 @@ fn render(
         if !a.is_empty() {
             a.push_str(", ");
         }
+        let local = k.params.iter().any(|p| p.kind == ParamKind::LocalPointer);
+        let needs_memory = crate::workgroup::Plan::needed(&k.vf);
+        let mut notes = String::new();
+        if local {
+            notes.push_str(
+                "\n   A __local pointer argument is passed as the size in bytes of its object\n   \
+                 (as clSetKernelArg(k, i, size, NULL)); each work-group gets its own.",
+            );
+        }
+        if needs_memory {
+            notes.push_str(
+                "\n   Work-group memory (__local objects, values kept across barriers) comes\n   \
+                 from the stack up to 128 KiB per call, else from aligned_alloc: -2 when\n   \
+                 it cannot be had.",
+            );
+        }
         let _ = writeln!(
             h,
             "/* Kernel `{n}`. Vector and struct arguments are passed as a pointer to their\n   \
-             components. Each function returns 0, or -1 for an invalid range.\n   \
+             components. Each function returns 0, or -1 for an invalid range.{notes}\n   \
              {n}_groups runs the work-groups [first, last) in linear order\n   \
              (gx + ngx * (gy + ngy * gz)); last is clamped to the number of groups.\n   \
              {n}__launch takes args[i] = address of the value of argument i. */",

@@ -32,6 +32,7 @@ mod refuse;
 mod rust;
 #[cfg(test)]
 mod tests;
+mod workgroup;
 
 /// The math lowering used by the emitter.
 mod math_impl {
@@ -173,6 +174,10 @@ pub enum ParamKind {
     /// A struct, passed as a pointer to it: the byte offset and register
     /// type of each scalar field, one IR parameter each.
     Struct(Vec<(u64, Ty)>),
+    /// A `__local` pointer: the caller passes the size in bytes (`size_t`)
+    /// of the `__local` object, as `clSetKernelArg(k, i, size, NULL)` does;
+    /// each work-group gets its own object of that size.
+    LocalPointer,
 }
 
 /// One source parameter of a kernel.
@@ -226,6 +231,7 @@ impl KernelCode {
                 continue;
             }
             let kind = match p.ty {
+                Ty::Ptr(lanes_frontend::ast::AddressSpace::Local) => ParamKind::LocalPointer,
                 Ty::Ptr(space) => ParamKind::Pointer {
                     is_const: space == lanes_frontend::ast::AddressSpace::Constant,
                 },
@@ -247,48 +253,23 @@ impl KernelCode {
     }
 }
 
-/// The first use (in source order) of a work-group feature the back end
-/// does not compile yet, as the code-generation error for it: `L0901`
-/// barriers, `L0902` `__local` memory, `L0903` atomics, `L0917` work-group
-/// collectives. `check` and `explain` analyse these kernels; only code
-/// generation refuses them.
+/// The first work-group collective (in source order) of `f`, as the
+/// code-generation error `L0917`: barriers, `__local` memory and atomics
+/// are compiled; collectives are analysed and interpreted only.
 pub fn first_work_group_feature(f: &lanes_vectorizer::ir::Function) -> Option<Diagnostic> {
-    use lanes_vectorizer::ir::{InstKind, Ty};
-    let local = Ty::Ptr(lanes_frontend::ast::AddressSpace::Local);
-    let mut found: Vec<(lanes_frontend::source::Span, Code, &str)> = Vec::new();
-    for p in f.params.iter().filter(|p| p.ty == local) {
-        found.push((
-            p.span,
-            Code::UnsupportedLocalMemory,
-            "`__local` pointer arguments",
-        ));
-    }
-    for l in &f.locals {
-        found.push((l.span, Code::UnsupportedLocalMemory, "`__local` variables"));
-    }
-    for b in f.block_ids() {
-        for &i in &f.block(b).insts {
-            let inst = f.inst(i);
-            let what = match inst.kind {
-                InstKind::Barrier { .. } => (Code::UnsupportedBarrier, "barriers"),
-                InstKind::Atomic { .. } => (Code::UnsupportedAtomics, "atomic operations"),
-                InstKind::WorkGroup { .. } => (
-                    Code::UnsupportedWorkGroupCollective,
-                    "work-group collective functions",
-                ),
-                _ => continue,
-            };
-            found.push((inst.src.span, what.0, what.1));
-        }
-    }
-    let (span, code, what) = found
-        .into_iter()
-        .min_by_key(|(s, _, _)| (s.file, s.start))?;
+    use lanes_vectorizer::ir::InstKind;
+    let span = f
+        .block_ids()
+        .flat_map(|b| f.block(b).insts.iter())
+        .map(|&i| f.inst(i))
+        .filter(|inst| matches!(inst.kind, InstKind::WorkGroup { .. }))
+        .map(|inst| inst.src.span)
+        .min_by_key(|s| (s.file, s.start))?;
     Some(Diagnostic::new(
-        code,
+        Code::UnsupportedWorkGroupCollective,
         span,
         format!(
-            "`lanes build` cannot compile {what} yet (kernel `{}`); `lanes check` and `lanes explain` analyse it",
+            "`lanes build` cannot compile work-group collective functions yet (kernel `{}`); `lanes check` and `lanes explain` analyse it",
             f.name
         ),
     ))
@@ -312,6 +293,19 @@ pub fn analysed_kernel_code(
     ka: &lanes_vectorizer::report::KernelAnalysis,
 ) -> Result<KernelCode, Vec<Diagnostic>> {
     let hf = unit.function(k);
+    // The entry points wait for every SIMD group of a work-group at each
+    // barrier: one some of them skip would never be passed. The pipeline
+    // reports it with its reason (L0401) before this point.
+    if let Some(span) = lanes_vectorizer::report::divergent_barrier(ka) {
+        return Err(vec![Diagnostic::new(
+            Code::BarrierDivergence,
+            span,
+            format!(
+                "barrier not reached by every work-item of the work-group (kernel `{}`): `lanes check` shows why",
+                hf.name
+            ),
+        )]);
+    }
     // The first use, in source order, of anything code generation lacks.
     let refused = [
         first_work_group_feature(&ka.func),
@@ -370,6 +364,9 @@ pub fn analysed_kernel_code(
             ParamKind::Vector(p0.ty, ir.len() as u32)
         } else {
             match (&local.ty, p0.ty) {
+                (Type::Pointer(_), Ty::Ptr(lanes_frontend::ast::AddressSpace::Local)) => {
+                    ParamKind::LocalPointer
+                }
                 (Type::Pointer(p), Ty::Ptr(space)) => ParamKind::Pointer {
                     is_const: p.pointee_const
                         || space == lanes_frontend::ast::AddressSpace::Constant,
@@ -591,9 +588,23 @@ fn emit_kernel(cx: &Cx<'_, '_>, k: &KernelCode) -> Result<(), String> {
             ));
         }
     }
-    let full = emit::emit_body(cx, &k.vf, &format!("{}.body_full", k.name), true)?;
-    let part = emit::emit_body(cx, &k.vf, &format!("{}.body_part", k.name), false)?;
-    abi::emit_entry_points(cx, k, full, part)?;
+    let plan = workgroup::Plan::needed(&k.vf)
+        .then(|| workgroup::Plan::compute(&k.vf, &emit::reachable(f), cx.w));
+    let full = emit::emit_body(
+        cx,
+        &k.vf,
+        &format!("{}.body_full", k.name),
+        true,
+        plan.as_ref(),
+    )?;
+    let part = emit::emit_body(
+        cx,
+        &k.vf,
+        &format!("{}.body_part", k.name),
+        false,
+        plan.as_ref(),
+    )?;
+    abi::emit_entry_points(cx, k, full, part, plan.as_ref())?;
     for f in [full, part] {
         abi::add_fn_attr(cx, f, "alwaysinline");
     }
@@ -674,7 +685,8 @@ impl Compiled {
         let mut needed: Vec<String> = self
             .external_symbols()
             .into_iter()
-            .filter(|s| !s.starts_with("mem"))
+            // The C library's memory functions: every C program has them.
+            .filter(|s| !s.starts_with("mem") && s != "aligned_alloc" && s != "free")
             .collect();
         let no_fma = self.spec.cpu == "x86-64-v2" && !self.spec.features.contains("fma");
         if no_fma && (self.ir.contains("@llvm.fma.f32") || self.ir.contains("x float> @llvm.fma.v"))

@@ -104,9 +104,9 @@ codes! {
     // Correctness across the work-group.
     BarrierDivergence = "L0401", Error, "barrier not reached by every work-item of the work-group";
     // Features of OpenCL C that lanes does not compile yet (DESIGN.md §1, "later").
-    UnsupportedBarrier = "L0901", Error, "unsupported: barriers and memory fences";
-    UnsupportedLocalMemory = "L0902", Error, "unsupported: `__local` memory";
-    UnsupportedAtomics = "L0903", Error, "unsupported: atomic operations";
+    // L0902 (`__local` memory) and L0903 (atomics) are retired: `lanes
+    // build` compiles both.
+    UnsupportedBarrier = "L0901", Error, "unsupported: sub-group barriers";
     UnsupportedImages = "L0904", Error, "unsupported: images and samplers";
     UnsupportedPrintf = "L0905", Error, "unsupported: `printf`";
     UnsupportedHalf = "L0906", Error, "unsupported: `half` arithmetic";

@@ -213,11 +213,19 @@ pub struct BuildPlan {
 impl BuildPlan {
     /// Every kernel of the unit compiled with its analysis, or the errors
     /// of a kernel the analysis refused, for `lanes_codegen::compile_analysed`.
+    /// A barrier that part of a work-group may skip (`L0401`) refuses the
+    /// kernel whatever its configured severity: the generated code would
+    /// wait for SIMD groups that never arrive.
     pub fn analysed(
         &self,
     ) -> impl Iterator<Item = (hir::FuncId, Result<&KernelAnalysis, Vec<Diagnostic>>)> {
         self.run.kernels.iter().map(|k| {
+            let mut divergent = Vec::new();
+            if let Ok(r) = &k.result {
+                lanes_vectorizer::report::diagnose_barriers(&r.barriers, &mut divergent);
+            }
             let a = match (&k.analysis, &k.result) {
+                _ if !divergent.is_empty() => Err(divergent),
                 (Some(a), _) => Ok(a),
                 (None, Err(e)) => Err(e.clone()),
                 (None, Ok(_)) => Err(Vec::new()),

@@ -155,22 +155,19 @@ def test_bad_target_writes_nothing(lanes, root, tmp_path):
 def test_unsupported_feature_writes_nothing(lanes, root, tmp_path):
     src = tmp_path / "bad.cl"
     src.write_text("__kernel void k(__global int *a) {\n"
-                   "    barrier(CLK_GLOBAL_MEM_FENCE);\n"
-                   "    a[get_global_id(0)] = 1;\n}\n")
+                   "    int s = work_group_reduce_add(a[get_global_id(0)]);\n"
+                   "    a[get_global_id(0)] = s;\n}\n")
     out = tmp_path / "bad.o"
     header = tmp_path / "bad.h"
     proc = build(lanes, str(src), "-o", str(out), "--header", str(header))
     assert proc.returncode == 1
-    assert "error[L0901]" in proc.stderr and "bad.cl:2:5" in proc.stderr
+    assert "error[L0917]" in proc.stderr and "bad.cl:2:13" in proc.stderr
     assert not out.exists() and not header.exists()
 
 
-# Work-group features: `check` analyses them, `build` refuses the first use
-# with its code-generation error and writes nothing.
+# Features not compiled yet: `check` analyses them, `build` refuses the first
+# use with its code-generation error and writes nothing.
 @pytest.mark.parametrize("code,line,col,body", [
-    ("L0901", 3, 5, "    int i = get_global_id(0);\n    barrier(CLK_LOCAL_MEM_FENCE);\n    a[i] = 1;\n"),
-    ("L0902", 2, 17, "    __local int tile[64];\n    tile[get_local_id(0)] = 1;\n    a[0] = tile[0];\n"),
-    ("L0903", 3, 5, "    int i = get_global_id(0);\n    atomic_add(&a[0], i);\n"),
     ("L0917", 2, 12, "    a[0] = work_group_reduce_add(a[get_global_id(0)]);\n"),
     ("L0905", 4, 9, "    int i = get_global_id(0);\n    if (i == 0)\n        printf(\"%d\\n\", a[i]);\n"),
 ])
@@ -426,3 +423,73 @@ def test_depfile_needs_an_output_file(lanes, root, tmp_path):
     assert p.returncode == 2
     assert "`--depfile` needs an output file" in p.stderr
     assert not dep.exists()
+
+
+BARRIER_MAIN = r"""
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "red.h"
+
+#define N 4096
+#define L 256
+static float in[N], out[N / L];
+static lanes_range r = { 1, {0, 0, 0}, {N, 1, 1}, {L, 1, 1} };
+
+struct part { size_t first, last; int rc; };
+
+static void *work(void *p) {
+    struct part *q = p;
+    /* The __local argument is passed as its size in bytes. */
+    q->rc = reduce_modulo_groups(in, out, L * sizeof(float), &r, q->first, q->last);
+    return NULL;
+}
+
+int main(void) {
+    for (int i = 0; i < N; i++) in[i] = (float)(i % 17) * 0.5f;
+    struct part parts[2] = { {0, N / L / 2, 0}, {N / L / 2, N / L, 0} };
+    pthread_t t[2];
+    for (int k = 0; k < 2; k++) pthread_create(&t[k], NULL, work, &parts[k]);
+    for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+    if (parts[0].rc || parts[1].rc) { printf("rc %d %d\n", parts[0].rc, parts[1].rc); return 2; }
+    for (int g = 0; g < N / L; g++) {
+        float want = 0;
+        for (int i = g * L; i < (g + 1) * L; i++) want += in[i];
+        if (out[g] != want) { printf("group %d: %g, want %g\n", g, out[g], want); return 1; }
+    }
+    /* Not enough memory for the work-group is -2, not a crash. */
+    if (reduce_modulo(in, out, (size_t)-1 / 2, &r) != -2) { printf("no -2\n"); return 3; }
+    printf("ok\n");
+    return 0;
+}
+"""
+
+
+def test_barrier_kernel_object_runs_in_a_c_program_on_two_threads(lanes, root, tmp_path):
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    src = root / "tests/kernels/workgroup/reduction_interleaved.cl"
+    proc = build(lanes, str(src), "--target", "sse4-i32x4", "-o", str(tmp_path / "red.o"),
+                 "--header", str(tmp_path / "red.h"))
+    assert proc.returncode == 0, proc.stderr
+    header = (tmp_path / "red.h").read_text()
+    assert "size_t sdata_bytes /* __local */" in header
+    assert "__local pointer argument is passed as the size in bytes" in header
+    (tmp_path / "main.c").write_text(BARRIER_MAIN)
+    cc = run(["gcc", "-O2", "-I", str(tmp_path), str(tmp_path / "main.c"), str(tmp_path / "red.o"),
+              "-lpthread", "-o", str(tmp_path / "main")])
+    assert cc.returncode == 0, cc.stderr
+    out = run([str(tmp_path / "main")])
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stdout + out.stderr
+
+
+def test_build_refuses_a_barrier_in_divergent_control(lanes, tmp_path):
+    src = tmp_path / "div.cl"
+    src.write_text("__kernel void k(__global int *a) {\n"
+                   "    if (get_local_id(0) < 4)\n"
+                   "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+                   "    a[get_global_id(0)] = 1;\n}\n")
+    proc = build(lanes, str(src), "-o", str(tmp_path / "div.o"))
+    assert proc.returncode == 1
+    assert "error[L0401]" in proc.stderr and "div.cl:3:9" in proc.stderr, proc.stderr
+    assert not (tmp_path / "div.o").exists()

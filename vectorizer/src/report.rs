@@ -372,7 +372,33 @@ pub fn report(
     }
 }
 
-fn diagnose_barriers(barriers: &[BarrierFact], out: &mut Vec<Diagnostic>) {
+/// The first barrier or collective (in source order) that part of a
+/// work-group may not reach, if any (what `L0401` reports, without its
+/// reason chain).
+pub fn divergent_barrier(ka: &KernelAnalysis) -> Option<Span> {
+    let wg = ka.wg.as_ref()?;
+    let sources = SourceMap::new();
+    let r = Reporter {
+        arrays: Default::default(),
+        f: &ka.func,
+        cfg: &ka.cfg,
+        div: wg,
+        sources: &sources,
+    };
+    ka.cfg
+        .rpo()
+        .iter()
+        .filter(|&&b| r.divergent_control(b).is_some())
+        .flat_map(|&b| ka.func.block(b).insts.iter())
+        .map(|&i| ka.func.inst(i))
+        .filter(|i| i.kind.is_work_group_sync())
+        .map(|i| i.src.span)
+        .min_by_key(|s| (s.file, s.start))
+}
+
+/// `L0401` for every barrier or collective not reached by the whole
+/// work-group.
+pub fn diagnose_barriers(barriers: &[BarrierFact], out: &mut Vec<Diagnostic>) {
     for b in barriers.iter().filter(|b| !b.uniform) {
         let what = match b.kind {
             BarrierKind::Barrier => "barrier",

@@ -93,15 +93,15 @@ pub fn vectorize(
     cfg0: &Cfg,
     div: &Divergence,
 ) -> Result<VectorFunction, VectorizeError> {
-    // Barriers, atomics and work-group collectives need all work-items of
-    // a group together, images an image model: code generation refuses
-    // them before this point, and nothing below knows how to widen them.
+    // Work-group collectives need all work-items of a group together,
+    // images an image model: code generation refuses them before this
+    // point, and nothing below knows how to widen them. Barriers (in
+    // work-group-uniform control, which the analysis checks) and atomics
+    // (masked like stores) pass through.
     if let Some(i) = func.insts.iter().find(|i| {
         matches!(
             i.kind,
-            InstKind::Barrier { .. }
-                | InstKind::Atomic { .. }
-                | InstKind::WorkGroup { .. }
+            InstKind::WorkGroup { .. }
                 | InstKind::ImageRead { .. }
                 | InstKind::ImageWrite { .. }
                 | InstKind::ImageQuery { .. }
@@ -109,7 +109,7 @@ pub fn vectorize(
     }) {
         return Err(error(
             i.src.span,
-            "barriers, atomics, work-group collectives and images are not vectorized",
+            "work-group collectives and images are not vectorized",
         ));
     }
     // Loops that walk per-lane streams run better one lane at a time.

@@ -32,6 +32,7 @@ fn cl_files(dir: &str) -> Vec<PathBuf> {
 fn corpus_vectorizes() {
     let mut files = cl_files("tests/kernels/valid");
     files.extend(cl_files("tests/kernels/divergence"));
+    files.extend(cl_files("tests/kernels/workgroup"));
     files.extend(cl_files("examples"));
     let mut failures = Vec::new();
     let mut count = 0;
@@ -43,8 +44,16 @@ fn corpus_vectorizes() {
                 let Ok(ka) = analyze_kernel(&unit.hir, k, width) else {
                     continue; // L0920 kernels (struct arguments), tested elsewhere
                 };
-                if ka.func.uses_work_group_features() {
-                    continue; // not vectorized yet: `lanes build` refuses them (L0901-L0903, L0917)
+                if ka.func.insts.iter().any(|i| {
+                    matches!(
+                        i.kind,
+                        lanes_vectorizer::ir::InstKind::WorkGroup { .. }
+                            | lanes_vectorizer::ir::InstKind::ImageRead { .. }
+                            | lanes_vectorizer::ir::InstKind::ImageWrite { .. }
+                            | lanes_vectorizer::ir::InstKind::ImageQuery { .. }
+                    )
+                }) {
+                    continue; // not vectorized yet: `lanes build` refuses them (L0917, L0904)
                 }
                 count += 1;
                 let name = &unit.hir.function(k).name;
@@ -93,6 +102,7 @@ fn print_vir() {
     };
     let mut files = cl_files("tests/kernels/valid");
     files.extend(cl_files("tests/kernels/divergence"));
+    files.extend(cl_files("tests/kernels/workgroup"));
     files.extend(cl_files("examples"));
     for path in &files {
         let unit = check_file(path, &PreprocessOptions::default(), &RealFs).expect("checks");

@@ -18,8 +18,13 @@ pub fn root() -> PathBuf {
 
 /// Every `.cl` file of the corpus (`tests/kernels/valid`, `examples`).
 pub fn corpus() -> Vec<(PathBuf, CheckedUnit)> {
+    corpus_of(&["tests/kernels/valid", "examples"])
+}
+
+/// Every `.cl` file of the given folders of the repository.
+pub fn corpus_of(dirs: &[&str]) -> Vec<(PathBuf, CheckedUnit)> {
     let mut out = Vec::new();
-    for dir in ["tests/kernels/valid", "examples"] {
+    for &dir in dirs {
         let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -136,7 +141,12 @@ pub enum Arg {
     Vector(Ty, Vec<(u64, f64)>),
     /// A struct: (offset, type, bits, float value) per scalar field.
     Struct(Vec<(u64, Ty, u64, f64)>),
+    /// A `__local` pointer: the byte size of its object.
+    Local(u64),
 }
+
+/// The size of each `__local` argument's object.
+pub const LOCAL_ARG_BYTES: u64 = 1 << 13;
 
 pub const BUFFER_BYTES: usize = 1 << 15;
 
@@ -228,6 +238,7 @@ pub fn make_args_with(k: &KernelCode, rng: &mut Rng, prof: &Profile) -> Vec<Arg>
                     })
                     .collect(),
             ),
+            ParamKind::LocalPointer => Arg::Local(LOCAL_ARG_BYTES),
         })
         .collect()
 }
@@ -317,6 +328,7 @@ pub fn interp_args(k: &KernelCode, args: &[Arg]) -> Vec<ArgValue> {
                     out[p.ir_params[c] as usize] = Some(ArgValue::Scalar(const_of(t, i, f)));
                 }
             }
+            Arg::Local(bytes) => out[p.ir_params[0] as usize] = Some(ArgValue::Local(*bytes)),
         }
     }
     out.into_iter()
@@ -382,6 +394,7 @@ pub fn run_jit(jit: &Jit, k: &KernelCode, args: &mut [Arg], range: &LanesRange) 
                 let last = scalar_slots.last_mut().unwrap();
                 argv.push(last.as_mut_ptr() as *mut std::ffi::c_void);
             }
+            Arg::Local(bytes) => argv.push(bytes as *mut u64 as *mut std::ffi::c_void),
         }
     }
     // SAFETY: the argument array matches the kernel's parameters and every
@@ -621,6 +634,18 @@ pub fn check_kernel(
     opts: &lanes_codegen::Options,
     what: &str,
 ) -> Outcome {
+    check_kernel_with(unit, kid, spec, opts, what, &launches)
+}
+
+/// [`check_kernel`] with the launches `shapes(dims, W)` gives.
+pub fn check_kernel_with(
+    unit: &lanes_frontend::hir::Unit,
+    kid: lanes_frontend::hir::FuncId,
+    spec: &lanes_codegen::TargetSpec,
+    opts: &lanes_codegen::Options,
+    what: &str,
+    shapes: &dyn Fn(u32, u64) -> Vec<NdRange>,
+) -> Outcome {
     let mut out = Outcome::default();
     let w = spec.width;
     let name = unit.function(kid).name.to_string();
@@ -658,7 +683,7 @@ pub fn check_kernel(
         }
     };
     let approx = uses_approximate_math(&kc);
-    for (li, range) in launches(dims_used(&kc), w as u64).iter().enumerate() {
+    for (li, range) in shapes(dims_used(&kc), w as u64).iter().enumerate() {
         let mut rng = Rng::new(hash(&name) ^ (li as u64 * 7919) ^ w as u64);
         let mut args = make_args(&kc, &mut rng);
         let want = match run_interp(&scalar, &kc, &args, range, w) {

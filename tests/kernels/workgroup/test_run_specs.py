@@ -4,7 +4,10 @@ oclgrind the valid kernels are free of data races and barrier divergence
 while the seeded races of races/ and the barrier divergence of invalid/
 are found on the expected lines. The same for the project's reference
 interpreter (`lanes run --interpret`): on PoCL's inputs it gives PoCL's
-results, and it finds every seeded bug on its line.
+results, and it finds every seeded bug on its line. And for the code
+`lanes build` makes (through `lanes run --target T`, for every target this
+CPU runs): on PoCL's inputs it gives PoCL's results; features it does not
+compile yet are refused with their code.
 
 Each runtime is skipped when it is not installed (PoCL: the
 pocl-opencl-icd package; oclgrind: the oclgrind package)."""
@@ -112,3 +115,33 @@ def test_interpreter_equals_pocl_and_finds_seeded_bugs(interpreter, path):
     ran, failures = run_specs.check_file_lanes(interpreter, path, quiet=True)
     assert not failures, "\n".join(failures)
     assert ran > 0
+
+
+COMPILED_TARGETS = ["sse4-i32x4", "avx2-i32x8", "avx512skx-x16"]
+
+
+@pytest.fixture(scope="module")
+def runnable_targets(lanes):
+    out = subprocess.run([lanes, "targets"], capture_output=True, text=True, check=True).stdout
+    return {line.split()[0] for line in out.splitlines()[1:] if line.rstrip().endswith("yes")}
+
+
+@pytest.fixture(scope="module")
+def pocl_or_none():
+    try:
+        return run_specs.Runtime("pocl")
+    except run_specs.ClError:
+        return None  # compared with the host references only
+
+
+@pytest.mark.parametrize("target", COMPILED_TARGETS)
+@pytest.mark.parametrize("path", [f for f in VALID if run_specs.read_specs(f)[0]],
+                         ids=lambda p: p.name)
+def test_compiled_code_equals_pocl(lanes, runnable_targets, pocl_or_none, path, target):
+    if target not in runnable_targets:
+        pytest.skip(f"this CPU cannot run {target}")
+    compiled = run_specs.Lanes(lanes, pocl_or_none, target=target)
+    ran, failures = run_specs.check_file_lanes(compiled, path, quiet=True)
+    assert not failures, "\n".join(failures)
+    if ran == 0:
+        pytest.skip("every kernel of the file is refused (a feature not compiled yet)")

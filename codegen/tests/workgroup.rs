@@ -1,0 +1,135 @@
+//! Work-group kernels (`tests/kernels/workgroup` and the corpus kernels
+//! with barriers, `__local` memory or atomics), compiled for every target
+//! this machine runs and executed through the JIT under work-group shapes
+//! that matter for barriers: one SIMD group per work-group, several, a
+//! work-group size that is not a multiple of W, a last work-group that is
+//! smaller, and the whole NDRange in one work-group. Compared with the
+//! scalar reference interpreter (which also checks the launch for data
+//! races and barrier divergence; launches it rejects are skipped).
+
+mod common;
+
+use common::*;
+use lanes_codegen::{host_can_run, target_spec, Options};
+use lanes_vectorizer::interp::NdRange;
+
+/// Kernels whose results depend on the order in which work-items run
+/// (linear probing with `atom_cmpxchg`): checked against a host reference
+/// in tests/kernels/workgroup/references.py instead.
+const SCHEDULE_DEPENDENT: &[&str] = &["claim_slots"];
+
+fn shapes(dims: u32, w: u64) -> Vec<NdRange> {
+    let r = |g: [u64; 3], l: [u64; 3]| NdRange {
+        work_dim: dims,
+        global_offset: [0; 3],
+        global_size: g,
+        local_size: l,
+    };
+    match dims {
+        1 => vec![
+            r([4 * w, 1, 1], [w, 1, 1]),
+            r([8 * w, 1, 1], [4 * w, 1, 1]),
+            r([64, 1, 1], [64, 1, 1]),
+            r([3 * (w + 3), 1, 1], [w + 3, 1, 1]),
+            r([3 * w + 5, 1, 1], [2 * w, 1, 1]),
+            NdRange {
+                global_offset: [3, 0, 0],
+                ..r([4 * w, 1, 1], [2 * w, 1, 1])
+            },
+        ],
+        2 => vec![
+            r([2 * w, 4, 1], [w, 2, 1]),
+            r([16, 16, 1], [16, 16, 1]),
+            r([2 * w, 8, 1], [2 * w, 4, 1]),
+            r([w + 3, 6, 1], [w + 3, 3, 1]),
+        ],
+        _ => vec![r([w, 4, 2], [w, 2, 2]), r([2 * w, 2, 2], [w, 2, 2])],
+    }
+}
+
+fn work_group(target: &str, opt_level: u8) {
+    let spec = target_spec(target).unwrap();
+    if !host_can_run(&spec) {
+        eprintln!("SKIPPED: this machine cannot run {target}");
+        return;
+    }
+    let opts = Options { opt_level };
+    let mut failures = Vec::new();
+    let mut notes = Vec::new();
+    let mut kernels = 0;
+    let mut launches = 0;
+    let mut units = corpus_of(&["tests/kernels/workgroup"]);
+    units.extend(corpus());
+    for (path, unit) in units {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        for kid in unit.hir.kernels() {
+            let Ok(ka) = lanes_vectorizer::report::analyze_kernel(&unit.hir, kid, spec.width)
+            else {
+                continue;
+            };
+            if !ka.func.uses_work_group_features() {
+                continue;
+            }
+            let name = &unit.hir.function(kid).name;
+            if SCHEDULE_DEPENDENT.contains(&name.as_str()) {
+                continue;
+            }
+            let what = format!("{file}:{name} [{target} O{opt_level}]");
+            if std::env::var_os("LANES_TEST_VERBOSE").is_some() {
+                eprintln!("checking {what}");
+            }
+            let o = check_kernel_with(&unit.hir, kid, &spec, &opts, &what, &shapes);
+            if let Some(why) = o.not_run {
+                notes.push(format!("{what}: {why}"));
+                continue;
+            }
+            failures.extend(o.failures);
+            if o.compared > 0 {
+                kernels += 1;
+                launches += o.compared;
+            }
+            if !o.skipped.is_empty() {
+                notes.push(format!(
+                    "{what}: {} of {} launches skipped (interpreter: {})",
+                    o.skipped.len(),
+                    o.skipped.len() + o.compared,
+                    o.skipped[0]
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "{target} O{opt_level}: {kernels} work-group kernels, {launches} launches compared\nnotes:\n  {}",
+        notes.join("\n  ")
+    );
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        kernels >= 30,
+        "only {kernels} work-group kernels were compared"
+    );
+}
+
+#[test]
+fn sse4_x4() {
+    work_group("sse4-i32x4", 2);
+}
+
+#[test]
+fn avx2_x8() {
+    work_group("avx2-i32x8", 2);
+}
+
+#[test]
+fn avx512_x16() {
+    work_group("avx512skx-x16", 2);
+}
+
+#[test]
+fn avx2_x8_unoptimized() {
+    work_group("avx2-i32x8", 0);
+}
