@@ -187,6 +187,14 @@ fn args(types: &mut Types<'_>, k: &KernelCode, facts: &bounds::Bounds) -> Vec<Ar
                     buffer: None,
                 }
             }
+            // The size in bytes of the work-group's `__local` object.
+            ParamKind::LocalPointer => Arg {
+                ffi: "usize".into(),
+                safe: "usize".into(),
+                pass: format!("{name}_bytes"),
+                buffer: None,
+                name: format!("{name}_bytes"),
+            },
             ParamKind::Vector(t, n) => {
                 let comp = match &p.ty {
                     Some(Type::Vector(s, _)) => scalar_rs(*s),

@@ -465,11 +465,12 @@ int main(void) {
 """
 
 
-def test_barrier_kernel_object_runs_in_a_c_program_on_two_threads(lanes, root, tmp_path):
+@pytest.mark.parametrize("target", ["sse4-i32x4", "sse4-i32x4,avx2-i32x8,avx512skx-x16"])
+def test_barrier_kernel_object_runs_in_a_c_program_on_two_threads(lanes, root, tmp_path, target):
     if shutil.which("gcc") is None:
         pytest.skip("gcc not found")
     src = root / "tests/kernels/workgroup/reduction_interleaved.cl"
-    proc = build(lanes, str(src), "--target", "sse4-i32x4", "-o", str(tmp_path / "red.o"),
+    proc = build(lanes, str(src), "--target", target, "-o", str(tmp_path / "red.o"),
                  "--header", str(tmp_path / "red.h"))
     assert proc.returncode == 0, proc.stderr
     header = (tmp_path / "red.h").read_text()
