@@ -474,13 +474,31 @@ fn kernel_fn(out: &mut String, k: &KernelCode, args: &[Arg], facts: &bounds::Bou
             }
         }
     }
+    // The kernel indexes a `__local` argument within the size the caller
+    // gives; nothing here relates its indices to that size.
+    for (p, a) in k.params.iter().zip(args) {
+        if p.kind == ParamKind::LocalPointer {
+            let shown = a.name.trim_start_matches("r#");
+            let _ = writeln!(
+                doc,
+                "/// - `{shown}`: the size of the `__local` buffer `{}` of each work-group; NOT\n\
+                 ///   checked against the kernel's accesses of it.",
+                p.name
+            );
+            unchecked.push(format!(
+                "`__local` `{}` must hold every access ({shown})",
+                p.name
+            ));
+        }
+    }
     if let Some(s) = &facts.stray {
         unchecked.push(format!("{s}, which no slice bounds"));
     }
     doc.push_str(
         "///\n/// # Errors\n///\n/// [`Error::InvalidRange`] for a `work_dim` other than 1, 2 or 3 or a\n\
          /// range the kernel refuses; [`Error::TooShort`], [`Error::BeforeStart`] or\n\
-         /// [`Error::Overflow`] when a checked buffer cannot hold every access.\n",
+         /// [`Error::Overflow`] when a checked buffer cannot hold every access;\n\
+         /// [`Error::Failed`] for another status of the kernel.\n",
     );
     let unsafety = if unchecked.is_empty() {
         ""
@@ -564,6 +582,9 @@ pub enum Error {
     /// An index into `buffer` overflows its OpenCL integer type for some
     /// work-item of the range (or the arguments), so it cannot be bounded.
     Overflow { kernel: &'static str, buffer: &'static str },
+    /// The kernel returned `status` (-2: its work-group memory could not be
+    /// allocated).
+    Failed { kernel: &'static str, status: i32 },
 }
 
 impl ::core::fmt::Display for Error {
@@ -578,6 +599,10 @@ impl ::core::fmt::Display for Error {
             Error::BeforeStart { kernel, buffer } => write!(
                 f,
                 "kernel `{kernel}`: the range accesses `{buffer}` before its first element"
+            ),
+            Error::Failed { kernel, status } => write!(
+                f,
+                "kernel `{kernel}` failed with status {status} (-2: no memory for its work-groups)"
             ),
             Error::Overflow { kernel, buffer } => write!(
                 f,
@@ -624,7 +649,11 @@ mod check {
     }
 
     pub fn status(kernel: &'static str, status: i32) -> Result<(), Error> {
-        if status == 0 { Ok(()) } else { Err(Error::InvalidRange { kernel }) }
+        match status {
+            0 => Ok(()),
+            -1 => Err(Error::InvalidRange { kernel }),
+            status => Err(Error::Failed { kernel, status }),
+        }
     }
 
     pub fn fit(bits: u32, v: Iv) -> Iv {
@@ -907,6 +936,24 @@ fn main() {
             String::from_utf8_lossy(&ran.stdout),
             String::from_utf8_lossy(&ran.stderr)
         );
+    }
+
+    #[test]
+    fn local_buffers_make_the_function_unsafe() {
+        let b = bindings(
+            "__kernel void rev(__global float *io, __local float *tile)\n\
+             { size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);\n\
+               tile[l] = io[g]; barrier(CLK_LOCAL_MEM_FENCE); io[g] = tile[n - 1 - l]; }",
+        );
+        assert!(
+            b.contains("pub unsafe fn rev(io: &mut [f32], tile_bytes: usize, range: &Range)"),
+            "{b}"
+        );
+        assert!(
+            b.contains("- `tile_bytes`: the size of the `__local` buffer `tile`"),
+            "{b}"
+        );
+        assert!(b.contains("check::buffer(\"rev\", \"io\""), "{b}");
     }
 
     #[test]
