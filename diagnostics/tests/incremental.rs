@@ -1,0 +1,217 @@
+//! Property: after a sequence of edits to a corpus file in one database,
+//! with the editor's requests answered after each, every answer on the
+//! final text equals the answer of a fresh database given that text:
+//! diagnostics, hovers at every word, inlay hints, semantic tokens,
+//! document symbols and code lenses. Edits are trivia (comments, blank
+//! lines, spaces), statements inside bodies, errors and undos; a final text
+//! with errors is compared on its diagnostics only (the database then shows
+//! the broken kernel's last good facts, which a fresh one has not seen).
+
+use std::path::{Path, PathBuf};
+
+use lanes_db::{File, LanesDatabase, Settings};
+use lanes_diagnostics::ide::diagnostics::diagnostics;
+use lanes_diagnostics::ide::hover::hover;
+use lanes_diagnostics::ide::inlay::inlay_hints;
+use lanes_diagnostics::ide::lens::code_lens;
+use lanes_diagnostics::ide::semantic::semantic_tokens;
+use lanes_diagnostics::ide::symbols::document_symbols;
+use lanes_diagnostics::ide::TextRange;
+use proptest::prelude::*;
+
+/// Files with several kernels or helpers, where an edit in one item leaves
+/// others to be reused.
+const FILES: &[&str] = &[
+    "tests/kernels/valid/helpers.cl",
+    "tests/kernels/valid/macros.cl",
+    "tests/kernels/valid/control_flow.cl",
+    "tests/kernels/valid/black_scholes.cl",
+    "tests/kernels/valid/float4_ops.cl",
+    "tests/kernels/valid/includes.cl",
+    "tests/kernels/valid/enum_modes.cl",
+    "tests/kernels/valid/constant_memory.cl",
+    "examples/convolution.cl",
+];
+
+const SNIPPETS: &[&str] = &[
+    " ",
+    "\n",
+    "\n\n",
+    "// a note\n",
+    "/* c */",
+    "\n/* a longer\n   comment */\n",
+    "int lanes_t = 1;\n",
+    "lanes_t",
+    "@",
+    "}",
+];
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// Snippet `.1` after the first `;`, `{` or `}` at or after the
+    /// fraction `.0` of the text (past the end: at the end).
+    Insert(f64, usize),
+    /// Removes up to `.1` bytes at the fraction `.0` of the text.
+    Delete(f64, usize),
+    /// Back to the text before the previous edit.
+    Undo,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (0.0..1.0f64, 0..SNIPPETS.len()).prop_map(|(a, s)| Op::Insert(a, s)),
+        1 => (0.0..1.0f64, 1..6usize).prop_map(|(a, n)| Op::Delete(a, n)),
+        2 => Just(Op::Undo),
+    ]
+}
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+fn boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+fn apply(text: &str, op: &Op) -> String {
+    match *op {
+        Op::Insert(at, s) => {
+            let from = boundary(text, (at * text.len() as f64) as usize);
+            let i = text[from..]
+                .find([';', '{', '}'])
+                .map_or(text.len(), |k| from + k + 1);
+            format!("{}{}{}", &text[..i], SNIPPETS[s], &text[i..])
+        }
+        Op::Delete(at, n) => {
+            let a = boundary(text, (at * text.len() as f64) as usize);
+            let b = boundary(text, a + n);
+            format!("{}{}", &text[..a], &text[b..])
+        }
+        Op::Undo => text.to_string(),
+    }
+}
+
+fn settings() -> Settings {
+    Settings {
+        target: "avx2-i32x8".into(),
+        width: 8,
+        ..Settings::default()
+    }
+}
+
+/// Word starts: where an editor asks for hovers.
+fn word_starts(text: &str) -> Vec<u32> {
+    let b = text.as_bytes();
+    (0..b.len())
+        .filter(|&i| {
+            let w = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+            w(b[i]) && (i == 0 || !w(b[i - 1]))
+        })
+        .map(|i| i as u32)
+        .collect()
+}
+
+/// What the editor asks after an edit (fills the caches the next edit
+/// reuses).
+fn answer(db: &LanesDatabase, f: File, text: &str) {
+    let all = TextRange::new(0, text.len() as u32);
+    let _ = diagnostics(db, f);
+    let _ = inlay_hints(db, f, all);
+    let _ = code_lens(db, f);
+    for at in word_starts(text).into_iter().step_by(7) {
+        let _ = hover(db, f, at);
+    }
+}
+
+fn same_answers(edited: &LanesDatabase, fe: File, fresh: &LanesDatabase, ff: File, text: &str) {
+    assert_eq!(
+        diagnostics(edited, fe),
+        diagnostics(fresh, ff),
+        "diagnostics"
+    );
+    if lanes_db::parse(fresh, ff).unit.has_errors() {
+        return;
+    }
+    let all = TextRange::new(0, text.len() as u32);
+    assert_eq!(
+        inlay_hints(edited, fe, all),
+        inlay_hints(fresh, ff, all),
+        "hints"
+    );
+    assert_eq!(
+        semantic_tokens(edited, fe),
+        semantic_tokens(fresh, ff),
+        "tokens"
+    );
+    assert_eq!(
+        document_symbols(edited, fe),
+        document_symbols(fresh, ff),
+        "symbols"
+    );
+    assert_eq!(code_lens(edited, fe), code_lens(fresh, ff), "lens");
+    for at in word_starts(text) {
+        assert_eq!(hover(edited, fe, at), hover(fresh, ff, at), "hover at {at}");
+    }
+}
+
+fn run(file: &str, ops: &[Op]) {
+    let path = repo(file);
+    let original = std::fs::read_to_string(&path).expect("corpus file");
+    let mut db = LanesDatabase::new(settings());
+    let mut text = original.clone();
+    let f = db.set_file(&path, &text, 1);
+    answer(&db, f, &text);
+    let mut history = vec![text.clone()];
+    for (v, op) in ops.iter().enumerate() {
+        text = match op {
+            Op::Undo if history.len() > 1 => {
+                history.pop();
+                history.last().cloned().unwrap_or_default()
+            }
+            _ => {
+                let t = apply(&text, op);
+                history.push(t.clone());
+                t
+            }
+        };
+        db.set_file(&path, &text, v as i32 + 2);
+        answer(&db, f, &text);
+    }
+    let mut fresh = LanesDatabase::new(settings());
+    let ff = fresh.set_file(&path, &text, 1);
+    same_answers(&db, f, &fresh, ff, &text);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn edited_answers_equal_fresh_answers(
+        file in 0..FILES.len(),
+        ops in proptest::collection::vec(op(), 1..10),
+    ) {
+        run(FILES[file], &ops);
+    }
+}
+
+/// Every file, with a comment between items and a statement inside a body
+/// (the edits the per-item reuse is for), then both undone.
+#[test]
+fn every_file_after_trivia_and_body_edits() {
+    for file in FILES {
+        run(
+            file,
+            &[
+                Op::Insert(0.5, 3),
+                Op::Insert(0.3, 6),
+                Op::Insert(0.7, 1),
+                Op::Undo,
+                Op::Undo,
+            ],
+        );
+    }
+}
