@@ -1,0 +1,90 @@
+//! What one edit of a large file costs in one process, in thread CPU time
+//! (other processes on a shared machine do not count): the setter, the
+//! front end on the whole file (`parse`), then the rest of the editor's
+//! diagnostics. Edits alternate, as in `lanes-bench -- lsp`, between a
+//! digit inside a kernel and a letter of the comment above one.
+//!
+//! `cargo run --release -p lanes-diagnostics --example edit_cost -- FILE [EDITS]`
+//! (FILE: the benchmark's generated file, or any file with `__kernel void`
+//! definitions containing `w * ` and comments with `: a `).
+
+use lanes_db::{LanesDatabase, Settings};
+
+/// CPU time of the calling thread, in milliseconds.
+fn cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes only the timespec passed.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let Some(path) = args.next() else {
+        eprintln!("usage: edit_cost FILE [EDITS]");
+        std::process::exit(2);
+    };
+    let edits: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(40);
+    let mut text = std::fs::read_to_string(&path).expect("readable file");
+    let settings = Settings {
+        target: "avx2-i32x8".into(),
+        width: 8,
+        ..Settings::default()
+    };
+    let mut db = LanesDatabase::new(settings);
+    let file = db.set_file(&path, &text, 1);
+    let n = lanes_diagnostics::ide::diagnostics::diagnostics(&db, file).len();
+    eprintln!("{n} diagnostics");
+    let kernels: Vec<usize> = text
+        .match_indices("__kernel void")
+        .map(|(i, _)| i)
+        .collect();
+    let (mut set, mut parse, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    for v in 0..edits {
+        let k = kernels[(v * 37) % kernels.len()];
+        let at = if v % 2 == 1 {
+            text[..k].rfind(": a ").expect("a comment") + 4
+        } else {
+            k + text[k..].find("w * ").expect("an edit site") + 4
+        };
+        let new = match &text[at..at + 1] {
+            "s" => "S",
+            "S" => "s",
+            "2" => "3",
+            _ => "2",
+        };
+        text.replace_range(at..at + 1, new);
+        // As the language server does: the previous revision is freed once
+        // this one's diagnostics are out.
+        lanes_db::reclaim::hold();
+        let t0 = cpu_ms();
+        db.set_file(&path, &text, v as i32 + 2);
+        let t1 = cpu_ms();
+        std::hint::black_box(lanes_db::parse(&db, file));
+        let t2 = cpu_ms();
+        std::hint::black_box(lanes_diagnostics::ide::diagnostics::diagnostics(&db, file));
+        let t3 = cpu_ms();
+        lanes_db::reclaim::release();
+        set.push(t1 - t0);
+        parse.push(t2 - t1);
+        rest.push(t3 - t2);
+        // A typist's pause, in which the previous revision is freed.
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    for (name, mut v) in [
+        ("setter", set),
+        ("parse", parse),
+        ("rest of diagnostics", rest),
+    ] {
+        v.sort_by(f64::total_cmp);
+        eprintln!(
+            "{name}: median {:.1} ms, min {:.1}, p90 {:.1}",
+            v[v.len() / 2],
+            v[0],
+            v[v.len() * 9 / 10]
+        );
+    }
+}
