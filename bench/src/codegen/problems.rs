@@ -164,6 +164,13 @@ pub const NAMES: &[&str] = &[
     "nbody",
     "binary_search",
     "spmv_csr",
+    "matmul_tiled",
+    "reduction",
+    "scan",
+    "transpose",
+    "histogram",
+    "stencil_2d",
+    "nbody_local",
 ];
 
 /// Deterministic pseudo-random numbers (xorshift64*), so every run and every
@@ -502,6 +509,142 @@ pub fn build(name: &str) -> Option<Problem> {
                 c_extent: nrows,
                 c_glue: glue!(i, p, p, p, p, p),
             }
+        }
+        "matmul_tiled" => {
+            let n = 512usize;
+            Problem {
+                name: "matmul_tiled",
+                file: "matmul_tiled",
+                kernel: "matmul_tiled",
+                size: format!("{n} x {n} x {n}, 16 x 16 tiles"),
+                work_dim: 2,
+                global: [n, n, 1],
+                local: [16, 16, 1],
+                args: vec![
+                    Arg::Buf(Buf::F32(rng.vec(n * n, 0.0, 1.0))),
+                    Arg::Buf(Buf::F32(rng.vec(n * n, 0.0, 1.0))),
+                    Arg::Buf(Buf::F32(vec![0.0; n * n])),
+                    Arg::I32(n as i32),
+                ],
+                checks: vec![(2, Tol::Float(1e-5))],
+                c_extent: n,
+                c_glue: glue!(p, p, p, i),
+            }
+        }
+        "reduction" => {
+            let n = 1usize << 24;
+            let groups = n / (2 * L1);
+            Problem {
+                name: "reduction",
+                file: "reduction",
+                kernel: "reduce_sum",
+                size: format!("{}M floats, sums of 512", n >> 20),
+                work_dim: 1,
+                global: [groups * L1, 1, 1],
+                local: [L1, 1, 1],
+                args: vec![
+                    Arg::Buf(Buf::F32(rng.vec(n, 0.0, 1.0))),
+                    Arg::Buf(Buf::F32(vec![0.0; groups])),
+                    Arg::I32(n as i32),
+                ],
+                checks: vec![(1, Tol::Float(1e-5))],
+                c_extent: groups,
+                c_glue: glue!(p, p, i),
+            }
+        }
+        "scan" => {
+            let groups = 1usize << 15;
+            let n = groups * 2 * L1;
+            Problem {
+                name: "scan",
+                file: "scan",
+                kernel: "scan_blocks",
+                size: format!("{}M floats, blocks of 512", n >> 20),
+                work_dim: 1,
+                global: [groups * L1, 1, 1],
+                local: [L1, 1, 1],
+                args: vec![
+                    Arg::Buf(Buf::F32(rng.vec(n, 0.0, 1.0))),
+                    Arg::Buf(Buf::F32(vec![0.0; n])),
+                    Arg::Buf(Buf::F32(vec![0.0; groups])),
+                ],
+                checks: vec![(1, Tol::Float(1e-5)), (2, Tol::Float(1e-5))],
+                c_extent: groups,
+                c_glue: glue!(p, p, p),
+            }
+        }
+        "transpose" => {
+            let (w, h) = (4096usize, 2048usize);
+            Problem {
+                name: "transpose",
+                file: "transpose",
+                kernel: "transpose",
+                size: format!("{h} x {w}, 16 x 17 tile"),
+                work_dim: 2,
+                global: [round_up(w, 16), round_up(h, 16), 1],
+                local: [16, 16, 1],
+                args: vec![
+                    Arg::Buf(Buf::F32(rng.vec(w * h, 0.0, 1.0))),
+                    Arg::Buf(Buf::F32(vec![0.0; w * h])),
+                    Arg::I32(w as i32),
+                    Arg::I32(h as i32),
+                ],
+                checks: vec![(1, Tol::Float(0.0))],
+                c_extent: h,
+                c_glue: glue!(p, p, i, i),
+            }
+        }
+        "histogram" => {
+            // histogram.cl's default ITEMS (32) values per work-item.
+            let groups = 1024usize;
+            let n = groups * L1 * 32;
+            Problem {
+                name: "histogram",
+                file: "histogram",
+                kernel: "histogram256",
+                size: format!("{}M values, 256 bins per group of 256", n >> 20),
+                work_dim: 1,
+                global: [groups * L1, 1, 1],
+                local: [L1, 1, 1],
+                args: vec![
+                    Arg::Buf(Buf::U32((0..n).map(|_| rng.next_u64() as u32).collect())),
+                    Arg::Buf(Buf::U32(vec![0; groups * 256])),
+                ],
+                checks: vec![(1, Tol::Int(0.0))],
+                c_extent: groups,
+                c_glue: glue!(p, p),
+            }
+        }
+        "stencil_2d" => {
+            let n = 4096usize;
+            let (work_dim, global, local) = range_2d(n, n);
+            Problem {
+                name: "stencil_2d",
+                file: "stencil_2d",
+                kernel: "stencil_2d",
+                size: format!("{n} x {n}, 66 x 6 tile"),
+                work_dim,
+                global,
+                local,
+                args: vec![
+                    Arg::Buf(Buf::F32(rng.vec(n * n, 0.0, 1.0))),
+                    Arg::Buf(Buf::F32(vec![0.0; n * n])),
+                    Arg::I32(n as i32),
+                    Arg::I32(n as i32),
+                    Arg::F32(0.2),
+                ],
+                checks: vec![(1, Tol::Float(1e-6))],
+                c_extent: n,
+                c_glue: glue!(p, p, i, i, f),
+            }
+        }
+        "nbody_local" => {
+            let mut p = build("nbody")?;
+            p.name = "nbody_local";
+            p.file = "nbody_local";
+            p.kernel = "nbody_local";
+            p.size = format!("{}, tiles of {L1}", p.size);
+            p
         }
         _ => return None,
     };
