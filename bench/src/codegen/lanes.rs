@@ -1,5 +1,6 @@
 //! The lanes column: the `.cl` file through the front end and the
-//! `lanes-codegen` back end for the `host` target, JIT-compiled, launched
+//! `lanes-codegen` back end for the chosen target (`host` unless
+//! `--target` names another), JIT-compiled, launched
 //! through `LaunchFn`; threads split the work-groups `[0, groups)` into
 //! contiguous slices (`first_group`, `last_group`).
 //!
@@ -12,26 +13,30 @@ use std::path::Path;
 use super::problems::Problem;
 use super::Instance;
 
-/// Compiles `p.kernel` from `cl_path` for the host target.
-pub fn instance(p: &Problem, cl_path: &Path) -> Result<Box<dyn Instance>, String> {
-    imp::instance(p, cl_path)
+/// Compiles `p.kernel` from `cl_path` for `target` (a `lanes targets` name).
+pub fn instance(p: &Problem, cl_path: &Path, target: &str) -> Result<Box<dyn Instance>, String> {
+    imp::instance(p, cl_path, target)
 }
 
 /// The target description printed with the results.
-pub fn target_description() -> String {
-    imp::target_description()
+pub fn target_description(target: &str) -> String {
+    imp::target_description(target)
 }
 
 #[cfg(not(feature = "lanes"))]
 mod imp {
     use super::*;
 
-    pub fn instance(_p: &Problem, _cl_path: &Path) -> Result<Box<dyn Instance>, String> {
+    pub fn instance(
+        _p: &Problem,
+        _cl_path: &Path,
+        _target: &str,
+    ) -> Result<Box<dyn Instance>, String> {
         Err("lanes-bench was built without the `lanes` feature".into())
     }
 
-    pub fn target_description() -> String {
-        "host (unavailable)".into()
+    pub fn target_description(target: &str) -> String {
+        format!("{target} (unavailable)")
     }
 }
 
@@ -61,17 +66,21 @@ mod imp {
         }
     }
 
-    pub fn target_description() -> String {
-        match catch_unwind(|| lanes_codegen::target_spec("host")) {
-            Ok(Ok(s)) => format!("host (W = {}, {})", s.width, s.cpu),
-            Ok(Err(e)) => format!("host (unavailable: {e})"),
-            Err(_) => "host (unavailable)".into(),
+    pub fn target_description(target: &str) -> String {
+        match catch_unwind(|| lanes_codegen::target_spec(target)) {
+            Ok(Ok(s)) => format!("{target} (W = {}, {})", s.width, s.cpu),
+            Ok(Err(e)) => format!("{target} (unavailable: {e})"),
+            Err(_) => format!("{target} (unavailable)"),
         }
     }
 
-    pub fn instance(p: &Problem, cl_path: &Path) -> Result<Box<dyn Instance>, String> {
+    pub fn instance(
+        p: &Problem,
+        cl_path: &Path,
+        target: &str,
+    ) -> Result<Box<dyn Instance>, String> {
         // The back end is young: a panic while compiling is reported, not fatal.
-        catch_unwind(AssertUnwindSafe(|| compile(p, cl_path))).unwrap_or_else(|e| {
+        catch_unwind(AssertUnwindSafe(|| compile(p, cl_path, target))).unwrap_or_else(|e| {
             let msg = e
                 .downcast_ref::<String>()
                 .cloned()
@@ -83,8 +92,9 @@ mod imp {
 
     // `..Default::default()` keeps working when Options grows.
     #[allow(clippy::needless_update)]
-    fn compile(p: &Problem, cl_path: &Path) -> Result<Box<dyn Instance>, String> {
-        let spec = lanes_codegen::target_spec("host").map_err(|e| format!("target host: {e}"))?;
+    fn compile(p: &Problem, cl_path: &Path, target: &str) -> Result<Box<dyn Instance>, String> {
+        let spec =
+            lanes_codegen::target_spec(target).map_err(|e| format!("target {target}: {e}"))?;
         let opts = PreprocessOptions {
             width: spec.width,
             ..Default::default()

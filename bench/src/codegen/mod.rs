@@ -10,7 +10,8 @@
 //! figure is the median wall time of N executions after two warm-up runs.
 //!
 //! Options: `--kernel NAME[,NAME...]` (only these; RESULTS.md is then left
-//! alone), `--runs N` (default 9, at least 7), `--no-write`.
+//! alone), `--target NAME` (the lanes column's target, `host` by default),
+//! `--runs N` (default 9, at least 7), `--no-write`.
 
 mod cc;
 mod lanes;
@@ -75,6 +76,8 @@ struct Options {
     kernels: Option<Vec<String>>,
     runs: usize,
     write: bool,
+    /// The lanes column's target (`lanes targets`), `host` by default.
+    target: String,
     /// Hidden: time one OpenCL runtime alone (`--ocl-child RUNTIME NAME`).
     ocl_child: Option<(opencl::Runtime, String)>,
 }
@@ -84,6 +87,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         kernels: None,
         runs: 9,
         write: true,
+        target: "host".into(),
         ocl_child: None,
     };
     let mut it = args.iter();
@@ -104,6 +108,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     .parse()
                     .map_err(|_| format!("--runs: not a number: {v}"))?;
             }
+            "--target" => o.target = value("--target")?,
             "--no-write" => o.write = false,
             "--ocl-child" => {
                 let key = value("--ocl-child")?;
@@ -295,6 +300,7 @@ const OPENCL: [(usize, opencl::Runtime); 2] =
 
 fn bench_kernel(
     p: &Problem,
+    target: &str,
     threads: usize,
     runs: usize,
     clib: &Result<cc::CLib, String>,
@@ -319,7 +325,7 @@ fn bench_kernel(
 
     // Compile (untimed) and copy the data: lanes, Intel, PoCL, gcc.
     let mut insts: [Result<Box<dyn Instance + '_>, String>; 4] = [
-        lanes::instance(p, &cl_path).map_err(|e| format!("back end unavailable: {e}")),
+        lanes::instance(p, &cl_path, target).map_err(|e| format!("back end unavailable: {e}")),
         on(&ocls[0], opencl::Runtime::Intel, p, &src, &cl_path),
         on(&ocls[1], opencl::Runtime::Pocl, p, &src, &cl_path),
         match clib {
@@ -553,7 +559,7 @@ pub fn main(args: &[String]) {
         Err(e) => {
             eprintln!("{e}");
             eprintln!(
-                "usage: lanes-bench codegen [--kernel NAME[,NAME...]] [--runs N] [--no-write]"
+                "usage: lanes-bench codegen [--kernel NAME[,NAME...]] [--target TARGET] [--runs N] [--no-write]"
             );
             std::process::exit(2);
         }
@@ -607,13 +613,13 @@ pub fn main(args: &[String]) {
             Err(e) => println!("{0}: skipped: {0} not found ({e})", runtime.label()),
         }
     }
-    let target = lanes::target_description();
+    let target = lanes::target_description(&o.target);
     println!("lanes: target {target}, -O2");
 
     let mut rows = Vec::new();
     for p in &problems_built {
         println!("{} ({})", p.name, p.size);
-        let row = bench_kernel(p, threads, runs, &clib, &ocls);
+        let row = bench_kernel(p, &o.target, threads, runs, &clib, &ocls);
         let show = |cells: &[Cell; 4]| cells.iter().map(Cell::show).collect::<Vec<_>>().join(" / ");
         println!(
             "  {}: lanes / Intel / PoCL / gcc {} ms on 1 thread; {} ms on {threads}",
@@ -629,11 +635,19 @@ pub fn main(args: &[String]) {
     if let Some(ks) = &o.kernels {
         extra.push_str(&format!(" --kernel {}", ks.join(",")));
     }
+    if o.target != "host" {
+        extra.push_str(&format!(" --target {}", o.target));
+    }
     if o.runs != 9 {
         extra.push_str(&format!(" --runs {}", o.runs));
     }
     let mut sec = String::new();
-    let _ = writeln!(sec, "## Generated code\n");
+    // Each target has its own section; the host's is the main one.
+    if o.target == "host" {
+        let _ = writeln!(sec, "## Generated code\n");
+    } else {
+        let _ = writeln!(sec, "## Generated code, target {}\n", o.target);
+    }
     let _ = writeln!(
         sec,
         "Command: `cargo run --release -p lanes-bench -- codegen{extra}`{}.  ",
@@ -669,8 +683,10 @@ pub fn main(args: &[String]) {
     let _ = writeln!(
         sec,
         "\nMedian milliseconds of {runs} executions after 2 warm-ups (compile time excluded \
-         everywhere); the same NDRange and local size (256 in 1-D, 64 x 4 in 2-D) for lanes \
-         and the OpenCL runtimes. lanes and gcc run on 1 thread, or split the work-groups (lanes) \
+         everywhere); the same NDRange and local size (256 in 1-D, 64 x 4 in 2-D, 16 x 16 for \
+         matmul_tiled and transpose) for lanes and the OpenCL runtimes; the work-group kernels \
+         (matmul_tiled and after) use barriers and `__local` memory, their C versions compute \
+         the same results without either. lanes and gcc run on 1 thread, or split the work-groups (lanes) \
          or the outer loop (C, bench/kernels/c) into {threads} contiguous slices with \
          `std::thread::scope`; Intel's runtime and PoCL use their own threads, and a child \
          process with `CL_CONFIG_CPU_TBB_NUM_WORKERS=1` or `POCL_MAX_PTHREAD_COUNT=1` for one \
@@ -783,6 +799,47 @@ mod tests {
         assert!(compare(&want, &ints(&[1, 2, 3, 4]), &like, Tol::Int(0.0)).is_ok());
         assert!(compare(&want, &ints(&[1, 2, 3, 5]), &like, Tol::Int(0.0)).is_err());
         assert!(compare(&want, &ints(&[1, 2, 3, 5]), &like, Tol::Int(0.25)).is_ok());
+    }
+
+    /// The work-group kernels (barriers, `__local` memory, atomics) give
+    /// the C versions' results on lanes, at the benchmark's sizes and on
+    /// two threads, as the benchmark checks before timing.
+    #[cfg(feature = "lanes")]
+    #[test]
+    fn work_group_kernels_on_lanes_match_their_c_versions() {
+        let ps: Vec<Problem> = problems::WORK_GROUP_NAMES
+            .iter()
+            .map(|n| {
+                assert!(NAMES.contains(n), "{n} is benchmarked");
+                problems::build(n).expect("known kernel")
+            })
+            .collect();
+        let files: Vec<&str> = ps.iter().map(|p| p.file).collect();
+        let clib = match cc::CLib::build(&kernels_dir().join("c"), &files) {
+            Ok(l) => l,
+            Err(e) => {
+                println!("SKIPPED: {e}");
+                return;
+            }
+        };
+        for p in &ps {
+            let mut c = clib.instance(p).expect("C version");
+            c.run(2).expect("C version runs");
+            let want = outputs(c.as_mut(), p).expect("C results");
+            let cl_path = kernels_dir().join(format!("{}.cl", p.file));
+            let mut l =
+                lanes::instance(p, &cl_path, "host").unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            l.run(2).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            let got = outputs(l.as_mut(), p).expect("lanes results");
+            for (n, &(arg, tol)) in p.checks.iter().enumerate() {
+                let problems::Arg::Buf(like) = &p.args[arg] else {
+                    panic!("{}: argument {arg} is not a buffer", p.name);
+                };
+                if let Err(e) = compare(&want[n], &got[n], like, tol) {
+                    panic!("{}: argument {arg}: {e}", p.name);
+                }
+            }
+        }
     }
 
     #[test]

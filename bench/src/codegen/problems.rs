@@ -173,6 +173,18 @@ pub const NAMES: &[&str] = &[
     "nbody_local",
 ];
 
+/// The kernels with barriers and `__local` memory (a part of [`NAMES`]).
+#[cfg_attr(not(test), allow(dead_code))]
+pub const WORK_GROUP_NAMES: &[&str] = &[
+    "matmul_tiled",
+    "reduction",
+    "scan",
+    "transpose",
+    "histogram",
+    "stencil_2d",
+    "nbody_local",
+];
+
 /// Deterministic pseudo-random numbers (xorshift64*), so every run and every
 /// implementation sees the same data.
 struct Rng(u64);
