@@ -153,6 +153,12 @@ impl Pocl {
                     set(std::mem::size_of::<cl_mem>(), &mem as *const cl_mem as _)?;
                     buffers.push(Some(buf));
                 }
+                // A `__local` pointer: its size and no value, as OpenCL
+                // specifies for clSetKernelArg.
+                Arg::Local(bytes) => {
+                    set(*bytes as usize, std::ptr::null())?;
+                    buffers.push(None);
+                }
                 _ => {
                     let mut bytes = value_bytes(a);
                     // Padded to the source type's size: a 3-component vector
@@ -208,7 +214,7 @@ impl Pocl {
 /// fields at their offsets), as `LaunchFn` and `clSetKernelArg` take them.
 fn value_bytes(a: &Arg) -> Vec<u8> {
     match a {
-        Arg::Buffer(..) => Vec::new(),
+        Arg::Buffer(..) | Arg::Local(_) => Vec::new(),
         Arg::Scalar(t, i, f) => scalar_bytes(*t, *i, *f),
         Arg::Vector(t, cs) => cs
             .iter()
@@ -489,7 +495,7 @@ fn candidates(k: &KernelCode, r: &NdRange) -> Vec<(String, Vec<Arg>)> {
         };
         for a in &mut args {
             match a {
-                Arg::Buffer(..) => {}
+                Arg::Buffer(..) | Arg::Local(_) => {}
                 Arg::Scalar(t, i, f) => set(*t, i, f),
                 Arg::Vector(t, cs) => cs.iter_mut().for_each(|(i, f)| set(*t, i, f)),
                 Arg::Struct(fs) => fs.iter_mut().for_each(|(_, t, i, f)| set(*t, i, f)),
@@ -519,6 +525,7 @@ fn describe_args(k: &KernelCode, args: &[Arg]) -> String {
         .map(|(p, a)| {
             let v = match a {
                 Arg::Buffer(b, _) => format!("[{} bytes]", b.len),
+                Arg::Local(bytes) => format!("local:{bytes}"),
                 Arg::Scalar(t, i, f) => value(*t, *i, *f),
                 Arg::Vector(t, cs) => list(cs.iter().map(|&(i, f)| value(*t, i, f)).collect()),
                 Arg::Struct(fs) => list(fs.iter().map(|&(_, t, i, f)| value(t, i, f)).collect()),
