@@ -309,6 +309,7 @@ pub fn emit_entry_points<'ctx>(
         let off = cx.binop(Op::LLVMMul, t, cx.i64c(wg.save_bytes))?;
         a.push(cx.gep_bytes(wg.base, off)?.into());
         a.push(wg.local.into());
+        a.push(wg.scratch.into());
         a.push(cx.load(i32t.into(), state, 4)?.into());
         let r = be(cx.b.build_call(f, &a, ""))?
             .try_as_basic_value()
@@ -449,10 +450,12 @@ pub fn emit_entry_points<'ctx>(
 }
 
 /// Where `k_groups` keeps a work-group's memory: one block holding a save
-/// area per SIMD group, then the kernel-scope `__local` variables, then one
-/// object per `__local` argument.
+/// area per SIMD group, the collectives' scratch array, the kernel-scope
+/// `__local` variables, then one object per `__local` argument.
 struct WorkGroupMemory<'ctx> {
     base: BasicValueEnum<'ctx>,
+    /// The collectives' scratch array.
+    scratch: BasicValueEnum<'ctx>,
     /// The first `__local` byte.
     local: BasicValueEnum<'ctx>,
     save_bytes: u64,
@@ -510,9 +513,23 @@ fn work_group_memory<'ctx>(
         cx.i64c(plan.save_bytes),
         &mut overflow,
     )?;
-    let mut end = checked(
+    // The collectives' scratch array: one slot per SIMD group.
+    let scratch_bytes = checked(
+        "llvm.umul.with.overflow",
+        simd_groups,
+        cx.i64c(crate::workgroup::SCRATCH_SLOT),
+        &mut overflow,
+    )?;
+    let scratch_bytes = round_up(scratch_bytes, &mut overflow)?;
+    let local = checked(
         "llvm.uadd.with.overflow",
         save,
+        scratch_bytes,
+        &mut overflow,
+    )?;
+    let mut end = checked(
+        "llvm.uadd.with.overflow",
+        local,
         cx.i64c(plan.local_bytes),
         &mut overflow,
     )?;
@@ -587,7 +604,8 @@ fn work_group_memory<'ctx>(
     }
     Ok(WorkGroupMemory {
         base,
-        local: cx.gep_bytes(base, save)?,
+        scratch: cx.gep_bytes(base, save)?,
+        local: cx.gep_bytes(base, local)?,
         save_bytes: plan.save_bytes,
         on_heap: heap.as_basic_value(),
     })

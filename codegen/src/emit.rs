@@ -34,6 +34,7 @@ use crate::math_impl::call_math;
 use crate::workgroup::Plan;
 
 mod atomic;
+mod collective;
 
 /// Fields of the group context the entry points pass to a body: an array
 /// of `i64` (see `abi.rs`, which fills it).
@@ -97,7 +98,8 @@ fn align_of(align: u64, ty: Ty) -> u32 {
 /// `full`: the variant for whole SIMD groups (`LaneMask` all true).
 ///
 /// With a work-group plan (see [`crate::workgroup`]) the body is
-/// `i32 name(params..., ptr ctx, ptr save, ptr local, i32 state)`: it
+/// `i32 name(params..., ptr ctx, ptr save, ptr local, ptr scratch, i32
+/// state)`: it
 /// starts at the beginning (state 0) or after barrier `state`, and returns
 /// the number of the barrier it stopped at, or 0 at its end.
 pub fn emit_body<'ctx>(
@@ -115,7 +117,8 @@ pub fn emit_body<'ctx>(
     }
     params.push(ptr.into());
     let fty = if plan.is_some() {
-        params.extend::<[BasicMetadataTypeEnum; 3]>([
+        params.extend::<[BasicMetadataTypeEnum; 4]>([
+            ptr.into(),
             ptr.into(),
             ptr.into(),
             cx.ctx.i32_type().into(),
@@ -432,8 +435,22 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         cx.coerce(base, vec)
     }
 
-    /// The save area (`k` = 0) or the `__local` block (`k` = 1) of a body
-    /// with a work-group plan.
+    /// A barrier: stop here; the entry points run the other SIMD groups of
+    /// the work-group up to it, then resume each in the block that follows.
+    fn suspend(&mut self) -> R<()> {
+        let cx = self.cx;
+        let k = self.resumes.len() as u64 + 1;
+        cx.b.build_return(Some(&cx.ctx.i32_type().const_int(k, false)))
+            .map_err(|e| format!("{e:?}"))?;
+        let resume = cx.ctx.append_basic_block(self.func, &format!("resume.{k}"));
+        self.resumes.push(resume);
+        cx.b.position_at_end(resume);
+        Ok(())
+    }
+
+    /// The save area (`k` = 0), the `__local` block (`k` = 1) or the
+    /// collectives' scratch array (`k` = 2) of a body with a work-group
+    /// plan.
     fn wg_param(&self, k: u32) -> R<BasicValueEnum<'ctx>> {
         self.func
             .get_nth_param(self.f.params.len() as u32 + 1 + k)
@@ -641,17 +658,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             }
             // `kernel_code` refuses kernels with work-group features before
             // they get here.
-            InstKind::Barrier { .. } => {
-                // Stop here; the entry points run the other SIMD groups of
-                // the work-group up to this barrier, then resume each here.
-                let k = self.resumes.len() as u64 + 1;
-                cx.b.build_return(Some(&cx.ctx.i32_type().const_int(k, false)))
-                    .map_err(|e| format!("{e:?}"))?;
-                let resume = cx.ctx.append_basic_block(self.func, &format!("resume.{k}"));
-                self.resumes.push(resume);
-                cx.b.position_at_end(resume);
-                Ok(())
-            }
+            InstKind::Barrier { .. } => self.suspend(),
             InstKind::Atomic { op, ptr, args } => {
                 let r = self.atomic(b, *op, *ptr, args, ty)?;
                 if let Some(r) = r {
@@ -659,8 +666,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 }
                 Ok(())
             }
-            // `kernel_code` refuses work-group collectives (`L0917`).
-            InstKind::WorkGroup { .. } => Err("work-group collectives are not compiled yet".into()),
+            InstKind::WorkGroup { op, args } => self.collective(b, id, *op, args, ty),
             // Refused before code generation (`refuse.rs`).
             InstKind::Printf { .. } => Err("`printf` cannot be compiled".into()),
             // Refused by `kernel_code` too (`L0904`).

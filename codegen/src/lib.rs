@@ -253,28 +253,6 @@ impl KernelCode {
     }
 }
 
-/// The first work-group collective (in source order) of `f`, as the
-/// code-generation error `L0917`: barriers, `__local` memory and atomics
-/// are compiled; collectives are analysed and interpreted only.
-pub fn first_work_group_feature(f: &lanes_vectorizer::ir::Function) -> Option<Diagnostic> {
-    use lanes_vectorizer::ir::InstKind;
-    let span = f
-        .block_ids()
-        .flat_map(|b| f.block(b).insts.iter())
-        .map(|&i| f.inst(i))
-        .filter(|inst| matches!(inst.kind, InstKind::WorkGroup { .. }))
-        .map(|inst| inst.src.span)
-        .min_by_key(|s| (s.file, s.start))?;
-    Some(Diagnostic::new(
-        Code::UnsupportedWorkGroupCollective,
-        span,
-        format!(
-            "`lanes build` cannot compile work-group collective functions yet (kernel `{}`); `lanes check` and `lanes explain` analyse it",
-            f.name
-        ),
-    ))
-}
-
 /// Lowers, analyses and vectorizes kernel `k` of `unit` for width `w`.
 pub fn kernel_code(
     unit: &hir::Unit,
@@ -308,7 +286,6 @@ pub fn analysed_kernel_code(
     }
     // The first use, in source order, of anything code generation lacks.
     let refused = [
-        first_work_group_feature(&ka.func),
         refuse::first_image_use(unit, k, &ka.func),
         refuse::first_unsupported(&ka.func),
     ]

@@ -1,6 +1,6 @@
 //! The work-group plan of a kernel body: what the body keeps in memory so
 //! that the SIMD groups of a work-group can take turns between barriers
-//! (docs/codegen.md, "Barriers and `__local` memory").
+//! (docs/codegen.md, "Work-groups: barriers, `__local` memory, atomics").
 //!
 //! A body with barriers is a resumable function: the entry points call it
 //! once per SIMD group with a *state* (0: from the start, k: after barrier
@@ -20,10 +20,14 @@ use lanes_vectorizer::vectorize::VectorFunction;
 /// Alignment of the save area of one SIMD group and of `__local` blocks.
 pub const ALIGN: u64 = 64;
 
+/// Bytes per SIMD group in the work-group's scratch array, where
+/// collectives leave each SIMD group's partial result.
+pub const SCRATCH_SLOT: u64 = 8;
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Plan {
-    /// The barriers in the order their states are numbered (state k is
-    /// `barriers[k - 1]`).
+    /// The barriers and work-group collectives (a collective is two
+    /// barriers), in reverse post-order.
     pub barriers: Vec<InstId>,
     /// Byte offset in the save area of each value kept there.
     pub spills: HashMap<ValueId, u64>,
@@ -49,9 +53,7 @@ impl Plan {
             || f.params
                 .iter()
                 .any(|p| p.ty == Ty::Ptr(AddressSpace::Local))
-            || f.insts
-                .iter()
-                .any(|i| matches!(i.kind, InstKind::Barrier { .. }))
+            || f.insts.iter().any(|i| i.kind.is_work_group_sync())
     }
 
     /// The plan of `vf` for blocks reachable in `order` (reverse
@@ -70,7 +72,7 @@ impl Plan {
 
         for &b in order {
             for &i in &f.block(b).insts {
-                if matches!(f.inst(i).kind, InstKind::Barrier { .. }) {
+                if f.inst(i).kind.is_work_group_sync() {
                     plan.barriers.push(i);
                 }
             }
@@ -202,10 +204,7 @@ fn live_across_barriers(
     let mut across = HashSet::new();
     for (k, &b) in order.iter().enumerate() {
         let insts = &f.block(b).insts;
-        if !insts
-            .iter()
-            .any(|&i| matches!(f.inst(i).kind, InstKind::Barrier { .. }))
-        {
+        if !insts.iter().any(|&i| f.inst(i).kind.is_work_group_sync()) {
             continue;
         }
         let mask = vf.block_mask.get(b.index()).copied();
@@ -215,6 +214,19 @@ fn live_across_barriers(
             if matches!(inst.kind, InstKind::Barrier { .. }) {
                 across.extend(live.iter().copied());
                 continue;
+            }
+            if let InstKind::WorkGroup { .. } = &inst.kind {
+                // Its result is made between its two barriers, from its
+                // operands and the mask (read again after the first).
+                across.extend(live.iter().copied());
+                inst.kind.for_each_operand(|v| {
+                    if is_inst(v) {
+                        across.insert(v);
+                    }
+                });
+                if let Some(m) = mask.filter(|&m| is_inst(m)) {
+                    across.insert(m);
+                }
             }
             if inst.kind.is_phi() {
                 break;

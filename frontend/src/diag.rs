@@ -104,8 +104,8 @@ codes! {
     // Correctness across the work-group.
     BarrierDivergence = "L0401", Error, "barrier not reached by every work-item of the work-group";
     // Features of OpenCL C that lanes does not compile yet (DESIGN.md §1, "later").
-    // L0902 (`__local` memory) and L0903 (atomics) are retired: `lanes
-    // build` compiles both.
+    // L0902 (`__local` memory), L0903 (atomics) and L0917 (work-group
+    // collectives) are retired: `lanes build` compiles them.
     UnsupportedBarrier = "L0901", Error, "unsupported: sub-group barriers";
     UnsupportedImages = "L0904", Error, "unsupported: images and samplers";
     UnsupportedPrintf = "L0905", Error, "unsupported: `printf`";
@@ -118,7 +118,6 @@ codes! {
     UnsupportedVla = "L0914", Error, "unsupported: variable-length arrays";
     UnsupportedAsm = "L0915", Error, "unsupported: inline assembly";
     UnsupportedBitField = "L0916", Error, "unsupported: bit-fields";
-    UnsupportedWorkGroupCollective = "L0917", Error, "unsupported: work-group collective functions";
     UnsupportedString = "L0918", Error, "unsupported: string literals";
     UnsupportedGenericAddressSpace = "L0919", Error, "unsupported: the generic address space";
     UnsupportedByVectorizer = "L0920", Error, "unsupported by the vectorizer";

@@ -93,24 +93,17 @@ pub fn vectorize(
     cfg0: &Cfg,
     div: &Divergence,
 ) -> Result<VectorFunction, VectorizeError> {
-    // Work-group collectives need all work-items of a group together,
-    // images an image model: code generation refuses them before this
-    // point, and nothing below knows how to widen them. Barriers (in
-    // work-group-uniform control, which the analysis checks) and atomics
-    // (masked like stores) pass through.
+    // Images need an image model: code generation refuses them before this
+    // point, and nothing below knows how to widen them. Barriers and
+    // collectives (in work-group-uniform control, which the analysis
+    // checks) and atomics (masked like stores) pass through.
     if let Some(i) = func.insts.iter().find(|i| {
         matches!(
             i.kind,
-            InstKind::WorkGroup { .. }
-                | InstKind::ImageRead { .. }
-                | InstKind::ImageWrite { .. }
-                | InstKind::ImageQuery { .. }
+            InstKind::ImageRead { .. } | InstKind::ImageWrite { .. } | InstKind::ImageQuery { .. }
         )
     }) {
-        return Err(error(
-            i.src.span,
-            "work-group collectives and images are not vectorized",
-        ));
+        return Err(error(i.src.span, "images are not vectorized"));
     }
     // Loops that walk per-lane streams run better one lane at a time.
     if let Some(mut g) = serialize::apply(func, cfg0, div) {
