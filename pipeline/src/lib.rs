@@ -278,10 +278,26 @@ pub fn plan_build(
         };
     }
     // The specialized text: analysed again, without inference.
-    let run = run_file(&new, &plain, None);
+    let new_run = run_file(&new, &plain, None);
+    // A fast path's `sub_group_all` check differs across the SIMD groups
+    // of a work-group: around a barrier it would make the barrier
+    // divergent (L0401). Such a kernel is built as written.
+    let divergent_barrier = new_run.kernels.iter().any(|k| {
+        k.result
+            .as_ref()
+            .is_ok_and(|r| r.barriers.iter().any(|b| !b.uniform))
+    });
+    if divergent_barrier {
+        return BuildPlan {
+            specialized: None,
+            run,
+            applied: Vec::new(),
+            specialization_failed: false,
+        };
+    }
     BuildPlan {
         specialized: Some(new),
-        run,
+        run: new_run,
         applied: s.applied,
         specialization_failed: false,
     }

@@ -354,6 +354,12 @@ pub fn specialize_found<'f>(
                 let (lo, hi) = extend(&text, func, g.block, g.lo, g.hi, &g.exact);
                 let s = stmt_range(&text, g.block, lo)?.0;
                 let e = stmt_range(&text, g.block, hi)?.1;
+                // Never around a barrier or collective: the check differs
+                // across the SIMD groups of a work-group.
+                let sync = ["barrier", "work_group_", "wait_group_events"];
+                if sync.iter().any(|w| text[s..e].contains(w)) {
+                    return None;
+                }
                 Some((g.rank, s, e, g))
             })
             .collect();
