@@ -420,6 +420,13 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 .globals
                 .get(*n as usize)
                 .ok_or_else(|| format!("global {n} does not exist"))?,
+            ValueDef::Inst(i) if self.plan.is_some_and(|p| p.remat.contains(&v)) => {
+                let InstKind::WorkItem { query, dim } = self.f.inst(*i).kind else {
+                    return Err(format!("value %{} is not a work-item query", v.0));
+                };
+                let r = self.work_item(query, dim, val.ty)?;
+                cx.coerce(r, self.is_vec(v))?
+            }
             ValueDef::Inst(_) => match self.plan.and_then(|p| p.spills.get(&v)) {
                 // Kept in the save area: it may come from before a barrier.
                 Some(&off) => {

@@ -233,3 +233,26 @@ fn jit_runs_saxpy_and_rejects_bad_ranges() {
         assert_eq!(v, want, "y[{i}]");
     }
 }
+
+#[test]
+fn work_item_queries_across_a_barrier_are_recomputed_not_kept_in_memory() {
+    let u = unit(
+        "__kernel void k(__global float *a, __local float *t) {\n\
+         int l = get_local_id(0); int g = get_global_id(0);\n\
+         t[l] = a[g]; barrier(CLK_LOCAL_MEM_FENCE);\n\
+         a[g] = t[get_local_size(0) - 1 - l] + l; }\n",
+    );
+    let k = u.hir.kernels()[0];
+    let kc = kernel_code(&u.hir, k, 8).unwrap();
+    let order = emit::reachable(&kc.vf.func);
+    let plan = workgroup::Plan::compute(&kc.vf, &order, 8);
+    let f = &kc.vf.func;
+    let query = |v: &lanes_vectorizer::ir::ValueId| {
+        f.def_inst(*v)
+            .is_some_and(|i| matches!(f.inst(i).kind, InstKind::WorkItem { .. }))
+    };
+    // The lane mask and the ids are used after the barrier: recomputed.
+    assert!(!plan.remat.is_empty());
+    assert!(plan.remat.iter().all(query));
+    assert!(!plan.spills.keys().any(query), "{:?}", plan.spills);
+}

@@ -31,6 +31,10 @@ pub struct Plan {
     pub barriers: Vec<InstId>,
     /// Byte offset in the save area of each value kept there.
     pub spills: HashMap<ValueId, u64>,
+    /// Work-item queries live across a barrier: computed again from the
+    /// group's geometry where they are used (a lane mask kept in memory
+    /// would hide from LLVM that a full SIMD group's mask is all true).
+    pub remat: std::collections::HashSet<ValueId>,
     /// Byte offset in the save area of each private object (only when the
     /// body has barriers).
     pub allocas: HashMap<InstId, u64>,
@@ -91,6 +95,13 @@ impl Plan {
         let mut live_across: Vec<ValueId> = live_across_barriers(vf, order).into_iter().collect();
         live_across.sort();
         for v in live_across {
+            let query = f.def_inst(v).map(|i| &f.inst(i).kind);
+            if let Some(InstKind::WorkItem { dim, .. }) = query {
+                if dim.is_none_or(|d| f.as_const(d).is_some()) {
+                    plan.remat.insert(v);
+                    continue;
+                }
+            }
             let t = f.ty(v);
             let elem = t.bytes().max(1);
             let bytes = if vf.is_uniform(v) {
