@@ -2,7 +2,9 @@
 //! are placed directly before (and, in a second layout, directly after) a
 //! `PROT_NONE` page, and kernels run on launches whose rows end in partial
 //! SIMD groups, with masked loads, stores, gathers, scatters and uniform
-//! accesses in blocks that run with an empty mask. An access past the end
+//! accesses in blocks that run with an empty mask, and work-group kernels
+//! (barriers, `__local` arguments and variables, atomics) whose last
+//! work-group is smaller. An access past the end
 //! faults (the test process dies); the results are also compared with the
 //! interpreter.
 
@@ -55,6 +57,42 @@ __kernel void tail_sum(__global const float *x, __global float *out, int n)
     for (int k = i; k < n; k++)
         s += x[k];
     out[i] = s;
+}
+
+// A __local tile filled by a smaller last work-group (its last SIMD group
+// partial) and read back reversed after a barrier.
+__kernel void reverse_in_group(__global const float *in, __global float *out,
+                               __local float *tile, int n)
+{
+    int l = get_local_id(0);
+    int g = get_global_id(0);
+    int s = get_local_size(0);
+    if (g < n)
+        tile[l] = in[g];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int src = s - 1 - l;
+    if (g < n && (int)get_group_id(0) * s + src < n)
+        out[g] = tile[src] + 1.0f;
+}
+
+// Atomics on __global counters up to the buffer's last element, and on a
+// __local histogram merged after a barrier.
+__kernel void bucket_count(__global const int *keys, __global int *counts, int n)
+{
+    __local int hist[4];
+    int l = get_local_id(0);
+    int i = get_global_id(0);
+    int s = get_local_size(0);
+    for (int b = l; b < 4; b += s)
+        hist[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i < n) {
+        atomic_inc(&hist[keys[i] & 3]);
+        atomic_add(&counts[4 + keys[i] % n], 1);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int b = l; b < 4; b += s)
+        atomic_add(&counts[b], hist[b]);
 }
 
 // 2-D with rows that end in partial SIMD groups.
@@ -131,7 +169,7 @@ struct Case {
     kernel: &'static str,
     /// Scalars by parameter name.
     scalars: Vec<(&'static str, i64, f64)>,
-    /// Buffer bytes by parameter name.
+    /// Buffer bytes by parameter name (for a `__local` argument: its size).
     buffers: Vec<(&'static str, usize)>,
     range: NdRange,
 }
@@ -175,6 +213,22 @@ fn cases(w: u64) -> Vec<Case> {
             range: r1(n, w + 2),
         },
         Case {
+            kernel: "reverse_in_group",
+            scalars: vec![("n", n as i64, 0.0)],
+            buffers: vec![
+                ("in", 4 * n as usize),
+                ("out", 4 * n as usize),
+                ("tile", 4 * (2 * w + 3) as usize),
+            ],
+            range: r1(n, 2 * w + 3),
+        },
+        Case {
+            kernel: "bucket_count",
+            scalars: vec![("n", n as i64, 0.0)],
+            buffers: vec![("keys", 4 * n as usize), ("counts", 4 * (n + 4) as usize)],
+            range: r1(n, w + 3),
+        },
+        Case {
             kernel: "copy2d",
             scalars: vec![("w", (w + 3) as i64, 0.0)],
             buffers: vec![
@@ -214,11 +268,15 @@ fn run_target(target: &str) {
             let mut args = Vec::new();
             let mut guarded: Vec<Option<Guarded>> = Vec::new();
             for p in &kc.params {
-                if let Some(&(_, bytes)) = case.buffers.iter().find(|(n, _)| *n == p.name) {
+                if p.kind == lanes_codegen::ParamKind::LocalPointer {
+                    let &(_, bytes) = case.buffers.iter().find(|(n, _)| *n == p.name).unwrap();
+                    args.push(Arg::Local(bytes as u64));
+                    guarded.push(None);
+                } else if let Some(&(_, bytes)) = case.buffers.iter().find(|(n, _)| *n == p.name) {
                     let elem = elem_of(p.ty.as_ref());
                     let mut b = Buf::new(bytes);
                     fill(&mut b, elem, &mut rng, &DEFAULT_PROFILE);
-                    if p.name == "idx" {
+                    if p.name == "idx" || p.name == "keys" {
                         let count = (bytes / 4) as u64;
                         for c in b.bytes_mut().chunks_exact_mut(4) {
                             c.copy_from_slice(&(rng.below(count) as i32).to_le_bytes());
@@ -260,6 +318,10 @@ fn run_target(target: &str) {
                             _ => *i,
                         };
                         scal.push(Box::new([bits, 0]));
+                        argv.push(scal.last().unwrap().as_ptr() as *mut _);
+                    }
+                    (Arg::Local(bytes), None) => {
+                        scal.push(Box::new([*bytes, 0]));
                         argv.push(scal.last().unwrap().as_ptr() as *mut _);
                     }
                     _ => unreachable!(),
