@@ -215,10 +215,12 @@ struct Unit {
     target: String,
 }
 
+/// The code of every target of the settings' `target` (one name, or a list
+/// for one object choosing among them at run time, as `lanes build`).
 fn compile(
     db: LanesDatabase,
     file: File,
-) -> std::result::Result<(Unit, lanes_codegen::Compiled), String> {
+) -> std::result::Result<(Unit, Vec<lanes_codegen::Compiled>), String> {
     let parsed = checked(&db, file)?;
     if parsed.unit.hir.kernels().is_empty() {
         return Err("the file has no kernels (functions declared `__kernel`)".into());
@@ -231,28 +233,34 @@ fn compile(
     };
     drop(db);
     let parsed = &unit.parsed;
-    let spec = lanes_codegen::target_spec(&unit.target)?;
-    settings.width = spec.width;
-    // The one pipeline, as `lanes build` runs it (the same settings,
-    // budgets and fast paths), off the database: headers of the
-    // specialized text are read from disk.
-    let plan = lanes_pipeline::plan_build(
-        &parsed.unit,
-        &settings,
-        lanes_pipeline::Specialize::Auto,
-        &lanes_frontend::preprocess::RealFs,
-    );
-    let hir = &plan.specialized.as_ref().unwrap_or(&parsed.unit).hir;
-    let _one = CODEGEN.lock().unwrap_or_else(|e| e.into_inner());
-    let options = lanes_codegen::Options { opt_level: 2 };
-    match lanes_codegen::compile_analysed(hir, plan.analysed(), &spec, &options) {
-        Ok(c) => Ok((unit, c)),
-        Err(diags) => Err(diags
-            .iter()
-            .map(|d| format!("{}: {}", d.code.as_str(), d.message))
-            .collect::<Vec<_>>()
-            .join("; ")),
+    let mut out = Vec::new();
+    for name in unit.target.split(',').map(str::trim) {
+        let spec = lanes_codegen::target_spec(name)?;
+        settings.width = spec.width;
+        // The one pipeline, as `lanes build` runs it (the same settings,
+        // budgets and fast paths), off the database: headers of the
+        // specialized text are read from disk.
+        let plan = lanes_pipeline::plan_build(
+            &parsed.unit,
+            &settings,
+            lanes_pipeline::Specialize::Auto,
+            &lanes_frontend::preprocess::RealFs,
+        );
+        let hir = &plan.specialized.as_ref().unwrap_or(&parsed.unit).hir;
+        let _one = CODEGEN.lock().unwrap_or_else(|e| e.into_inner());
+        let options = lanes_codegen::Options { opt_level: 2 };
+        match lanes_codegen::compile_analysed(hir, plan.analysed(), &spec, &options) {
+            Ok(c) => out.push(c),
+            Err(diags) => {
+                return Err(diags
+                    .iter()
+                    .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+                    .collect::<Vec<_>>()
+                    .join("; "))
+            }
+        }
     }
+    Ok((unit, out))
 }
 
 fn build(
@@ -260,7 +268,7 @@ fn build(
     file: File,
     out_dir: Option<&Path>,
 ) -> std::result::Result<Value, String> {
-    let (unit, compiled) = compile(db, file)?;
+    let (unit, mut variants) = compile(db, file)?;
     let parsed = &unit.parsed;
     let src = unit.path.clone();
     let dir = match out_dir {
@@ -274,8 +282,16 @@ fn build(
         .unwrap_or_else(|| "kernels".into());
     let object = dir.join(format!("{stem}.o"));
     let header = dir.join(format!("{stem}.h"));
-    let bytes = compiled.object()?;
-    let text = lanes_codegen::header(&parsed.unit.hir, &compiled, &format!("{stem}.h"));
+    let guard = format!("{stem}.h");
+    let (bytes, text) = if variants.len() > 1 {
+        let multi = lanes_codegen::link_targets(variants)?;
+        let h = lanes_codegen::multi_target_header(&parsed.unit.hir, &multi, &guard);
+        (multi.object()?, h)
+    } else {
+        let compiled = variants.pop().ok_or("no target")?;
+        let h = lanes_codegen::header(&parsed.unit.hir, &compiled, &guard);
+        (compiled.object()?, h)
+    };
     lanes_codegen::write_atomically(&object, &bytes)
         .map_err(|e| format!("cannot write {}: {e}", object.display()))?;
     lanes_codegen::write_atomically(&header, text.as_bytes())
@@ -291,8 +307,15 @@ fn assembly(
     file: File,
     kernel: Option<&str>,
 ) -> std::result::Result<String, String> {
-    let (unit, compiled) = compile(db, file)?;
-    let asm = compiled.assembly()?;
+    let (unit, variants) = compile(db, file)?;
+    // A target list: each variant's code, one after the other.
+    let mut asm = String::new();
+    for c in &variants {
+        if variants.len() > 1 {
+            asm.push_str(&format!("# ---- {} ----\n", c.spec.name));
+        }
+        asm.push_str(&c.assembly()?);
+    }
     let mut head = format!(
         "# lanes: assembly of {} for {}",
         unit.path.display(),

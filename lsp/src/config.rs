@@ -41,8 +41,12 @@ pub fn target_error(toml: &Source, client: &Source) -> Option<String> {
         (None, Some(t)) => (t, "lanes.toml"),
         (None, None) => return None,
     };
+    // One name, or a list for a multi-target object, as `lanes build`.
     use lanes_vectorizer::target::Target;
-    Target::from_name(name).is_none().then(|| {
+    let e = Target::parse_list(name).err()?;
+    Some(if name.contains(',') {
+        format!("{e} in {from}; fix the setting to build and show assembly")
+    } else {
         format!(
             "unknown target `{name}` in {from} (known: {}); fix the setting to build and show assembly",
             Target::names().join(", ")
@@ -154,5 +158,11 @@ mod tests {
         );
         let good = client_source(&json!({"lanes": {"target": "sse4-i32x4"}}), None);
         assert_eq!(target_error(&c, &good), None);
+        // A list, as `lanes build` takes it, for a multi-target object.
+        let list = client_source(&json!({"lanes": {"target": "sse4-i32x4,avx2-i32x8"}}), None);
+        assert_eq!(target_error(&c, &list), None);
+        let bad = client_source(&json!({"lanes": {"target": "sse4-i32x4,avx9"}}), None);
+        let e = target_error(&Source::default(), &bad).expect("a bad list");
+        assert!(e.starts_with("unknown target `avx9` in the list"), "{e}");
     }
 }

@@ -103,6 +103,23 @@ def test_an_unknown_target_is_shown_and_fails_the_commands_that_need_it(tmp_path
         server.close()
 
 
+def test_a_target_list_in_lanes_toml_builds_one_multi_target_object(tmp_path):
+    (tmp_path / "lanes.toml").write_text('target = "sse4-i32x4,avx2-i32x8"\n')
+    server = started(tmp_path)
+    try:
+        server.hover()
+        assert shown_errors(server) == []
+        reply = execute(server, "lanes.build", [server.uri])
+        header = pathlib.Path(reply["result"]["header"]).read_text()
+        assert "sse4-i32x4" in header and "avx2-i32x8" in header, header
+        assert pathlib.Path(reply["result"]["object"]).stat().st_size > 0
+        asm = execute(server, "lanes.showAsm", [server.uri, "scale"])["result"]["text"]
+        assert "# ---- sse4-i32x4 ----" in asm and "# ---- avx2-i32x8 ----" in asm
+        assert server.stop() == 0
+    finally:
+        server.close()
+
+
 def test_an_unknown_target_in_lanes_toml_is_shown(tmp_path):
     (tmp_path / "lanes.toml").write_text('target = "sse5"\n')
     server = started(tmp_path)
