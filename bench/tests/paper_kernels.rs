@@ -112,6 +112,8 @@ enum A {
     B(usize),
     U(u32),
     I(i32),
+    /// A `__local` pointer: the size in bytes of its object.
+    L(u64),
 }
 
 #[derive(Clone, Debug)]
@@ -299,6 +301,20 @@ fn prefix_sum_cases() -> Vec<Case> {
                     .collect::<Vec<_>>()
             })
             .collect();
+        // The SDK's form: one launch, the block in __local memory.
+        let sdk = launch1(
+            "group_prefixSum",
+            groups * local,
+            local,
+            vec![A::B(1), A::B(0), A::L(4 * block as u64), A::U(block as u32)],
+        );
+        let want_sdk = want.clone();
+        cases.push(Case {
+            name: format!("{groups} blocks of {block}, __local"),
+            bufs: vec![Data::F32(data.clone()), Data::F32(vec![0.0; n])],
+            launches: vec![sdk],
+            check: Box::new(move |b| same_f32("output", b[1].f32(), &want_sdk)),
+        });
         cases.push(Case {
             name: format!("{groups} blocks of {block}"),
             bufs: vec![Data::F32(data)],
@@ -639,6 +655,7 @@ fn args_of(kc: &KernelCode, launch: &Launch, bufs: &[Data]) -> Vec<Arg> {
             (A::B(i), ParamKind::Pointer { .. }) => Arg::Buffer(bufs[*i].buf(), bufs[*i].elem()),
             (A::U(v), ParamKind::Scalar(t)) => Arg::Scalar(*t, *v as u64, 0.0),
             (A::I(v), ParamKind::Scalar(t)) => Arg::Scalar(*t, *v as u32 as u64, 0.0),
+            (A::L(bytes), ParamKind::LocalPointer) => Arg::Local(*bytes),
             (a, k) => panic!("{}: argument {a:?} for a parameter {k:?}", launch.kernel),
         })
         .collect()
