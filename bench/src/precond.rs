@@ -341,14 +341,7 @@ fn prefix_sum() -> Problem {
         launches: prefix_sum_launches(1, n / 2),
         results: vec![0],
         reference: |p, out| {
-            let mut acc = 0.0f32;
-            let want: Vec<f32> = f32s(&p.bufs[0])
-                .iter()
-                .map(|x| {
-                    acc += x;
-                    acc
-                })
-                .collect();
+            let want = inclusive_sums(f32s(&p.bufs[0]));
             close("data", f32s(&out[0]), &want, TOL).map(|e| format!("max error {e:.1e}"))
         },
         paper: Paper {
@@ -359,6 +352,16 @@ fn prefix_sum() -> Problem {
             clauses: "14.00 (2)",
         },
     }
+}
+
+/// The running sums of `xs`, in order.
+fn inclusive_sums(xs: &[f32]) -> Vec<f32> {
+    xs.iter()
+        .scan(0.0f32, |acc, x| {
+            *acc += x;
+            Some(*acc)
+        })
+        .collect()
 }
 
 /// PrefixSum as the SDK writes it: one launch, the block in `__local`
@@ -379,14 +382,7 @@ fn prefix_sum_local() -> Problem {
         )],
         results: vec![1],
         reference: |p, out| {
-            let mut acc = 0.0f32;
-            let want: Vec<f32> = f32s(&p.bufs[0])
-                .iter()
-                .map(|x| {
-                    acc += x;
-                    acc
-                })
-                .collect();
+            let want = inclusive_sums(f32s(&p.bufs[0]));
             close("output", f32s(&out[1]), &want, TOL).map(|e| format!("max error {e:.1e}"))
         },
         paper: plain.paper,

@@ -1051,10 +1051,11 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         let mut work = vec![ptr];
         let mut seen = std::collections::HashSet::new();
         while let Some(v) = work.pop() {
-            if !seen.insert(v) || seen.len() > 64 {
-                if seen.len() > 64 {
-                    return true;
-                }
+            // A chain too long to follow counts as one that may wrap.
+            if seen.len() > 64 {
+                return true;
+            }
+            if !seen.insert(v) {
                 continue;
             }
             let Some(d) = f.def_inst(v) else { continue };

@@ -26,9 +26,6 @@ pub const SCRATCH_SLOT: u64 = 8;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Plan {
-    /// The barriers and work-group collectives (a collective is two
-    /// barriers), in reverse post-order.
-    pub barriers: Vec<InstId>,
     /// Byte offset in the save area of each value kept there.
     pub spills: HashMap<ValueId, u64>,
     /// Work-item queries live across a barrier: computed again from the
@@ -74,14 +71,11 @@ impl Plan {
         }
         plan.local_bytes = local_off.div_ceil(ALIGN) * ALIGN;
 
-        for &b in order {
-            for &i in &f.block(b).insts {
-                if f.inst(i).kind.is_work_group_sync() {
-                    plan.barriers.push(i);
-                }
-            }
-        }
-        if plan.barriers.is_empty() {
+        let syncs = order
+            .iter()
+            .flat_map(|&b| f.block(b).insts.iter())
+            .any(|&i| f.inst(i).kind.is_work_group_sync());
+        if !syncs {
             return plan;
         }
         let mut save = 0u64;

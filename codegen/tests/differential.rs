@@ -12,62 +12,12 @@
 mod common;
 
 use common::*;
-use lanes_codegen::{host_can_run, target_spec, Options};
 
 fn differential(target: &str, opt_level: u8) {
-    let spec = target_spec(target).unwrap();
-    if !host_can_run(&spec) {
-        eprintln!("SKIPPED: this machine cannot run {target}");
-        return;
+    let all = |_: &lanes_frontend::hir::Unit, _| true;
+    if let Some(kernels) = compare_corpus(target, opt_level, corpus(), &all, &launches) {
+        assert!(kernels >= 40, "only {kernels} kernels were compared");
     }
-    let opts = Options { opt_level };
-    let mut failures = Vec::new();
-    let mut notes = Vec::new();
-    let mut kernels_compared = 0;
-    let mut launches_compared = 0;
-    for (path, unit) in corpus() {
-        let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        for kid in unit.hir.kernels() {
-            let name = &unit.hir.function(kid).name;
-            let what = format!("{file}:{name} [{target} O{opt_level}]");
-            if std::env::var_os("LANES_TEST_VERBOSE").is_some() {
-                eprintln!("checking {what}");
-            }
-            let o = check_kernel(&unit.hir, kid, &spec, &opts, &what);
-            if let Some(why) = o.not_run {
-                notes.push(format!("{what}: {why}"));
-                continue;
-            }
-            failures.extend(o.failures);
-            let (compared, skipped) = (o.compared, o.skipped);
-            if compared > 0 {
-                kernels_compared += 1;
-                launches_compared += compared;
-            }
-            if !skipped.is_empty() {
-                notes.push(format!(
-                    "{what}: {} of {} launches skipped (interpreter: {})",
-                    skipped.len(),
-                    skipped.len() + compared,
-                    skipped[0]
-                ));
-            }
-        }
-    }
-    eprintln!(
-        "{target} O{opt_level}: {kernels_compared} kernels, {launches_compared} launches compared\nnotes:\n  {}",
-        notes.join("\n  ")
-    );
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert!(
-        kernels_compared >= 40,
-        "only {kernels_compared} kernels were compared"
-    );
 }
 
 #[test]

@@ -236,14 +236,3 @@ fn avx2_x8() {
 fn avx512_x16() {
     run("avx512skx-x16");
 }
-
-/// `LANES_PRINT_SEED=N` prints program N (for reading or minimizing).
-#[test]
-fn print_one() {
-    if let Some(seed) = std::env::var("LANES_PRINT_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        println!("{}", generate(seed));
-    }
-}

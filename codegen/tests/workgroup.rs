@@ -10,7 +10,6 @@
 mod common;
 
 use common::*;
-use lanes_codegen::{host_can_run, target_spec, Options};
 use lanes_vectorizer::interp::NdRange;
 
 /// Kernels whose results depend on the order in which work-items run
@@ -19,12 +18,7 @@ use lanes_vectorizer::interp::NdRange;
 const SCHEDULE_DEPENDENT: &[&str] = &["claim_slots"];
 
 fn shapes(dims: u32, w: u64) -> Vec<NdRange> {
-    let r = |g: [u64; 3], l: [u64; 3]| NdRange {
-        work_dim: dims,
-        global_offset: [0; 3],
-        global_size: g,
-        local_size: l,
-    };
+    let r = |g, l| nd_range(dims, g, l);
     match dims {
         1 => vec![
             r([4 * w, 1, 1], [w, 1, 1]),
@@ -48,70 +42,21 @@ fn shapes(dims: u32, w: u64) -> Vec<NdRange> {
 }
 
 fn work_group(target: &str, opt_level: u8) {
-    let spec = target_spec(target).unwrap();
-    if !host_can_run(&spec) {
-        eprintln!("SKIPPED: this machine cannot run {target}");
-        return;
-    }
-    let opts = Options { opt_level };
-    let mut failures = Vec::new();
-    let mut notes = Vec::new();
-    let mut kernels = 0;
-    let mut launches = 0;
+    let width = lanes_codegen::target_spec(target).unwrap().width;
+    let select = |unit: &lanes_frontend::hir::Unit, k| {
+        let name = unit.function(k).name.as_str();
+        lanes_vectorizer::report::analyze_kernel(unit, k, width)
+            .is_ok_and(|ka| ka.func.uses_work_group_features())
+            && !SCHEDULE_DEPENDENT.contains(&name)
+    };
     let mut units = corpus_of(&["tests/kernels/workgroup"]);
     units.extend(corpus());
-    for (path, unit) in units {
-        let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        for kid in unit.hir.kernels() {
-            let Ok(ka) = lanes_vectorizer::report::analyze_kernel(&unit.hir, kid, spec.width)
-            else {
-                continue;
-            };
-            if !ka.func.uses_work_group_features() {
-                continue;
-            }
-            let name = &unit.hir.function(kid).name;
-            if SCHEDULE_DEPENDENT.contains(&name.as_str()) {
-                continue;
-            }
-            let what = format!("{file}:{name} [{target} O{opt_level}]");
-            if std::env::var_os("LANES_TEST_VERBOSE").is_some() {
-                eprintln!("checking {what}");
-            }
-            let o = check_kernel_with(&unit.hir, kid, &spec, &opts, &what, &shapes);
-            if let Some(why) = o.not_run {
-                notes.push(format!("{what}: {why}"));
-                continue;
-            }
-            failures.extend(o.failures);
-            if o.compared > 0 {
-                kernels += 1;
-                launches += o.compared;
-            }
-            if !o.skipped.is_empty() {
-                notes.push(format!(
-                    "{what}: {} of {} launches skipped (interpreter: {})",
-                    o.skipped.len(),
-                    o.skipped.len() + o.compared,
-                    o.skipped[0]
-                ));
-            }
-        }
+    if let Some(kernels) = compare_corpus(target, opt_level, units, &select, &shapes) {
+        assert!(
+            kernels >= 30,
+            "only {kernels} work-group kernels were compared"
+        );
     }
-    eprintln!(
-        "{target} O{opt_level}: {kernels} work-group kernels, {launches} launches compared\nnotes:\n  {}",
-        notes.join("\n  ")
-    );
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert!(
-        kernels >= 30,
-        "only {kernels} work-group kernels were compared"
-    );
 }
 
 #[test]

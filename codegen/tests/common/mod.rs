@@ -425,16 +425,21 @@ pub fn dims_used(k: &KernelCode) -> u32 {
     dims
 }
 
+/// A launch of `dims` dimensions without a global offset.
+pub fn nd_range(dims: u32, global: [u64; 3], local: [u64; 3]) -> NdRange {
+    NdRange {
+        work_dim: dims,
+        global_offset: [0; 3],
+        global_size: global,
+        local_size: local,
+    }
+}
+
 /// Launch shapes for a kernel of `dims` dimensions at width `w`: global
 /// sizes that are and are not multiples of W, local sizes that are not
 /// multiples of W (and one that is).
 pub fn launches(dims: u32, w: u64) -> Vec<NdRange> {
-    let r = |g: [u64; 3], l: [u64; 3]| NdRange {
-        work_dim: dims,
-        global_offset: [0; 3],
-        global_size: g,
-        local_size: l,
-    };
+    let r = |g, l| nd_range(dims, g, l);
     match dims {
         1 => vec![
             r([3 * w, 1, 1], [w, 1, 1]),
@@ -714,4 +719,70 @@ pub fn check_kernel_with(
         out.compared += 1;
     }
     out
+}
+
+/// Compiles every kernel of `units` that `select` takes (by its unit and
+/// id) for `target` and compares each launch of `shapes` with the
+/// interpreter; panics on any mismatch and prints the kernels not run or
+/// with skipped launches. Returns the kernels compared (`None`: the machine
+/// cannot run the target).
+pub fn compare_corpus(
+    target: &str,
+    opt_level: u8,
+    units: Vec<(PathBuf, CheckedUnit)>,
+    select: &dyn Fn(&lanes_frontend::hir::Unit, lanes_frontend::hir::FuncId) -> bool,
+    shapes: &dyn Fn(u32, u64) -> Vec<NdRange>,
+) -> Option<usize> {
+    let spec = lanes_codegen::target_spec(target).unwrap();
+    if !lanes_codegen::host_can_run(&spec) {
+        eprintln!("SKIPPED: this machine cannot run {target}");
+        return None;
+    }
+    let opts = lanes_codegen::Options { opt_level };
+    let mut failures = Vec::new();
+    let mut notes = Vec::new();
+    let mut kernels = 0;
+    let mut launches = 0;
+    for (path, unit) in units {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        for kid in unit.hir.kernels() {
+            if !select(&unit.hir, kid) {
+                continue;
+            }
+            let name = &unit.hir.function(kid).name;
+            let what = format!("{file}:{name} [{target} O{opt_level}]");
+            if std::env::var_os("LANES_TEST_VERBOSE").is_some() {
+                eprintln!("checking {what}");
+            }
+            let o = check_kernel_with(&unit.hir, kid, &spec, &opts, &what, shapes);
+            if let Some(why) = o.not_run {
+                notes.push(format!("{what}: {why}"));
+                continue;
+            }
+            failures.extend(o.failures);
+            if o.compared > 0 {
+                kernels += 1;
+                launches += o.compared;
+            }
+            if !o.skipped.is_empty() {
+                notes.push(format!(
+                    "{what}: {} of {} launches skipped (interpreter: {})",
+                    o.skipped.len(),
+                    o.skipped.len() + o.compared,
+                    o.skipped[0]
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "{target} O{opt_level}: {kernels} kernels, {launches} launches compared\nnotes:\n  {}",
+        notes.join("\n  ")
+    );
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    Some(kernels)
 }
