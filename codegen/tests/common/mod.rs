@@ -172,12 +172,17 @@ pub struct Profile {
     pub float_hi: f64,
     /// Integer buffers non-decreasing (offset tables).
     pub monotone_ints: bool,
+    /// Integer buffers a permutation of 0 .. elements (scatter indices:
+    /// two work-items storing to one element race, and PoCL need not let
+    /// the last work-item win).
+    pub permutation_ints: bool,
 }
 
 pub const DEFAULT_PROFILE: Profile = Profile {
     float_lo: -2.0,
     float_hi: 2.0,
     monotone_ints: false,
+    permutation_ints: false,
 };
 
 /// The input profile of a corpus kernel.
@@ -200,6 +205,10 @@ pub fn profile_of(kernel: &str) -> Profile {
         // Segments given by an offset table must not overlap.
         "segment_prefix_sum" => Profile {
             monotone_ints: true,
+            ..DEFAULT_PROFILE
+        },
+        "scatter" => Profile {
+            permutation_ints: true,
             ..DEFAULT_PROFILE
         },
         _ => DEFAULT_PROFILE,
@@ -270,6 +279,16 @@ pub fn fill(b: &mut Buf, e: Elem, rng: &mut Rng, prof: &Profile) {
                     }
                 };
                 c.copy_from_slice(&h.to_le_bytes());
+            }
+        }
+        Elem::Int(n) if prof.permutation_ints => {
+            let count = bytes.len() / n as usize;
+            let mut perm: Vec<u64> = (0..count as u64).collect();
+            for i in (1..count).rev() {
+                perm.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            for (c, v) in bytes.chunks_exact_mut(n as usize).zip(perm) {
+                c.copy_from_slice(&v.to_le_bytes()[..n as usize]);
             }
         }
         Elem::Int(n) => {
