@@ -1,12 +1,12 @@
-//! The lanes column: the `.cl` file through the front end and the
-//! `lanes-codegen` back end for the chosen target (`host` unless
-//! `--target` names another), JIT-compiled, launched
-//! through `LaunchFn`; threads split the work-groups `[0, groups)` into
-//! contiguous slices (`first_group`, `last_group`).
+//! The back end in this process: the `.cl` file through the front end and
+//! the `lanes-codegen` back end for a target, JIT-compiled without fast
+//! paths, launched through `LaunchFn` with the glue of [`super::object`].
+//! The benchmark's lanes column times `lanes build` objects
+//! ([`super::object`]); the tests use this to check the code generator
+//! without the `lanes` binary.
 //!
 //! Everything that touches the back end's API is in this file. Without the
-//! `lanes` feature (or when compiling fails) the column reads "back end
-//! unavailable: <error>" and the other columns still run.
+//! `lanes` feature it reports the back end unavailable.
 
 use std::path::Path;
 
@@ -16,11 +16,6 @@ use super::Instance;
 /// Compiles `p.kernel` from `cl_path` for `target` (a `lanes targets` name).
 pub fn instance(p: &Problem, cl_path: &Path, target: &str) -> Result<Box<dyn Instance>, String> {
     imp::instance(p, cl_path, target)
-}
-
-/// The target description printed with the results.
-pub fn target_description(target: &str) -> String {
-    imp::target_description(target)
 }
 
 #[cfg(not(feature = "lanes"))]
@@ -34,21 +29,16 @@ mod imp {
     ) -> Result<Box<dyn Instance>, String> {
         Err("lanes-bench was built without the `lanes` feature".into())
     }
-
-    pub fn target_description(target: &str) -> String {
-        format!("{target} (unavailable)")
-    }
 }
 
 #[cfg(feature = "lanes")]
 mod imp {
-    use std::ffi::c_void;
     use std::panic::{catch_unwind, AssertUnwindSafe};
 
-    use lanes_codegen::{LanesRange, LaunchFn};
+    use lanes_codegen::LaunchFn;
     use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
 
-    use super::super::problems::Arg;
+    use super::super::object::{Launch, Launcher, Range};
     use super::*;
 
     /// `launcher` may return an Option or a Result; take either.
@@ -63,14 +53,6 @@ mod imp {
     impl<T, E> IntoOption<T> for Result<T, E> {
         fn into_option(self) -> Option<T> {
             self.ok()
-        }
-    }
-
-    pub fn target_description(target: &str) -> String {
-        match catch_unwind(|| lanes_codegen::target_spec(target)) {
-            Ok(Ok(s)) => format!("{target} (W = {}, {})", s.width, s.cpu),
-            Ok(Err(e)) => format!("{target} (unavailable: {e})"),
-            Err(_) => format!("{target} (unavailable)"),
         }
     }
 
@@ -127,90 +109,32 @@ mod imp {
             .launcher(p.kernel)
             .into_option()
             .ok_or_else(|| format!("no launcher for kernel {}", p.kernel))?;
+        // SAFETY: both are the C ABI of `k__launch`; `Range` mirrors
+        // `LanesRange` field for field.
+        let launch: Launch = unsafe { std::mem::transmute::<LaunchFn, Launch>(launch) };
         Ok(Box::new(LanesInstance {
             _jit: jit,
-            launch,
-            args: p.args.clone(),
-            range: LanesRange {
-                work_dim: p.work_dim,
-                global_offset: [0; 3],
-                global_size: p.global,
-                local_size: p.local,
+            launcher: Launcher {
+                launch,
+                args: p.args.clone(),
+                range: Range::of(p),
+                groups: p.groups(),
             },
-            groups: p.groups(),
         }))
     }
 
     struct LanesInstance {
-        /// Owns the code `launch` points into.
+        /// Owns the code `launcher.launch` points into.
         _jit: lanes_codegen::Jit,
-        launch: LaunchFn,
-        args: Vec<Arg>,
-        range: LanesRange,
-        groups: usize,
+        launcher: Launcher,
     }
-
-    /// Raw pointers handed to the worker threads; the kernel's contract is
-    /// that distinct work-groups write distinct elements.
-    #[derive(Clone, Copy)]
-    struct Shared(*const *mut c_void, *const LanesRange);
-    unsafe impl Send for Shared {}
-    unsafe impl Sync for Shared {}
 
     impl Instance for LanesInstance {
         fn run(&mut self, threads: usize) -> Result<(), String> {
-            // One 8-byte slot per argument: a buffer's address, or a scalar's
-            // value in the low bytes (little endian); args[i] points to slot i.
-            let mut slots: Vec<u64> = self
-                .args
-                .iter_mut()
-                .map(|a| match a {
-                    Arg::Buf(b) => b.as_mut_ptr() as usize as u64,
-                    Arg::I32(v) => *v as u32 as u64,
-                    Arg::U32(v) => *v as u64,
-                    Arg::F32(v) => v.to_bits() as u64,
-                })
-                .collect();
-            let ptrs: Vec<*mut c_void> = slots
-                .iter_mut()
-                .map(|s| s as *mut u64 as *mut c_void)
-                .collect();
-            let (launch, groups) = (self.launch, self.groups);
-            let shared = Shared(ptrs.as_ptr(), &self.range);
-            let call = move |first: usize, last: usize| -> i32 {
-                let s = shared;
-                // SAFETY: the arguments match the kernel's parameters; slots
-                // and buffers outlive the call.
-                unsafe { launch(s.0, s.1, first, last) }
-            };
-            let rc = if threads <= 1 {
-                call(0, groups)
-            } else {
-                std::thread::scope(|sc| {
-                    let hs: Vec<_> = (0..threads)
-                        .map(|t| {
-                            let (first, last) = (groups * t / threads, groups * (t + 1) / threads);
-                            sc.spawn(move || call(first, last))
-                        })
-                        .collect();
-                    hs.into_iter()
-                        .map(|h| h.join().unwrap_or(-1))
-                        .find(|&rc| rc != 0)
-                        .unwrap_or(0)
-                })
-            };
-            drop(slots);
-            if rc != 0 {
-                return Err(format!("kernel returned {rc}"));
-            }
-            Ok(())
+            self.launcher.run(threads)
         }
-
         fn output(&mut self, arg: usize) -> Result<Vec<u8>, String> {
-            match &self.args[arg] {
-                Arg::Buf(b) => Ok(b.bytes().to_vec()),
-                _ => Err(format!("argument {arg} is not a buffer")),
-            }
+            self.launcher.output(arg)
         }
     }
 }

@@ -1,26 +1,38 @@
 //! `lanes-bench codegen`: the generated-code benchmark (DESIGN §8).
 //!
-//! Every kernel of bench/kernels runs four ways in one process: (a) lanes
-//! (the `host` target, JIT), (b) Intel's OpenCL CPU runtime and (c) PoCL's
-//! CPU device on the same `.cl` source ([`opencl`]; Intel's when
-//! `scripts/intel-opencl.sh` installed it), (d) the kernel as plain scalar C
-//! loops (bench/kernels/c) built with `gcc -O3 -march=native` into a shared
-//! library at benchmark time. Each runs single-threaded and on all threads;
-//! the results are compared before anything is timed. Compile times are excluded everywhere: each
-//! figure is the median wall time of N executions after two warm-up runs.
+//! Every kernel of bench/kernels runs four ways in one process: (a) lanes,
+//! as users get it: the object of `lanes build --target T` with default
+//! options, linked into a shared library ([`object`]); (b) Intel's OpenCL
+//! CPU runtime and (c) PoCL's CPU device on the same `.cl` source
+//! ([`opencl`]; Intel's when `scripts/intel-opencl.sh` installed it); (d)
+//! the kernel as plain scalar C loops (bench/kernels/c) built with `gcc -O3
+//! -march=native` into a shared library at benchmark time. The results are
+//! compared before anything is timed; compile times are excluded.
+//!
+//! Timing is side by side: after two warm-ups each, every round runs each
+//! implementation once (in an order that rotates per round), and each
+//! figure is the median over the rounds, so load that comes and goes hits
+//! all columns alike. Single-thread figures run pinned to one core (the
+//! OpenCL runtimes in child processes started on that core with their
+//! one-thread setting); all-thread figures run unpinned.
 //!
 //! Options: `--kernel NAME[,NAME...]` (only these; RESULTS.md is then left
 //! alone), `--target NAME` (the lanes column's target, `host` by default),
-//! `--runs N` (default 9, at least 7), `--no-write`.
+//! `--runs N` (rounds, default 9, at least 7), `--cpu N` (the core for the
+//! single-thread figures, the last one this process may use by default),
+//! `--no-write`.
 
 mod cc;
+#[cfg(test)]
 mod lanes;
+mod object;
 pub(crate) mod opencl;
 mod problems;
 
 use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use problems::{Buf, Problem, Tol, NAMES};
@@ -78,7 +90,10 @@ struct Options {
     write: bool,
     /// The lanes column's target (`lanes targets`), `host` by default.
     target: String,
-    /// Hidden: time one OpenCL runtime alone (`--ocl-child RUNTIME NAME`).
+    /// The core for the single-thread figures.
+    cpu: Option<usize>,
+    /// Hidden: run one OpenCL runtime in this process on request
+    /// (`--ocl-child RUNTIME NAME`), see [`ocl_child`].
     ocl_child: Option<(opencl::Runtime, String)>,
 }
 
@@ -88,6 +103,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         runs: 9,
         write: true,
         target: "host".into(),
+        cpu: None,
         ocl_child: None,
     };
     let mut it = args.iter();
@@ -109,6 +125,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     .map_err(|_| format!("--runs: not a number: {v}"))?;
             }
             "--target" => o.target = value("--target")?,
+            "--cpu" => {
+                let v = value("--cpu")?;
+                o.cpu = Some(v.parse().map_err(|_| format!("--cpu: not a number: {v}"))?);
+            }
             "--no-write" => o.write = false,
             "--ocl-child" => {
                 let key = value("--ocl-child")?;
@@ -126,23 +146,112 @@ fn kernels_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
 }
 
-fn time_runs(inst: &mut dyn Instance, threads: usize, runs: usize) -> Result<Stats, String> {
-    for _ in 0..2 {
-        inst.run(threads)?;
-    }
-    let mut t = Vec::with_capacity(runs);
-    for _ in 0..runs {
+/// Something timed one execution at a time.
+trait Timed {
+    /// Runs once; the wall time of the execution.
+    fn once(&mut self) -> Result<Duration, String>;
+}
+
+/// An in-process implementation on a number of threads.
+struct InProcess<'a> {
+    inst: &'a mut dyn Instance,
+    threads: usize,
+}
+
+impl Timed for InProcess<'_> {
+    fn once(&mut self) -> Result<Duration, String> {
         let start = Instant::now();
-        inst.run(threads)?;
-        t.push(start.elapsed());
+        self.inst.run(self.threads)?;
+        Ok(start.elapsed())
     }
+}
+
+fn stats(mut t: Vec<Duration>) -> Stats {
     t.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    Ok(Stats {
+    Stats {
         median: ms(t[t.len() / 2]),
         min: ms(t[0]),
         max: ms(t[t.len() - 1]),
-    })
+    }
+}
+
+/// Times the implementations side by side: two warm-ups each, then `runs`
+/// rounds that run each one once, starting with a different one each
+/// round. An implementation that fails is dropped with its error.
+fn time_interleaved(
+    timed: &mut [Option<&mut dyn Timed>],
+    runs: usize,
+) -> Vec<Result<Stats, String>> {
+    let n = timed.len();
+    let mut times: Vec<Result<Vec<Duration>, String>> = (0..n).map(|_| Ok(Vec::new())).collect();
+    for round in 0..runs + 2 {
+        for j in 0..n {
+            let k = (round + j) % n;
+            let (Some(t), Ok(v)) = (&mut timed[k], &mut times[k]) else {
+                continue;
+            };
+            match t.once() {
+                Ok(d) if round >= 2 => v.push(d),
+                Ok(_) => {}
+                Err(e) => times[k] = Err(e),
+            }
+        }
+    }
+    times
+        .into_iter()
+        .zip(timed.iter())
+        .map(|(t, slot)| match (t, slot) {
+            (_, None) => Err("not run".into()),
+            (Ok(v), _) if v.is_empty() => Err("no runs".into()),
+            (Ok(v), _) => Ok(stats(v)),
+            (Err(e), _) => Err(e),
+        })
+        .collect()
+}
+
+/// Pins the calling thread (and the processes it starts) to `cpu`, or
+/// lets it run anywhere (`None`).
+fn pin(cpu: Option<usize>) -> Result<(), String> {
+    // SAFETY: a zeroed cpu_set_t is empty; the calls only read the set.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        match cpu {
+            Some(c) => libc::CPU_SET(c, &mut set),
+            None => {
+                for c in 0..std::thread::available_parallelism()
+                    .map_or(1, |n| n.get())
+                    .max(1024)
+                {
+                    if c < libc::CPU_SETSIZE as usize {
+                        libc::CPU_SET(c, &mut set);
+                    }
+                }
+            }
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(format!(
+                "sched_setaffinity: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The last core this process may run on.
+fn last_cpu() -> usize {
+    // SAFETY: sched_getaffinity fills the set.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return 0;
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .rev()
+            .find(|&c| libc::CPU_ISSET(c, &set))
+            .unwrap_or(0)
+    }
 }
 
 /// FNV-1a over the result buffers, to compare the PoCL child's results.
@@ -233,11 +342,13 @@ fn outputs(inst: &mut dyn Instance, p: &Problem) -> Result<Vec<Vec<u8>>, String>
     p.checks.iter().map(|&(a, _)| inst.output(a)).collect()
 }
 
-/// Hidden mode: time one OpenCL runtime alone in this process (started by
-/// the parent with the runtime's one-thread setting) and print one
-/// machine-readable line.
-fn ocl_child(runtime: opencl::Runtime, name: &str, runs: usize) {
-    let result = (|| -> Result<(u64, Stats), String> {
+/// Hidden mode: one OpenCL runtime in this process (started by the parent
+/// with the runtime's one-thread setting, on the pinned core). It builds
+/// the kernel, runs it once and prints `ready HASH`; then, for each `run`
+/// line on standard input, runs it once and prints `time SECONDS`, until
+/// standard input ends. Errors print `error MESSAGE` and end the process.
+fn ocl_child(runtime: opencl::Runtime, name: &str) {
+    let result = (|| -> Result<(), String> {
         let p = problems::build(name).ok_or("unknown kernel")?;
         let src = std::fs::read_to_string(kernels_dir().join(format!("{}.cl", p.file)))
             .map_err(|e| e.to_string())?;
@@ -245,51 +356,100 @@ fn ocl_child(runtime: opencl::Runtime, name: &str, runs: usize) {
         let mut inst = ocl.instance(&p, &src)?;
         inst.run(1)?;
         let h = hash(&outputs(inst.as_mut(), &p)?);
-        let s = time_runs(inst.as_mut(), 1, runs)?;
-        Ok((h, s))
+        let mut out = std::io::stdout().lock();
+        let say = |out: &mut std::io::StdoutLock, line: String| {
+            writeln!(out, "{line}")
+                .and_then(|_| out.flush())
+                .map_err(|e| e.to_string())
+        };
+        say(&mut out, format!("ready\t{h:016x}"))?;
+        for line in std::io::stdin().lock().lines() {
+            if line.map_err(|e| e.to_string())?.trim() != "run" {
+                return Err("expected `run`".into());
+            }
+            let start = Instant::now();
+            inst.run(1)?;
+            say(&mut out, format!("time\t{}", start.elapsed().as_secs_f64()))?;
+        }
+        Ok(())
     })();
-    match result {
-        Ok((h, s)) => println!("pocl-child\t{h:016x}\t{}\t{}\t{}", s.median, s.min, s.max),
-        Err(e) => println!("pocl-child-error\t{}", e.replace('\n', " ")),
+    if let Err(e) = result {
+        println!("error\t{}", e.replace('\n', " "));
     }
 }
 
-/// Runs this binary again with the runtime's one-thread setting for its
-/// single-thread time; Ok((hash of the results, times)).
-fn ocl_single(runtime: opencl::Runtime, name: &str, runs: usize) -> Result<(u64, Stats), String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let (var, value) = runtime.single_thread_env();
-    let out = Command::new(exe)
-        .args(["codegen", "--ocl-child", runtime.key(), name])
-        .args(["--runs", &runs.to_string()])
-        .env(var, value)
-        .output()
-        .map_err(|e| format!("child process: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    for line in text.lines() {
-        let f: Vec<&str> = line.split('\t').collect();
-        match f.as_slice() {
-            ["pocl-child", h, med, min, max] => {
-                let num = |s: &str| s.parse::<f64>().map_err(|e| e.to_string());
-                let h = u64::from_str_radix(h, 16).map_err(|e| e.to_string())?;
-                return Ok((
-                    h,
-                    Stats {
-                        median: num(med)?,
-                        min: num(min)?,
-                        max: num(max)?,
-                    },
-                ));
-            }
-            ["pocl-child-error", msg] => return Err(msg.to_string()),
-            _ => {}
+/// An OpenCL runtime on one thread, in a child process ([`ocl_child`]).
+struct OclChild {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    /// The hash of the results of its first run.
+    hash: u64,
+}
+
+impl OclChild {
+    fn start(runtime: opencl::Runtime, name: &str) -> Result<OclChild, String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let (var, value) = runtime.single_thread_env();
+        let mut child = Command::new(exe)
+            .args(["codegen", "--ocl-child", runtime.key(), name])
+            .env(var, value)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("child process: {e}"))?;
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let mut c = OclChild {
+            child,
+            stdin,
+            stdout,
+            hash: 0,
+        };
+        let line = c.line()?;
+        c.hash = match line.split_once('\t') {
+            Some(("ready", h)) => u64::from_str_radix(h, 16).map_err(|e| e.to_string())?,
+            _ => return Err(format!("unexpected reply `{line}`")),
+        };
+        Ok(c)
+    }
+
+    fn line(&mut self) -> Result<String, String> {
+        let mut line = String::new();
+        match self.stdout.read_line(&mut line) {
+            Ok(0) => Err(format!("child process ended ({:?})", self.child.try_wait())),
+            Ok(_) => match line.trim_end().split_once('\t') {
+                Some(("error", e)) => Err(e.to_string()),
+                _ => Ok(line.trim_end().to_string()),
+            },
+            Err(e) => Err(e.to_string()),
         }
     }
-    Err(format!(
-        "child process gave no result ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr).trim()
-    ))
+}
+
+impl Timed for OclChild {
+    fn once(&mut self) -> Result<Duration, String> {
+        let stdin = self.stdin.as_mut().ok_or("child's input closed")?;
+        writeln!(stdin, "run")
+            .and_then(|_| stdin.flush())
+            .map_err(|e| e.to_string())?;
+        let line = self.line()?;
+        match line.split_once('\t') {
+            Some(("time", s)) => s
+                .parse::<f64>()
+                .map(Duration::from_secs_f64)
+                .map_err(|e| e.to_string()),
+            _ => Err(format!("unexpected reply `{line}`")),
+        }
+    }
+}
+
+impl Drop for OclChild {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
 }
 
 const LABELS: [&str; 4] = ["lanes", "Intel", "PoCL", "gcc"];
@@ -303,6 +463,8 @@ fn bench_kernel(
     target: &str,
     threads: usize,
     runs: usize,
+    cpu: usize,
+    lanes_bin: &Result<PathBuf, String>,
     clib: &Result<cc::CLib, String>,
     ocls: &[Result<opencl::OpenCl, String>; 2],
 ) -> Row {
@@ -325,7 +487,10 @@ fn bench_kernel(
 
     // Compile (untimed) and copy the data: lanes, Intel, PoCL, gcc.
     let mut insts: [Result<Box<dyn Instance + '_>, String>; 4] = [
-        lanes::instance(p, &cl_path, target).map_err(|e| format!("back end unavailable: {e}")),
+        match lanes_bin {
+            Err(e) => Err(format!("skipped: {e}")),
+            Ok(bin) => object::instance(p, &cl_path, target, bin),
+        },
         on(&ocls[0], opencl::Runtime::Intel, p, &src, &cl_path),
         on(&ocls[1], opencl::Runtime::Pocl, p, &src, &cl_path),
         match clib {
@@ -387,54 +552,109 @@ fn bench_kernel(
         "ok".into()
     };
 
-    // Timing.
+    // Timing. Implementations that failed are reported once.
     let mut one: [Cell; 4] = std::array::from_fn(|_| Cell::Missing);
     let mut all: [Cell; 4] = std::array::from_fn(|_| Cell::Missing);
-    for (k, inst) in insts.iter_mut().enumerate() {
-        match inst {
-            Err(e) => {
-                println!("  {}: {}: {e}", p.name, LABELS[k]);
-                notes.push(format!("{}: {e}", LABELS[k]));
-                one[k] = Cell::Missing;
-                all[k] = Cell::Missing;
-            }
-            Ok(i) => {
-                let mut cell = |t: usize| match time_runs(i.as_mut(), t, runs) {
-                    Ok(s) => Cell::Time(s),
-                    Err(e) => {
-                        notes.push(format!("{}: run failed: {e}", LABELS[k]));
-                        Cell::Missing
-                    }
-                };
-                if OPENCL.iter().any(|&(c, _)| c == k) {
-                    // One thread: a child process (below).
-                    all[k] = cell(threads);
-                } else {
-                    one[k] = cell(1);
-                    all[k] = cell(threads);
-                }
+    for (k, inst) in insts.iter().enumerate() {
+        if let Err(e) = inst {
+            println!("  {}: {}: {e}", p.name, LABELS[k]);
+            notes.push(format!("{}: {e}", LABELS[k]));
+        }
+    }
+    let insts_ok: [bool; 4] = std::array::from_fn(|k| insts[k].is_ok() && results[k].is_some());
+    fn record(
+        cells: &mut [Cell; 4],
+        times: Vec<Result<Stats, String>>,
+        what: &str,
+        ok: &[bool; 4],
+        notes: &mut Vec<String>,
+    ) {
+        for (k, t) in times.into_iter().enumerate() {
+            match t {
+                Ok(s) => cells[k] = Cell::Time(s),
+                Err(e) if ok[k] => notes.push(format!("{}: {what}: {e}", LABELS[k])),
+                Err(_) => {}
             }
         }
     }
+
+    // One thread, pinned: lanes and gcc here, the OpenCL runtimes in
+    // children started on the same core.
+    if let Err(e) = pin(Some(cpu)) {
+        notes.push(format!("single-thread runs not pinned: {e}"));
+    }
+    let mut kids: Vec<Option<OclChild>> = (0..4).map(|_| None).collect();
     for (k, runtime) in OPENCL {
-        let (Ok(_), Some(res)) = (&insts[k], &results[k]) else {
+        if !insts_ok[k] {
             continue;
-        };
-        let label = runtime.label();
-        one[k] = match ocl_single(runtime, p.name, runs) {
-            Ok((h, s)) => {
-                if h != hash(res) {
+        }
+        match OclChild::start(runtime, p.name) {
+            Ok(c) => {
+                if results[k].as_ref().is_some_and(|r| c.hash != hash(r)) {
                     notes.push(format!(
-                        "{label} with 1 thread gave other result bits than with all threads"
+                        "{} with 1 thread gave other result bits than with all threads",
+                        runtime.label()
                     ));
                 }
-                Cell::Time(s)
+                kids[k] = Some(c);
             }
-            Err(e) => {
-                notes.push(format!("{label} single thread: {e}"));
-                Cell::Missing
-            }
-        };
+            Err(e) => notes.push(format!("{} single thread: {e}", runtime.label())),
+        }
+    }
+    fn in_process<'a, 'b: 'a>(
+        insts: &'a mut [Result<Box<dyn Instance + 'b>, String>; 4],
+        ok: &[bool; 4],
+        threads: usize,
+        opencl_too: bool,
+    ) -> Vec<Option<InProcess<'a>>> {
+        insts
+            .iter_mut()
+            .enumerate()
+            .map(|(k, i)| match i {
+                Ok(i) if ok[k] && (opencl_too || OPENCL.iter().all(|&(c, _)| c != k)) => {
+                    Some(InProcess {
+                        inst: i.as_mut(),
+                        threads,
+                    })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+    {
+        let mut here = in_process(&mut insts, &insts_ok, 1, false);
+        let mut timed: Vec<Option<&mut dyn Timed>> = here
+            .iter_mut()
+            .zip(kids.iter_mut())
+            .map(|(a, b)| match (a, b) {
+                (Some(a), _) => Some(a as &mut dyn Timed),
+                (None, Some(b)) => Some(b as &mut dyn Timed),
+                (None, None) => None,
+            })
+            .collect();
+        let times = time_interleaved(&mut timed, runs);
+        record(&mut one, times, "1 thread", &insts_ok, &mut notes);
+    }
+    drop(kids);
+    if let Err(e) = pin(None) {
+        notes.push(format!("could not unpin: {e}"));
+    }
+
+    // All threads, unpinned, every implementation in this process.
+    {
+        let mut here = in_process(&mut insts, &insts_ok, threads, true);
+        let mut timed: Vec<Option<&mut dyn Timed>> = here
+            .iter_mut()
+            .map(|a| a.as_mut().map(|a| a as &mut dyn Timed))
+            .collect();
+        let times = time_interleaved(&mut timed, runs);
+        record(
+            &mut all,
+            times,
+            &format!("{threads} threads"),
+            &insts_ok,
+            &mut notes,
+        );
     }
     drop(insts);
     Row {
@@ -565,7 +785,7 @@ pub fn main(args: &[String]) {
         }
     };
     if let Some((runtime, name)) = &o.ocl_child {
-        ocl_child(*runtime, name, o.runs);
+        ocl_child(*runtime, name);
         return;
     }
     let runs = o.runs.max(7);
@@ -613,14 +833,36 @@ pub fn main(args: &[String]) {
             Err(e) => println!("{0}: skipped: {0} not found ({e})", runtime.label()),
         }
     }
-    let target = lanes::target_description(&o.target);
-    println!("lanes: target {target}, -O2");
+    let lanes_bin = object::lanes_binary();
+    let target = match &lanes_bin {
+        Ok(bin) => object::target_description(bin, &o.target),
+        Err(_) => o.target.clone(),
+    };
+    let lanes_what = match &lanes_bin {
+        Ok(bin) => format!(
+            "{}, `lanes build --target {}` objects (otherwise default options: -O2, fast paths on inferred preconditions), linked with `gcc -shared`",
+            object::lanes_version(bin),
+            o.target
+        ),
+        Err(e) => format!("skipped: {e}"),
+    };
+    println!("lanes: target {target}; {lanes_what}");
+    let cpu = o.cpu.unwrap_or_else(last_cpu);
 
     let mut rows = Vec::new();
     for p in &problems_built {
         println!("{} ({})", p.name, p.size);
-        let row = bench_kernel(p, &o.target, threads, runs, &clib, &ocls);
-        let show = |cells: &[Cell; 4]| cells.iter().map(Cell::show).collect::<Vec<_>>().join(" / ");
+        let row = bench_kernel(p, &o.target, threads, runs, cpu, &lanes_bin, &clib, &ocls);
+        let show = |cells: &[Cell; 4]| {
+            cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Time(s) => format!("{:.2} [{:.2}-{:.2}]", s.median, s.min, s.max),
+                    Cell::Missing => "—".into(),
+                })
+                .collect::<Vec<_>>()
+                .join(" / ")
+        };
         println!(
             "  {}: lanes / Intel / PoCL / gcc {} ms on 1 thread; {} ms on {threads}",
             row.name,
@@ -665,7 +907,7 @@ pub fn main(args: &[String]) {
     );
     let _ = writeln!(
         sec,
-        "lanes: target {target}, -O2, JIT. Intel: {}. PoCL: {}. gcc: {}.",
+        "lanes: target {target}; {lanes_what}. Intel: {}. PoCL: {}. gcc: {}.",
         ocls[0]
             .as_ref()
             .map(|o| o.description.clone())
@@ -682,16 +924,19 @@ pub fn main(args: &[String]) {
     );
     let _ = writeln!(
         sec,
-        "\nMedian milliseconds of {runs} executions after 2 warm-ups (compile time excluded \
-         everywhere); the same NDRange and local size (256 in 1-D, 64 x 4 in 2-D, 16 x 16 for \
-         matmul_tiled and transpose) for lanes and the OpenCL runtimes; the work-group kernels \
-         (matmul_tiled and after) use barriers and `__local` memory, their C versions compute \
-         the same results without either. lanes and gcc run on 1 thread, or split the work-groups (lanes) \
-         or the outer loop (C, bench/kernels/c) into {threads} contiguous slices with \
-         `std::thread::scope`; Intel's runtime and PoCL use their own threads, and a child \
-         process with `CL_CONFIG_CPU_TBB_NUM_WORKERS=1` or `POCL_MAX_PTHREAD_COUNT=1` for one \
-         thread. Ratios are the other's time over lanes' (> 1: lanes faster). Before timing, \
-         each implementation's results (all threads, from the initial data) are compared with \
+        "\nMedians of {runs} rounds after 2 warm-ups, in milliseconds; each round runs every \
+         implementation once, side by side, starting with a different one each round (compile \
+         time excluded everywhere). Single-thread figures run pinned to CPU {cpu} (Intel's \
+         runtime and PoCL in child processes started there with \
+         `CL_CONFIG_CPU_TBB_NUM_WORKERS=1` or `POCL_MAX_PTHREAD_COUNT=1`); {threads}-thread \
+         figures run unpinned. The same NDRange and local size (256 in 1-D, 64 x 4 in 2-D, \
+         16 x 16 for matmul_tiled and transpose) for lanes and the OpenCL runtimes; the \
+         work-group kernels (matmul_tiled and after) use barriers and `__local` memory, their \
+         C versions compute the same results without either. lanes and gcc split the \
+         work-groups (lanes) or the outer loop (C, bench/kernels/c) into {threads} contiguous \
+         slices with `std::thread::scope`; the OpenCL runtimes use their own threads. Ratios \
+         are the other's time over lanes' (> 1: lanes faster). Before timing, each \
+         implementation's results (all threads, from the initial data) are compared with \
          gcc's: floats within a normwise tolerance, integers exactly (mandelbrot: 0.5% of \
          pixels may differ on the set's chaotic border).\n"
     );
@@ -773,6 +1018,52 @@ mod tests {
         assert!(table.contains("| — / 6.00 |"), "{table}");
     }
 
+    /// Records the order of calls; fails from call `fail_at` on.
+    struct Probe<'a> {
+        id: usize,
+        log: &'a std::cell::RefCell<Vec<usize>>,
+        fail_at: Option<usize>,
+        calls: usize,
+    }
+
+    impl Timed for Probe<'_> {
+        fn once(&mut self) -> Result<Duration, String> {
+            self.calls += 1;
+            self.log.borrow_mut().push(self.id);
+            if self.fail_at.is_some_and(|n| self.calls >= n) {
+                return Err(format!("probe {} failed", self.id));
+            }
+            Ok(Duration::from_millis(self.calls as u64))
+        }
+    }
+
+    #[test]
+    fn interleaved_rounds_rotate_and_drop_failures() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let probe = |id, fail_at| Probe {
+            id,
+            log: &log,
+            fail_at,
+            calls: 0,
+        };
+        let (mut a, mut b, mut c) = (probe(0, None), probe(1, None), probe(2, Some(4)));
+        let mut timed: Vec<Option<&mut dyn Timed>> =
+            vec![Some(&mut a), None, Some(&mut b), Some(&mut c)];
+        let got = time_interleaved(&mut timed, 7);
+        drop(timed);
+        // 2 warm-ups and 7 timed rounds; the failing probe stops after 4 calls.
+        assert_eq!((a.calls, b.calls, c.calls), (9, 9, 4));
+        // Round r starts with slot r mod 4 (slot 1 is empty; slots 2
+        // and 3 hold probes 1 and 2).
+        assert_eq!(&log.borrow()[..3], &[0, 1, 2]);
+        assert_eq!(&log.borrow()[3..6], &[1, 2, 0]);
+        // Times 3..=9 ms after the warm-ups: median 6, min 3, max 9.
+        let s = got[0].as_ref().expect("probe 0 timed");
+        assert_eq!((s.median, s.min, s.max), (6.0, 3.0, 9.0));
+        assert!(got[1].is_err());
+        assert_eq!(got[3].as_ref().unwrap_err(), "probe 2 failed");
+    }
+
     #[test]
     fn compare_floats_and_ints() {
         let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
@@ -802,8 +1093,10 @@ mod tests {
     }
 
     /// The work-group kernels (barriers, `__local` memory, atomics) give
-    /// the C versions' results on lanes, at the benchmark's sizes and on
-    /// two threads, as the benchmark checks before timing.
+    /// the C versions' results on lanes (the JIT, and the object of the
+    /// `lanes` binary when `cargo test --workspace` built it), at the
+    /// benchmark's sizes and on two threads, as the benchmark checks
+    /// before timing.
     #[cfg(feature = "lanes")]
     #[test]
     fn work_group_kernels_on_lanes_match_their_c_versions() {
@@ -822,21 +1115,35 @@ mod tests {
                 return;
             }
         };
+        let bin = object::lanes_binary();
         for p in &ps {
             let mut c = clib.instance(p).expect("C version");
             c.run(2).expect("C version runs");
             let want = outputs(c.as_mut(), p).expect("C results");
             let cl_path = kernels_dir().join(format!("{}.cl", p.file));
-            let mut l =
-                lanes::instance(p, &cl_path, "host").unwrap_or_else(|e| panic!("{}: {e}", p.name));
-            l.run(2).unwrap_or_else(|e| panic!("{}: {e}", p.name));
-            let got = outputs(l.as_mut(), p).expect("lanes results");
-            for (n, &(arg, tol)) in p.checks.iter().enumerate() {
-                let problems::Arg::Buf(like) = &p.args[arg] else {
-                    panic!("{}: argument {arg} is not a buffer", p.name);
-                };
-                if let Err(e) = compare(&want[n], &got[n], like, tol) {
-                    panic!("{}: argument {arg}: {e}", p.name);
+            let mut ls = vec![(
+                "JIT",
+                lanes::instance(p, &cl_path, "host").unwrap_or_else(|e| panic!("{}: {e}", p.name)),
+            )];
+            match &bin {
+                Ok(bin) => ls.push((
+                    "lanes build object",
+                    object::instance(p, &cl_path, "host", bin)
+                        .unwrap_or_else(|e| panic!("{}: {e}", p.name)),
+                )),
+                Err(e) => println!("objects not checked: {e}"),
+            }
+            for (how, l) in &mut ls {
+                l.run(2)
+                    .unwrap_or_else(|e| panic!("{} ({how}): {e}", p.name));
+                let got = outputs(l.as_mut(), p).expect("lanes results");
+                for (n, &(arg, tol)) in p.checks.iter().enumerate() {
+                    let problems::Arg::Buf(like) = &p.args[arg] else {
+                        panic!("{}: argument {arg} is not a buffer", p.name);
+                    };
+                    if let Err(e) = compare(&want[n], &got[n], like, tol) {
+                        panic!("{} ({how}): argument {arg}: {e}", p.name);
+                    }
                 }
             }
         }
