@@ -740,10 +740,17 @@ impl<'a> Vectorizer<'a> {
                             .map(|&(_, x)| (*var, *v, mapped(x), self.f.inst(*i).ty))
                     })
                     .collect();
+                // `s` reached only from `p`, and not through the delayed
+                // exit of a transformed loop: each execution of `p` that
+                // sends lanes to `s` is the last write before `s` runs, and
+                // only those lanes run `s`. The value needs no blend (an
+                // LCSSA φ after a uniform loop would otherwise keep a
+                // per-lane select in every iteration of the loop).
+                let sole_edge = outer_plan.is_none() && self.cfg.preds(s) == [p];
                 for (var, phi_value, x, ty) in phis {
                     let uniform = self.div.is_uniform(phi_value);
                     let nonempty = self.is_nonempty(p);
-                    if is_header_edge || (uniform && nonempty) {
+                    if is_header_edge || (uniform && nonempty) || (!uniform && sole_edge) {
                         self.vars.write(var, p, None, x);
                     } else if uniform {
                         let a = self.any(p, e, src);

@@ -311,3 +311,72 @@ kernel void search(global const uint *s, int n, global const uint *keys, global 
     );
     assert!(!search.contains("lanes.serial"), "{search}");
 }
+
+/// A uniform loop inside the region of a divergent guard: the loop's exit
+/// is uniform and the guarded region's lanes all leave it together, so the
+/// live-out `sum` is the header's value, with no per-lane blend in the loop.
+#[test]
+fn uniform_loop_under_guard_has_no_exit_blend() {
+    check(
+        r#"
+kernel void k(global const float *a, global const float *w, global float *out,
+              int n, int taps) {
+    int i = get_global_id(0);
+    if (i < n) {
+        float sum = 0.0f;
+        for (int t = 0; t < taps; t++)
+            sum += w[t] * a[i + t];
+        out[i] = sum;
+    }
+}
+"#,
+        expect![[r#"
+            ; vector IR of `k`, W = 8
+            kernel @k(%0: ptr(global) a : uniform, %1: ptr(global) w : uniform, %2: ptr(global) out : uniform, %3: i32 n : uniform, %4: i32 taps : uniform) {
+            bb0.entry: ; entry ; mask %39
+              %39 = lanes.active i1() : varying
+              %6 = get_global_id i64(i32 0) : strided(1)
+              %7 = trunc i64 %6 to i32 : strided(1)
+              %8 = cmp slt i32 %7, %3 : varying
+              %49 = select i1 %39, %8, false : varying
+              %57 = sub_group.any i1(%49) : uniform
+              br %57, bb8.boscc.branch, bb6.if.end
+            bb1.if.then: ; mask %49
+              br bb2.for.cond
+            bb2.for.cond: ; mask %49
+              %58 = phi i32 [bb1.if.then: i32 0], [bb4.for.inc: %32] : uniform
+              %60 = phi f32 [bb1.if.then: f32 0.0], [bb4.for.inc: %30] : varying
+              %13 = cmp slt i32 %58, %4 : uniform
+              br %13, bb3.for.body, bb5.for.end
+            bb3.for.body: ; mask %49
+              %15 = sext i32 %58 to i64 : uniform
+              %17 = mul i64 %15, i64 4 : uniform (align 4)
+              %18 = ptradd %1, %17 : uniform
+              %19 = load f32 %18, align 4 : uniform
+              %22 = add i32 %7, %58 : strided(1)
+              %23 = sext i32 %22 to i64 : strided(1)
+              %25 = mul i64 %23, i64 4 : strided(4, align 4)
+              %26 = ptradd %0, %25 : strided(4)
+              %27 = load f32 %26, align 4 : varying
+              %28 = fmul f32 %19, %27 : varying
+              %30 = fadd f32 %60, %28 : varying
+              br bb4.for.inc
+            bb4.for.inc: ; mask %49
+              %32 = add i32 %58, i32 1 : uniform
+              br bb2.for.cond
+            bb5.for.end: ; mask %49
+              %34 = sext i32 %7 to i64 : strided(1)
+              %36 = mul i64 %34, i64 4 : strided(4, align 4)
+              %37 = ptradd %2, %36 : strided(4)
+              store f32 %60, %37, align 4
+              br bb6.if.end
+            bb6.if.end: ; mask %39
+              br bb7.exit
+            bb7.exit: ; mask %39
+              ret
+            bb8.boscc.branch: ; mask %39
+              br bb1.if.then
+            }
+        "#]],
+    );
+}
