@@ -33,6 +33,7 @@ use crate::ll::{bv, is_vec, vec_of, Cx, R};
 use crate::math_impl::call_math;
 use crate::workgroup::Plan;
 
+mod all_active;
 mod atomic;
 mod collective;
 
@@ -153,6 +154,8 @@ pub fn emit_body<'ctx>(
         allocas: HashMap::new(),
         plan,
         resumes: Vec::new(),
+        copy: None,
+        copy_start: None,
     };
     g.run()?;
     Ok(func)
@@ -179,6 +182,9 @@ struct FnGen<'a, 'b, 'ctx> {
     plan: Option<&'a Plan>,
     /// The block each barrier resumes in (state k: `resumes[k - 1]`).
     resumes: Vec<BasicBlock<'ctx>>,
+    /// The all-active copy to make, and the block it starts in.
+    copy: Option<all_active::Copy>,
+    copy_start: Option<BasicBlock<'ctx>>,
 }
 
 impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
@@ -234,43 +240,14 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 }
             }
         }
-        // φs first, so that back edges find them.
-        let mut phis: Vec<(InstId, PhiValue<'ctx>)> = Vec::new();
-        for &b in &order {
-            cx.b.position_at_end(self.bb(b)?);
-            for i in f.phis(b) {
-                let inst = f.inst(i);
-                let r = inst.result.ok_or("φ without a result")?;
-                let t = llty(cx, inst.ty, self.is_vec(r))?;
-                let phi = cx.b.build_phi(t, "").map_err(|e| format!("{e:?}"))?;
-                self.vals[r.index()] = Some(phi.as_basic_value());
-                phis.push((i, phi));
-            }
-        }
-        for &b in &order {
-            cx.b.position_at_end(self.bb(b)?);
-            for i in f.phis(b) {
-                if let Some(r) = f.inst(i).result {
-                    let v = self.vals[r.index()].ok_or("φ not created")?;
-                    self.spill(r, v)?;
-                }
-            }
-            let mut terminated = false;
-            for &i in &f.block(b).insts {
-                let inst = f.inst(i);
-                if inst.kind.is_phi() {
-                    continue;
-                }
-                if terminated {
-                    return Err(format!("instruction after the terminator of block {}", b.0));
-                }
-                self.inst(b, i)?;
-                terminated = inst.kind.is_terminator();
-            }
-            if !terminated {
-                return Err(format!("block {} has no terminator", b.0));
-            }
-        }
+        // Whole SIMD groups whose guard mask is all-true run a copy
+        // without it (`all_active.rs`).
+        self.copy = if self.full && self.plan.is_none() {
+            all_active::plan(self.vf, &order)
+        } else {
+            None
+        };
+        let phis = self.emit_blocks(&order)?;
         // The entry block jumps to the IR entry; the IR entry may have φs
         // only if it has predecessors, which then include our entry.
         cx.b.position_at_end(self.entry);
@@ -293,6 +270,68 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             cx.b.build_switch(state, first, &arms)
                 .map_err(|e| format!("{e:?}"))?;
         }
+        self.complete_phis(phis)?;
+        if let (Some(c), Some(start)) = (self.copy.take(), self.copy_start) {
+            self.emit_copy(&c, start)?;
+        }
+        Ok(())
+    }
+
+    /// Emits the instructions of `order` (blocks already created), φs
+    /// first so that back edges find them; returns the φs, whose incoming
+    /// values [`Self::complete_phis`] adds once every block is done.
+    fn emit_blocks(&mut self, order: &[BlockId]) -> R<Vec<(InstId, PhiValue<'ctx>)>> {
+        let cx = self.cx;
+        let f = self.f;
+        let mut phis: Vec<(InstId, PhiValue<'ctx>)> = Vec::new();
+        for &b in order {
+            cx.b.position_at_end(self.bb(b)?);
+            for i in f.phis(b) {
+                let inst = f.inst(i);
+                let r = inst.result.ok_or("φ without a result")?;
+                let t = llty(cx, inst.ty, self.is_vec(r))?;
+                let phi = cx.b.build_phi(t, "").map_err(|e| format!("{e:?}"))?;
+                self.vals[r.index()] = Some(phi.as_basic_value());
+                phis.push((i, phi));
+            }
+        }
+        for &b in order {
+            cx.b.position_at_end(self.bb(b)?);
+            for i in f.phis(b) {
+                if let Some(r) = f.inst(i).result {
+                    let v = self.vals[r.index()].ok_or("φ not created")?;
+                    self.spill(r, v)?;
+                }
+            }
+            let mut terminated = false;
+            for &i in &f.block(b).insts {
+                let inst = f.inst(i);
+                if inst.kind.is_phi() {
+                    continue;
+                }
+                if terminated {
+                    return Err(format!("instruction after the terminator of block {}", b.0));
+                }
+                if let Some(c) = self.copy.as_ref().filter(|c| c.split == b) {
+                    if inst.kind.is_terminator() {
+                        let c = c.clone();
+                        self.copy_start = Some(self.branch_to_copy(&c)?);
+                    }
+                }
+                self.inst(b, i)?;
+                terminated = inst.kind.is_terminator();
+            }
+            if !terminated {
+                return Err(format!("block {} has no terminator", b.0));
+            }
+        }
+        Ok(phis)
+    }
+
+    /// Adds the incoming values of `phis` from the predecessors emitted.
+    fn complete_phis(&mut self, phis: Vec<(InstId, PhiValue<'ctx>)>) -> R<()> {
+        let cx = self.cx;
+        let f = self.f;
         for (i, phi) in phis {
             let inst = f.inst(i);
             let InstKind::Phi { incoming } = &inst.kind else {

@@ -4,24 +4,11 @@
 //! divisor that may be 0 (or -1) in an inactive lane keeps its guard.
 //! Their results are checked against the interpreter in features.rs.
 
-use lanes_codegen::{compile_unit, target_spec, Options};
-use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
-use lanes_frontend::unit::check_text;
+mod common;
 
 /// The LLVM IR and the assembly of `src` for AVX2, 8 lanes.
 fn emit(src: &str, opt_level: u8) -> (String, String) {
-    let unit = check_text(
-        "division.cl",
-        None,
-        src,
-        &PreprocessOptions::default(),
-        &RealFs,
-    );
-    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
-    let spec = target_spec("avx2-i32x8").unwrap();
-    let compiled = compile_unit(&unit.hir, &spec, &Options { opt_level })
-        .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
-    (compiled.llvm_ir(), compiled.assembly().unwrap())
+    common::emit_avx2("division.cl", src, opt_level)
 }
 
 /// The vector divisions and remainders of the IR.

@@ -95,6 +95,22 @@ __kernel void bucket_count(__global const int *keys, __global int *counts, int n
         atomic_add(&counts[b], hist[b]);
 }
 
+// A 2-D guard with an early return around a uniform loop (the SDKs'
+// clamp-to-edge filters). Over a rounded-up range, whole SIMD groups
+// straddle the right edge: they must run the masked code, not the copy
+// for all-active groups.
+__kernel void box_rows(__global const float *in, __global float *out,
+                       int width, int height, int taps)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    float sum = 0.0f;
+    for (int k = 0; k < taps; k++)
+        sum += in[y * width + min(x + k, width - 1)];
+    out[y * width + x] = sum;
+}
 // 2-D with rows that end in partial SIMD groups.
 __kernel void copy2d(__global const short *in, __global short *out, int w)
 {
@@ -189,6 +205,27 @@ fn cases(w: u64) -> Vec<Case> {
             scalars: vec![("n", n as i64, 0.0), ("a", 0, -0.5)],
             buffers: vec![("x", 4 * n as usize), ("y", 4 * n as usize)],
             range: r1(n, n),
+        },
+        // Rounded up to whole work-groups of whole SIMD groups: the
+        // guard is false in some lanes of a full SIMD group.
+        Case {
+            kernel: "saxpy",
+            scalars: vec![("n", n as i64, 0.0), ("a", 0, 2.0)],
+            buffers: vec![("x", 4 * n as usize), ("y", 4 * n as usize)],
+            range: r1(4 * w, 2 * w),
+        },
+        Case {
+            kernel: "box_rows",
+            scalars: vec![
+                ("width", (w + 3) as i64, 0.0),
+                ("height", 3, 0.0),
+                ("taps", 3, 0.0),
+            ],
+            buffers: vec![
+                ("in", 4 * ((w + 3) * 3) as usize),
+                ("out", 4 * ((w + 3) * 3) as usize),
+            ],
+            range: NdRange::new_2d([2 * w, 4], [w, 2]),
         },
         Case {
             kernel: "guarded_uniform",

@@ -805,3 +805,16 @@ pub fn compare_corpus(
     );
     Some(kernels)
 }
+
+/// The LLVM IR and the assembly of `src` (file name `name`) for AVX2,
+/// 8 lanes, unspecialized, at `opt_level`.
+pub fn emit_avx2(name: &str, src: &str, opt_level: u8) -> (String, String) {
+    let unit =
+        lanes_frontend::unit::check_text(name, None, src, &PreprocessOptions::default(), &RealFs);
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
+    let spec = lanes_codegen::target_spec("avx2-i32x8").unwrap();
+    let opts = lanes_codegen::Options { opt_level };
+    let compiled = lanes_codegen::compile_unit(&unit.hir, &spec, &opts)
+        .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
+    (compiled.llvm_ir(), compiled.assembly().unwrap())
+}
