@@ -3,9 +3,11 @@
 //! final text equals the answer of a fresh database given that text:
 //! diagnostics, hovers at every word, inlay hints, semantic tokens,
 //! document symbols and code lenses. Edits are trivia (comments, blank
-//! lines, spaces), statements inside bodies, errors and undos; a final text
-//! with errors is compared on its diagnostics only (the database then shows
-//! the broken kernel's last good facts, which a fresh one has not seen).
+//! lines, spaces), statements inside bodies, comments, continued lines,
+//! conditionals, macros and typedefs that reach past the edited line or
+//! item, errors and undos; a final text with errors is compared on its
+//! diagnostics only (the database then shows the broken kernel's last good
+//! facts, which a fresh one has not seen).
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +46,17 @@ const SNIPPETS: &[&str] = &[
     "lanes_t",
     "@",
     "}",
+    // Edits whose effect reaches past their line: a comment opened here
+    // and closed by a later insertion (or never), a continued line, a
+    // conditional or macro or typedef that changes the items after it.
+    "/*",
+    "*/",
+    "\\\n",
+    "\n#if 0\n",
+    "\n#endif\n",
+    "\n#define lanes_t 2\n",
+    "\ntypedef int lanes_i;\n",
+    "lanes_i lanes_v = 0;",
 ];
 
 #[derive(Clone, Debug)]

@@ -5,6 +5,8 @@
 //! Numbers are C "pp-numbers" and are classified by the parser, which can then
 //! say exactly what is wrong with `12abc`.
 
+use std::sync::Arc;
+
 use logos::Logos;
 use smol_str::SmolStr;
 
@@ -274,15 +276,34 @@ pub fn unknown_token_message(text: &str) -> String {
 /// reported here since it swallows the rest of the file.
 pub fn lex(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> {
     let mut out = Vec::new();
-    let mut lexer = TokenKind::lexer(text);
+    lex_from(file, text, 0, &mut out, diags, |_, _| false);
+    out
+}
+
+/// Lexes `text` from byte `from`, which is the start of the text or just
+/// after a newline token, appending to `out`. After each newline token,
+/// `stop(offset after it, out)` is asked whether to stop there.
+fn lex_from(
+    file: FileId,
+    text: &str,
+    from: usize,
+    out: &mut Vec<Token>,
+    diags: &mut Vec<Diagnostic>,
+    mut stop: impl FnMut(u32, &mut Vec<Token>) -> bool,
+) {
+    let base = from as u32;
+    let mut lexer = TokenKind::lexer(&text[from..]);
     let mut line_start = true;
     let mut leading_space = false;
     while let Some(result) = lexer.next() {
         let range = lexer.span();
-        let span = Span::new(file, range.start as u32, range.end as u32);
+        let span = Span::new(file, base + range.start as u32, base + range.end as u32);
         let slice = lexer.slice();
         let kind = match result {
             Ok(TokenKind::Newline) => {
+                if stop(span.end, out) {
+                    return;
+                }
                 line_start = true;
                 leading_space = false;
                 continue;
@@ -314,12 +335,132 @@ pub fn lex(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> 
         line_start = false;
         leading_space = false;
     }
-    out
+}
+
+/// The last text a file was lexed from, with its tokens, for [`lex_reusing`].
+#[derive(Default)]
+pub struct LexMemo {
+    last: Option<Lexed>,
+}
+
+struct Lexed {
+    file: FileId,
+    text: Arc<str>,
+    tokens: Arc<[Token]>,
+    /// For each newline token: the offset just after it, and the index of
+    /// the first token after it.
+    lines: Vec<(u32, u32)>,
+}
+
+/// [`lex`], re-lexing only the lines an edit changed since the text `memo`
+/// holds. Lexing restarts fresh after every newline token (`\n` is a token
+/// of its own, never inside another one except a block comment or a line
+/// continuation, which do not end in a newline token), so the tokens before
+/// the last newline in the unchanged prefix are the old ones, and from the
+/// first newline in the unchanged suffix at which the old text also had one,
+/// they are the old ones moved. The result is exactly `lex(file, text)`.
+/// A text with an unterminated block comment (whose extent depends on all
+/// the text after it) is lexed whole and not remembered.
+pub fn lex_reusing(
+    file: FileId,
+    text: &Arc<str>,
+    memo: &mut LexMemo,
+    diags: &mut Vec<Diagnostic>,
+) -> Arc<[Token]> {
+    let old = memo.last.take().filter(|o| o.file == file);
+    let mut found = Vec::new();
+    let mut lines: Vec<(u32, u32)> = Vec::new();
+    let mut out: Vec<Token>;
+    match old {
+        Some(old) if old.text == *text => {
+            let tokens = old.tokens.clone();
+            memo.last = Some(old);
+            return tokens;
+        }
+        Some(old) => {
+            let (a, b) = (old.text.as_bytes(), text.as_bytes());
+            let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+            let room = a.len().min(b.len()) - prefix;
+            let suffix = a
+                .iter()
+                .rev()
+                .zip(b.iter().rev())
+                .take(room)
+                .take_while(|(x, y)| x == y)
+                .count();
+            let delta = b.len() as i64 - a.len() as i64;
+            let same_from = (b.len() - suffix) as u32;
+            // The last line start inside the unchanged prefix.
+            let k = old.lines.partition_point(|&(o, _)| o as usize <= prefix);
+            let (from, first) = if k == 0 { (0, 0) } else { old.lines[k - 1] };
+            out = Vec::with_capacity(old.tokens.len() + 16);
+            out.extend_from_slice(&old.tokens[..first as usize]);
+            lines.extend_from_slice(&old.lines[..k]);
+            let mut resumed = None;
+            lex_from(
+                file,
+                text,
+                from as usize,
+                &mut out,
+                &mut found,
+                |at, out| {
+                    lines.push((at, out.len() as u32));
+                    if at < same_from {
+                        return false;
+                    }
+                    let was = (at as i64 - delta) as u32;
+                    match old.lines.binary_search_by_key(&was, |&(o, _)| o) {
+                        Ok(j) => {
+                            resumed = Some(j);
+                            true
+                        }
+                        Err(_) => false,
+                    }
+                },
+            );
+            if let Some(j) = resumed {
+                let shift = |x: u32| (x as i64 + delta) as u32;
+                let first = old.lines[j].1 as usize;
+                out.extend(old.tokens[first..].iter().map(|t| {
+                    let mut t = t.clone();
+                    t.span.start = shift(t.span.start);
+                    t.span.end = shift(t.span.end);
+                    t.spelling = t.span;
+                    t
+                }));
+                let moved = out.len() as i64 - old.tokens.len() as i64;
+                lines.extend(
+                    old.lines[j + 1..]
+                        .iter()
+                        .map(|&(o, i)| (shift(o), (i as i64 + moved) as u32)),
+                );
+            }
+        }
+        None => {
+            out = Vec::new();
+            lex_from(file, text, 0, &mut out, &mut found, |at, out| {
+                lines.push((at, out.len() as u32));
+                false
+            });
+        }
+    }
+    let tokens: Arc<[Token]> = out.into();
+    if found.is_empty() {
+        memo.last = Some(Lexed {
+            file,
+            text: text.clone(),
+            tokens: tokens.clone(),
+            lines,
+        });
+    }
+    diags.append(&mut found);
+    tokens
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     fn kinds(src: &str) -> Vec<TokenKind> {
         let mut d = Vec::new();
@@ -382,5 +523,81 @@ mod tests {
             "unexpected character `@`"
         );
         assert!(unknown_token_message(&unknown[1].text).contains("terminating"));
+    }
+
+    /// Pieces that lex differently depending on what surrounds them: an
+    /// edit that joins or splits them changes tokens beyond the edited line.
+    const PIECES: &[&str] = &[
+        "a",
+        "b1",
+        " ",
+        "\n",
+        "\t",
+        "/*",
+        "*/",
+        "//",
+        "\"",
+        "'",
+        "\\",
+        "\\\n",
+        "#",
+        "##",
+        "+",
+        "=",
+        "0x1",
+        ".5e",
+        "-",
+        "\r\n",
+        "x /* c\n d */ y",
+        "\"s\\\"q\"",
+        "// c \\\n more",
+    ];
+
+    fn texts() -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(PIECES), 0..60).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        /// Re-lexing after any sequence of edits gives exactly the tokens
+        /// and diagnostics of lexing the final text from scratch.
+        #[test]
+        fn relexing_equals_lexing(
+            first in texts(),
+            edits in proptest::collection::vec((0usize..400, 0usize..8, texts()), 1..8),
+        ) {
+            let mut memo = LexMemo::default();
+            let mut text = first;
+            let mut d = Vec::new();
+            let _ = lex_reusing(FileId(0), &Arc::from(text.as_str()), &mut memo, &mut d);
+            for (at, len, insert) in edits {
+                let at = at.min(text.len());
+                let end = (at + len).min(text.len());
+                text.replace_range(at..end, &insert);
+                let mut d1 = Vec::new();
+                let got = lex_reusing(FileId(0), &Arc::from(text.as_str()), &mut memo, &mut d1);
+                let mut d2 = Vec::new();
+                let want = lex(FileId(0), &text, &mut d2);
+                proptest::prop_assert_eq!(&got[..], &want[..], "{:?}", text);
+                proptest::prop_assert_eq!(format!("{d1:?}"), format!("{d2:?}"));
+            }
+        }
+    }
+
+    #[test]
+    fn relexing_reuses_the_lines_around_an_edit() {
+        let mut memo = LexMemo::default();
+        let mut d = Vec::new();
+        let a = "int a;\n/* one\n two */\nint b;\nint c;\n";
+        let _ = lex_reusing(FileId(3), &Arc::from(a), &mut memo, &mut d);
+        // Closing the comment earlier turns `two` into a token: the lines
+        // after the edit change too.
+        let b = "int a;\n/* one */\n two */\nint b;\nint c;\n";
+        let got = lex_reusing(FileId(3), &Arc::from(b), &mut memo, &mut d);
+        assert_eq!(&got[..], &lex(FileId(3), b, &mut d)[..]);
+        assert!(got.iter().any(|t| t.text == "two"));
+        // Another file id: lexed from scratch, with its spans.
+        let got = lex_reusing(FileId(4), &Arc::from(b), &mut memo, &mut d);
+        assert_eq!(got[0].span.file, FileId(4));
+        assert!(d.is_empty());
     }
 }

@@ -99,6 +99,31 @@ pub fn preprocess(
     loader: &dyn FileLoader,
     diags: &mut Vec<Diagnostic>,
 ) -> Preprocessed {
+    preprocess_in(sources, main, opts, loader, diags, None)
+}
+
+/// [`preprocess`], lexing the main file with [`lexer::lex_reusing`]: only
+/// the lines changed since the text `memo` holds are lexed again. The
+/// result is exactly [`preprocess`]'s.
+pub fn preprocess_reusing(
+    sources: &mut SourceMap,
+    main: FileId,
+    opts: &PreprocessOptions,
+    loader: &dyn FileLoader,
+    diags: &mut Vec<Diagnostic>,
+    memo: &mut lexer::LexMemo,
+) -> Preprocessed {
+    preprocess_in(sources, main, opts, loader, diags, Some(memo))
+}
+
+fn preprocess_in(
+    sources: &mut SourceMap,
+    main: FileId,
+    opts: &PreprocessOptions,
+    loader: &dyn FileLoader,
+    diags: &mut Vec<Diagnostic>,
+    memo: Option<&mut lexer::LexMemo>,
+) -> Preprocessed {
     if main.0 as usize >= sources.len() {
         // Not a file of this map: nothing to read, but still a valid stream.
         let eof = eof_token(Span::new(main, 0, 0));
@@ -109,6 +134,8 @@ pub fn preprocess(
     }
     let builtin = sources.add(SourceFile::new("<built-in>", None, builtins::text(opts)));
     let mut pp = Preprocessor::new(sources, loader, opts, diags, builtin);
+    pp.memo = memo;
+    pp.main = Some(main);
     pp.note_latin1(main);
     pp.enter_file(main);
     // Most output tokens are the main file's; growing the vector is costly.
@@ -162,7 +189,7 @@ const KNOWN_PRAGMAS: &[&str] = &[
 /// One file of the include stack.
 struct FileState {
     id: FileId,
-    tokens: Rc<[Token]>,
+    tokens: Arc<[Token]>,
     /// Index of the next token to read.
     pos: usize,
     /// Open `#if`s of this file, innermost last.
@@ -201,7 +228,10 @@ struct Preprocessor<'a> {
     files: Vec<FileState>,
     /// Lexed files, so that a header included many times is lexed (and its
     /// lexical errors reported) once.
-    lexed: HashMap<FileId, Rc<[Token]>>,
+    lexed: HashMap<FileId, Arc<[Token]>>,
+    /// The main file's previous tokens, to re-lex only what changed.
+    memo: Option<&'a mut lexer::LexMemo>,
+    main: Option<FileId>,
     /// Paths already resolved to files, so that a header included many
     /// times is looked up in constant time.
     paths: HashMap<PathBuf, FileId>,
@@ -243,6 +273,8 @@ impl<'a> Preprocessor<'a> {
             hidesets: HideSets::new(),
             files: Vec::new(),
             lexed: HashMap::new(),
+            memo: None,
+            main: None,
             paths: HashMap::new(),
             once: HashSet::new(),
             input: Input::files(),
@@ -286,13 +318,16 @@ impl<'a> Preprocessor<'a> {
 
     // ---- files ----
 
-    fn tokens_of(&mut self, id: FileId) -> Rc<[Token]> {
+    fn tokens_of(&mut self, id: FileId) -> Arc<[Token]> {
         if let Some(t) = self.lexed.get(&id) {
-            return Rc::clone(t);
+            return Arc::clone(t);
         }
         let text = Arc::clone(&self.sources.get(id).text);
-        let toks: Rc<[Token]> = lexer::lex(id, &text, self.diags).into();
-        self.lexed.insert(id, Rc::clone(&toks));
+        let toks: Arc<[Token]> = match self.memo.as_deref_mut() {
+            Some(memo) if self.main == Some(id) => lexer::lex_reusing(id, &text, memo, self.diags),
+            _ => lexer::lex(id, &text, self.diags).into(),
+        };
+        self.lexed.insert(id, Arc::clone(&toks));
         toks
     }
 
@@ -366,7 +401,7 @@ impl<'a> Preprocessor<'a> {
         let Some(file) = self.files.last_mut() else {
             return;
         };
-        let toks = Rc::clone(&file.tokens);
+        let toks = Arc::clone(&file.tokens);
         let start = file.pos;
         let mut end = start + 1;
         while end < toks.len() && !toks[end].line_start {

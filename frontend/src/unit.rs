@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::ast::TranslationUnit;
 use crate::diag::Diagnostic;
 use crate::hir;
+use crate::lexer::LexMemo;
 use crate::preprocess::{self, FileLoader, PreprocessOptions, Preprocessed};
 use crate::source::{FileId, SourceFile, SourceMap};
 
@@ -48,7 +49,7 @@ pub fn check_source(
 ) -> CheckedUnit {
     let mut sources = SourceMap::new();
     let main = sources.add(file);
-    check_in(sources, main, options, loader)
+    check_in(sources, main, options, loader, None)
 }
 
 /// Reads and checks a file.
@@ -63,15 +64,40 @@ pub fn check_file(
     Ok(check_source(file, options, loader))
 }
 
+/// [`check_source`] for a file checked again after an edit: the main file
+/// is lexed again only where its text changed since the text `memo` holds
+/// (see [`crate::lexer::lex_reusing`]). The result is exactly
+/// [`check_source`]'s.
+pub fn check_source_reusing(
+    file: SourceFile,
+    options: &PreprocessOptions,
+    loader: &dyn FileLoader,
+    memo: &mut LexMemo,
+) -> CheckedUnit {
+    let mut sources = SourceMap::new();
+    let main = sources.add(file);
+    check_in(sources, main, options, loader, Some(memo))
+}
+
 fn check_in(
     mut sources: SourceMap,
     main: FileId,
     options: &PreprocessOptions,
     loader: &dyn FileLoader,
+    memo: Option<&mut LexMemo>,
 ) -> CheckedUnit {
     let mut diagnostics = Vec::new();
-    let preprocessed =
-        preprocess::preprocess(&mut sources, main, options, loader, &mut diagnostics);
+    let preprocessed = match memo {
+        Some(memo) => preprocess::preprocess_reusing(
+            &mut sources,
+            main,
+            options,
+            loader,
+            &mut diagnostics,
+            memo,
+        ),
+        None => preprocess::preprocess(&mut sources, main, options, loader, &mut diagnostics),
+    };
     let ast = crate::parser::parse(&preprocessed.tokens, &mut diagnostics);
     let hir = crate::sema::check(&ast, &mut diagnostics);
     CheckedUnit {

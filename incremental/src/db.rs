@@ -75,6 +75,8 @@ pub trait Db: salsa::Database {
     fn file(&self, path: &Path) -> Option<File>;
     /// The last analysed facts of kernels that have errors now.
     fn last_good(&self) -> &crate::stale::LastGood;
+    /// Each file's last lexed text, to re-lex only what an edit changed.
+    fn lex_memos(&self) -> &crate::items::LexMemos;
 }
 
 /// The database. Cloning gives a snapshot for another thread: it shares the
@@ -86,6 +88,7 @@ pub struct LanesDatabase {
     storage: salsa::Storage<Self>,
     files: Arc<Mutex<HashMap<PathBuf, File>>>,
     last_good: crate::stale::LastGood,
+    lex_memos: crate::items::LexMemos,
 }
 
 #[salsa::db]
@@ -112,6 +115,7 @@ impl LanesDatabase {
             storage: salsa::Storage::new(events),
             files: Arc::default(),
             last_good: Default::default(),
+            lex_memos: Default::default(),
         };
         Config::new(
             &db,
@@ -249,6 +253,10 @@ impl Db for LanesDatabase {
 
     fn last_good(&self) -> &crate::stale::LastGood {
         &self.last_good
+    }
+
+    fn lex_memos(&self) -> &crate::items::LexMemos {
+        &self.lex_memos
     }
 }
 

@@ -3,13 +3,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use lanes_frontend::ast::ItemKind;
+use lanes_frontend::lexer::LexMemo;
 use lanes_frontend::lexer::{ExpnId, Token};
 use lanes_frontend::source::{FileId, SourceMap, Span};
 use lanes_frontend::source::{SourceFile, SourceText};
-use lanes_frontend::unit::{check_source, CheckedUnit};
+use lanes_frontend::unit::{check_source_reusing, CheckedUnit};
 use smol_str::SmolStr;
 
 use crate::db::{preprocess_options, Db, DbLoader, File};
@@ -109,8 +110,39 @@ pub fn parse(db: &dyn Db, file: File) -> Arc<Parsed> {
         latin1_at: file.latin1_at(db),
     };
     let main = SourceFile::decoded(path.display().to_string(), Some(path), source);
-    let unit = check_source(main, &options, &loader);
+    // The previous revision's lexed text, taken out while this one runs (a
+    // concurrent run of another revision lexes from scratch).
+    let mut memo = db.lex_memos().take(file);
+    let unit = check_source_reusing(main, &options, &loader, &mut memo);
+    db.lex_memos().put(file, memo);
     Arc::new(cut_items(unit))
+}
+
+/// Each file's last lexed text and tokens (outside salsa: a cache whose use
+/// gives exactly the tokens of lexing from scratch), so that an edit
+/// re-lexes only the lines it changed.
+#[derive(Clone, Default)]
+pub struct LexMemos(Arc<Mutex<HashMap<File, LexMemo>>>);
+
+impl LexMemos {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<File, LexMemo>> {
+        // A poisoned lock only means a panic elsewhere; a memo is always
+        // whole (it is taken out while in use).
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn take(&self, file: File) -> LexMemo {
+        self.lock().remove(&file).unwrap_or_default()
+    }
+
+    fn put(&self, file: File, memo: LexMemo) {
+        self.lock().insert(file, memo);
+    }
+
+    /// Drops a file's memo (the editor closed it).
+    pub fn forget(&self, file: File) {
+        self.lock().remove(&file);
+    }
 }
 
 /// The shape of a file that decides which items a kernel needs, with no
