@@ -36,6 +36,7 @@ use crate::workgroup::Plan;
 mod all_active;
 mod atomic;
 mod collective;
+pub mod strided;
 
 /// Fields of the group context the entry points pass to a body: an array
 /// of `i64` (see `abi.rs`, which fills it).
@@ -156,6 +157,8 @@ pub fn emit_body<'ctx>(
         resumes: Vec::new(),
         copy: None,
         copy_start: None,
+        strided: strided::plan(vf),
+        grouped: HashMap::new(),
     };
     g.run()?;
     Ok(func)
@@ -185,6 +188,10 @@ struct FnGen<'a, 'b, 'ctx> {
     /// The all-active copy to make, and the block it starts in.
     copy: Option<all_active::Copy>,
     copy_start: Option<BasicBlock<'ctx>>,
+    /// Constant-stride accesses emitted together (see `strided.rs`).
+    strided: strided::Plan,
+    /// Values of grouped loads, loaded at their group's first load.
+    grouped: HashMap<InstId, BasicValueEnum<'ctx>>,
 }
 
 impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
@@ -659,6 +666,11 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 let v = *self.allocas.get(&id).ok_or("alloca not prepared")?;
                 self.set(id, v)
             }
+            InstKind::Load { .. } | InstKind::Store { .. }
+                if self.strided.group_of.contains_key(&id) =>
+            {
+                self.grouped_access(b, id)
+            }
             InstKind::Load { ptr, align } => {
                 let r = self.load(b, *ptr, ty, *align)?;
                 self.set(id, r)
@@ -1053,8 +1065,8 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         matches!(self.vf.shape(p), Shape::Strided { stride, .. } if stride > 0 && stride as u64 == mem_ty(ty).bytes())
     }
 
-    /// The address of lane 0 of a packed access through `ptr` under mask
-    /// `m`. Lane 0's own address is right when its index computation
+    /// The address of lane 0 of an access through `ptr` under mask `m`,
+    /// lanes `lane_bytes` apart. Lane 0's own address is right when its index computation
     /// cannot wrap; an index widened from a narrower unsigned value can
     /// (`hist[lid - 1]` with `uint lid` is 2^32 - 1 elements away in lane
     /// 0 where `lid` is 0), and lane 0 is then off when it is inactive, so
@@ -1063,7 +1075,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         &mut self,
         ptr: ValueId,
         m: BasicValueEnum<'ctx>,
-        mt: Ty,
+        lane_bytes: u64,
     ) -> R<BasicValueEnum<'ctx>> {
         let cx = self.cx;
         let ps = self.get(ptr, true)?;
@@ -1078,7 +1090,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         let first = cx.cast(Op::LLVMZExt, first, cx.ctx.i64_type().into())?;
         let first = cx.binop(Op::LLVMAnd, first, cx.i64c(self.w() as u64 - 1))?;
         let pf = cx.extract_dyn(ps, first)?;
-        let back = cx.binop(Op::LLVMMul, first, cx.i64c(mt.bytes()))?;
+        let back = cx.binop(Op::LLVMMul, first, cx.i64c(lane_bytes))?;
         let back = cx.binop(Op::LLVMSub, cx.i64c(0), back)?;
         cx.gep_bytes(pf, back)
     }
@@ -1138,7 +1150,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             let vt = llty(cx, mt, true)?;
             let zero = vt.const_zero();
             if self.packed(ptr, ty) {
-                let p0 = self.packed_base(ptr, m, mt)?;
+                let p0 = self.packed_base(ptr, m, mt.bytes())?;
                 cx.intrinsic(
                     "llvm.masked.load",
                     &[vt, p0.get_type()],
@@ -1194,7 +1206,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         let m = self.mask_vec(b)?;
         let x = widen(self.get(value, true)?)?;
         if pvec && self.packed(ptr, ty) {
-            let p0 = self.packed_base(ptr, m, mt)?;
+            let p0 = self.packed_base(ptr, m, mt.bytes())?;
             return cx.intrinsic_void(
                 "llvm.masked.store",
                 &[x.get_type(), p0.get_type()],

@@ -4,7 +4,10 @@
 //! SIMD groups, with masked loads, stores, gathers, scatters and uniform
 //! accesses in blocks that run with an empty mask, and work-group kernels
 //! (barriers, `__local` arguments and variables, atomics) whose last
-//! work-group is smaller. An access past the end
+//! work-group is smaller, and the constant-stride records of
+//! `strided_records.cl` (packed loads and stores, their masked form in
+//! partial groups), with each buffer ending at the last element the scalar
+//! program accesses. An access past the end
 //! faults (the test process dies); the results are also compared with the
 //! interpreter.
 
@@ -16,7 +19,9 @@ use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
 use lanes_frontend::unit::check_text;
 use lanes_vectorizer::interp::{ArgValue, NdRange};
 
-const SRC: &str = r#"
+const SRC: &str = concat!(
+    include_str!("../../tests/kernels/valid/strided_records.cl"),
+    r#"
 __kernel void saxpy(int n, float a, __global const float *x, __global float *y)
 {
     int i = get_global_id(0);
@@ -118,7 +123,8 @@ __kernel void copy2d(__global const short *in, __global short *out, int w)
     int y = get_global_id(1);
     out[y * w + x] = in[y * w + x] + (short)x;
 }
-"#;
+"#
+);
 
 /// `len` bytes placed against a `PROT_NONE` page (after the buffer when
 /// `guard_after`, else before it).
@@ -193,7 +199,41 @@ struct Case {
 fn cases(w: u64) -> Vec<Case> {
     let n = 3 * w + 5; // not a multiple of W
     let r1 = |g: u64, l: u64| NdRange::new_1d(g, l);
-    vec![
+    // Records of `strided_records.cl`: each buffer ends at its last
+    // accessed element; with n = 4W the last SIMD group is whole (packed
+    // accesses up to the end), with 3W + 5 partial (masked ones).
+    let mut cases = Vec::new();
+    for (n, local) in [(n, w + 3), (4 * w, 2 * w)] {
+        let nu = n as usize;
+        let strided = |kernel, buffers| Case {
+            kernel,
+            scalars: vec![
+                ("n", n as i64, 0.0),
+                ("iNumElements", n as i64, 0.0),
+                ("s", 0, 1.5),
+            ],
+            buffers,
+            range: r1(n, local),
+        };
+        cases.extend([
+            strided(
+                "dot_product",
+                vec![("a", 16 * nu), ("b", 16 * nu), ("c", 4 * nu)],
+            ),
+            strided("scale_float4", vec![("in", 16 * nu), ("out", 16 * nu)]),
+            strided("swap_float2", vec![("in", 8 * nu), ("out", 8 * nu)]),
+            strided(
+                "point_norms",
+                vec![("p", 12 * nu), ("unit", 12 * nu), ("len", 4 * nu)],
+            ),
+            strided("vload_sum", vec![("in", 16 * nu), ("out", 16 * nu)]),
+            strided("pairs", vec![("in", 4 * (2 * nu - 1)), ("out", 8 * nu)]),
+            strided("every8", vec![("in", 8 * (8 * nu - 2)), ("out", 8 * nu)]),
+            strided("holes", vec![("in", 2 * nu), ("out", 4 * (3 * nu - 1))]),
+            strided("divergent_fields", vec![("in", 16 * nu), ("out", 4 * nu)]),
+        ]);
+    }
+    cases.extend([
         Case {
             kernel: "saxpy",
             scalars: vec![("n", n as i64, 0.0), ("a", 0, 1.5)],
@@ -274,7 +314,8 @@ fn cases(w: u64) -> Vec<Case> {
             ],
             range: NdRange::new_2d([w + 3, 5], [w - 1, 2]),
         },
-    ]
+    ]);
+    cases
 }
 
 fn run_target(target: &str) {

@@ -1317,7 +1317,7 @@ impl Reporter<'_> {
                         ),
                     )
                     .with_label("lanes access elements that are not adjacent")
-                    .with_note("consecutive lanes should access consecutive elements for packed loads and stores (structure of arrays)")
+                    .with_note(strided_note(kind, stride, a.size))
                 }
                 _ => continue,
             };
@@ -1413,3 +1413,15 @@ impl Reporter<'_> {
 pub(crate) mod any_guard;
 #[cfg(test)]
 mod tests;
+
+/// What the back end emits for a strided access (see docs/codegen.md,
+/// "Strided access"), and the layout that needs no shuffles.
+fn strided_note(kind: AccessKind, stride: i64, size: u64) -> String {
+    let elems = if size > 0 { stride / size as i64 } else { 0 };
+    let emitted = match kind {
+        _ if !(2..=8).contains(&elems) => "compiled as a gather or scatter",
+        AccessKind::Load => "compiled as packed loads of the records and shuffles",
+        _ => "compiled as shuffles and packed stores when the neighbouring stores write every element of the records, else as a scatter",
+    };
+    format!("{emitted}; consecutive lanes accessing consecutive elements (structure of arrays) need no shuffles")
+}

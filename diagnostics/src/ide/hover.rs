@@ -462,7 +462,7 @@ pub(crate) fn access_words(a: &AccessFact, width: u32) -> (String, String) {
             let s = a.stride_bytes.unwrap_or(0);
             (
                 format!("strided({})", elems(s)),
-                format!("a strided load: {s} bytes between lanes (shuffles or a gather)"),
+                format!("a strided load: {s} bytes between lanes (packed loads of the records and shuffles up to 8 elements apart, else a gather)"),
             )
         }
         (_, Pattern::Gather) => (
@@ -481,7 +481,7 @@ pub(crate) fn access_words(a: &AccessFact, width: u32) -> (String, String) {
             let s = a.stride_bytes.unwrap_or(0);
             (
                 format!("strided({}) store", elems(s)),
-                format!("a strided store: {s} bytes between lanes (a scatter)"),
+                format!("a strided store: {s} bytes between lanes (shuffles and packed stores where the neighbouring stores write every element of the records, else a scatter)"),
             )
         }
         (_, Pattern::Scatter) => (
