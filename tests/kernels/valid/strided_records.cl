@@ -18,9 +18,9 @@ __kernel void dot_product(__global const float *a, __global const float *b,
         return;
     int iInOffset = iGID << 2;
     c[iGID] = a[iInOffset] * b[iInOffset]  //~ warning[L0204]
-            + a[iInOffset + 1] * b[iInOffset + 1]
-            + a[iInOffset + 2] * b[iInOffset + 2]
-            + a[iInOffset + 3] * b[iInOffset + 3];
+            + a[iInOffset + 1] * b[iInOffset + 1]  //~ warning[L0204]
+            + a[iInOffset + 2] * b[iInOffset + 2]  //~ warning[L0204]
+            + a[iInOffset + 3] * b[iInOffset + 3];  //~ warning[L0204]
 }
 
 __kernel void scale_float4(__global const float4 *in, __global float4 *out,
@@ -53,8 +53,8 @@ __kernel void point_norms(__global const Point *p, __global Point *unit,
     int i = get_global_id(0);
     if (i >= n)
         return;
-    float x = p[i].x;
-    float y = p[i].y;
+    float x = p[i].x;  //~ warning[L0204]
+    float y = p[i].y;  //~ warning[L0204]
     float z = p[i].z;  //~ warning[L0204]
     float l = sqrt(x * x + y * y + z * z) + 1.0f;
     len[i] = l;
