@@ -310,8 +310,9 @@ fn compile_target(
     notes: &mut Vec<String>,
 ) -> Result<(CheckedUnit, lanes_codegen::Compiled), ExitCode> {
     let mut settings = settings.clone();
-    // Code is generated for the target's width.
+    // Code is generated for the target's width and instructions.
     settings.width = spec.width;
+    settings.lowering = spec.lowering();
     let Some(unit) = load_with(&args.file, &settings, "build") else {
         return Err(ExitCode::from(1));
     };

@@ -515,7 +515,9 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
             if compile(&unit, &spec, 2, "run").is_none() {
                 return Ok(ExitCode::from(1));
             }
-        } else if let Ok(ka) = lanes_vectorizer::report::analyze_kernel(hir, k, spec.width) {
+        } else if let Ok(ka) =
+            lanes_vectorizer::report::analyze_kernel_with(hir, k, spec.width, &spec.lowering())
+        {
             if let Some(e) = interp::unsupported_feature(&ka.func) {
                 return Err(format!(
                     "the scalar interpreter cannot run `{name}`: {}",
@@ -673,11 +675,13 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
     // instead of crashing the native run.
     let mut expected: Option<Vec<ArgValue>> = None;
     if args.verify || args.interpret {
-        let ka = lanes_vectorizer::report::analyze_kernel(hir, k, spec.width).map_err(|d| {
-            d.first()
-                .map(|d| d.message.clone())
-                .unwrap_or_else(|| "cannot analyse the kernel".into())
-        })?;
+        let ka =
+            lanes_vectorizer::report::analyze_kernel_with(hir, k, spec.width, &spec.lowering())
+                .map_err(|d| {
+                    d.first()
+                        .map(|d| d.message.clone())
+                        .unwrap_or_else(|| "cannot analyse the kernel".into())
+                })?;
         let mut iargs = interp_args(&ka.func, &kernel_args, &struct_layouts)?;
         let why = if args.interpret { "" } else { " for --verify" };
         eprintln!("lanes run: interpreting `{name}`{why} ({items} work-items)…");

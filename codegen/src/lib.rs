@@ -81,6 +81,15 @@ fn isa_of(name: &str) -> Option<Isa> {
     LanesTarget::from_name(name).map(|t| t.isa)
 }
 
+impl TargetSpec {
+    /// What lowering needs to know about the target: whether it has fused
+    /// multiply-add, so that contraction is lowered (`host`: the ISA of
+    /// the best target this machine runs).
+    pub fn lowering(&self) -> lanes_vectorizer::lower::Options {
+        isa_of(&self.name).map(Isa::lowering).unwrap_or_default()
+    }
+}
+
 /// The target triple for an ISA: the host's when it is the same
 /// architecture (so objects link on this OS), else a Linux triple.
 fn triple_for(isa: Isa) -> String {
@@ -253,7 +262,18 @@ impl KernelCode {
     }
 }
 
-/// Lowers, analyses and vectorizes kernel `k` of `unit` for width `w`.
+/// Lowers, analyses and vectorizes kernel `k` of `unit` for `spec`.
+pub fn kernel_code_for(
+    unit: &hir::Unit,
+    k: hir::FuncId,
+    spec: &TargetSpec,
+) -> Result<KernelCode, Vec<Diagnostic>> {
+    let ka = lanes_vectorizer::report::analyze_kernel_with(unit, k, spec.width, &spec.lowering())?;
+    analysed_kernel_code(unit, k, &ka)
+}
+
+/// Lowers, analyses and vectorizes kernel `k` of `unit` for width `w` on a
+/// target without fused multiply-add.
 pub fn kernel_code(
     unit: &hir::Unit,
     k: hir::FuncId,
@@ -419,7 +439,7 @@ pub fn compile_unit(
     let mut kernels = Vec::new();
     let mut diags = Vec::new();
     for k in unit.kernels() {
-        match kernel_code(unit, k, spec.width) {
+        match kernel_code_for(unit, k, spec) {
             Ok(kc) => kernels.push(kc),
             Err(d) => diags.extend(d),
         }

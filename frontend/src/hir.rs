@@ -43,6 +43,8 @@ pub struct Unit {
     pub structs: Vec<StructDef>,
     /// Program-scope (and kernel-scope) `__constant` variables, indexed by [`GlobalId`].
     pub globals: Vec<Global>,
+    /// Where `#pragma OPENCL FP_CONTRACT OFF` holds ([`crate::fp_contract`]).
+    pub fp_contract_off: Vec<Span>,
 }
 
 impl Unit {
@@ -56,6 +58,15 @@ impl Unit {
 
     pub fn global(&self, id: GlobalId) -> &Global {
         &self.globals[id.0 as usize]
+    }
+
+    /// Whether the expression at `span` may contract a multiply and an add
+    /// into one fused operation (OpenCL C's `FP_CONTRACT`, on by default).
+    pub fn contracts(&self, span: Span) -> bool {
+        !self
+            .fp_contract_off
+            .iter()
+            .any(|r| r.file == span.file && r.start <= span.start && span.start < r.end)
     }
 
     /// The kernels (`__kernel` functions with a body), in source order.

@@ -8,6 +8,7 @@
 pub mod ast;
 pub mod builtins;
 pub mod diag;
+pub mod fp_contract;
 pub mod hir;
 pub mod image;
 pub mod lexer;

@@ -76,6 +76,8 @@ pub struct Pragma {
     pub span: Span,
     /// tokens after `pragma`, joined with single spaces
     pub text: String,
+    /// Index in [`Preprocessed::tokens`] of the first token after it.
+    pub token: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -868,7 +870,8 @@ impl<'a> Preprocessor<'a> {
             let msg = format!("unknown pragma `{}` ignored", first.text);
             self.error(Code::UnknownPragma, name_span, msg);
         }
-        self.pragmas.push(Pragma { span, text });
+        let token = self.out.len();
+        self.pragmas.push(Pragma { span, text, token });
     }
 }
 

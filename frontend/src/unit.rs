@@ -99,7 +99,12 @@ fn check_in(
         None => preprocess::preprocess(&mut sources, main, options, loader, &mut diagnostics),
     };
     let ast = crate::parser::parse(&preprocessed.tokens, &mut diagnostics);
-    let hir = crate::sema::check(&ast, &mut diagnostics);
+    let mut hir = crate::sema::check(&ast, &mut diagnostics);
+    hir.fp_contract_off = crate::fp_contract::off_regions(
+        &preprocessed.tokens,
+        &preprocessed.pragmas,
+        &mut diagnostics,
+    );
     CheckedUnit {
         sources,
         main,

@@ -237,6 +237,7 @@ fn compile(
     for name in unit.target.split(',').map(str::trim) {
         let spec = lanes_codegen::target_spec(name)?;
         settings.width = spec.width;
+        settings.lowering = spec.lowering();
         // The one pipeline, as `lanes build` runs it (the same settings,
         // budgets and fast paths), off the database: headers of the
         // specialized text are read from disk.

@@ -42,9 +42,20 @@ pub fn analyse(
     sources: &SourceMap,
     width: u32,
 ) -> (Option<KernelAnalysis>, KernelResult) {
+    analyse_with(unit, k, sources, width, &Default::default())
+}
+
+/// [`analyse`] with the target's lowering options.
+pub fn analyse_with(
+    unit: &hir::Unit,
+    k: hir::FuncId,
+    sources: &SourceMap,
+    width: u32,
+    lowering: &lanes_vectorizer::lower::Options,
+) -> (Option<KernelAnalysis>, KernelResult) {
     let span = unit.function(k).name_span;
     let analysed = guarded(span, || {
-        lanes_vectorizer::report::analyze_kernel(unit, k, width)
+        lanes_vectorizer::report::analyze_kernel_with(unit, k, width, lowering)
     })
     .and_then(|r| r);
     match analysed {
@@ -156,7 +167,13 @@ pub fn run_file(unit: &CheckedUnit, settings: &Settings, until: Option<&str>) ->
         let mut meter = Meter::new(&budget);
         for k in unit.hir.kernels() {
             let name = unit.hir.function(k).name.clone();
-            let (analysis, mut result) = analyse(&unit.hir, k, &unit.sources, settings.width);
+            let (analysis, mut result) = analyse_with(
+                &unit.hir,
+                k,
+                &unit.sources,
+                settings.width,
+                &settings.lowering,
+            );
             let mut findings = Vec::new();
             if let (Some(ka), Some(o), Ok(r)) = (&analysis, &options, &mut result) {
                 findings = preconditions(ka, &unit.hir, k, o, &mut meter);

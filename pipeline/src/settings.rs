@@ -61,6 +61,8 @@ pub struct Settings {
     pub target: String,
     /// SIMD width W (the target's, unless `width` says otherwise).
     pub width: u32,
+    /// The target's lowering (fused multiply-add: contraction).
+    pub lowering: lanes_vectorizer::lower::Options,
     /// `-D NAME[=VALUE]`, in order.
     pub defines: Vec<(String, Option<String>)>,
     pub undefines: Vec<String>,
@@ -79,6 +81,7 @@ impl Default for Settings {
         Settings {
             target: "host".to_string(),
             width: Target::host().width,
+            lowering: Target::host().isa.lowering(),
             defines: Vec::new(),
             undefines: Vec::new(),
             include_dirs: Vec::new(),
@@ -103,6 +106,7 @@ impl Settings {
         Some(Settings {
             target: name.to_string(),
             width: t.width,
+            lowering: t.isa.lowering(),
             ..Settings::default()
         })
     }

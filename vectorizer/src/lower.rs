@@ -31,6 +31,7 @@ use lanes_frontend::types::Type;
 use crate::ir::{self, BlockId, Const, Function, InstId, InstKind, Src, Ty, ValueId};
 
 mod builtin;
+mod contract;
 mod expr;
 mod finish;
 mod half;
@@ -78,7 +79,27 @@ pub fn kernel_param_layout(
     Ok(out)
 }
 
+/// What lowering needs to know about the target.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    /// The target has fused multiply-add. Where OpenCL C's `FP_CONTRACT` is
+    /// on, a multiply feeding an add or subtract of the same expression
+    /// becomes one `fma` (rounded once), which the interpreter runs as
+    /// `mul_add` and the back end as one instruction. Without it nothing is
+    /// contracted: a library call would stand in for the instruction.
+    pub fma: bool,
+}
+
+/// [`lower_kernel_with`] for a target without fused multiply-add.
 pub fn lower_kernel(unit: &hir::Unit, kernel: FuncId) -> Result<ir::Function, Vec<LowerError>> {
+    lower_kernel_with(unit, kernel, &Options::default())
+}
+
+pub fn lower_kernel_with(
+    unit: &hir::Unit,
+    kernel: FuncId,
+    opts: &Options,
+) -> Result<ir::Function, Vec<LowerError>> {
     let Some(func) = unit.functions.get(kernel.0 as usize) else {
         return Err(vec![LowerError {
             span: Span::default(),
@@ -100,7 +121,7 @@ pub fn lower_kernel(unit: &hir::Unit, kernel: FuncId) -> Result<ir::Function, Ve
             ),
         }]);
     }
-    let mut l = Lowerer::new(unit, func);
+    let mut l = Lowerer::new(unit, func, *opts);
     l.kernel_body(kernel, func, body);
     l.finish()
 }
@@ -187,6 +208,7 @@ const MAX_INLINE_DEPTH: usize = 64;
 
 pub(crate) struct Lowerer<'u> {
     unit: &'u hir::Unit,
+    opts: Options,
     f: Function,
     /// The block instructions are appended to.
     cur: BlockId,
@@ -243,13 +265,14 @@ pub(crate) fn src_of(node: NodeId, span: Span) -> Src {
 }
 
 impl<'u> Lowerer<'u> {
-    fn new(unit: &'u hir::Unit, func: &'u hir::Function) -> Lowerer<'u> {
+    fn new(unit: &'u hir::Unit, func: &'u hir::Function, opts: Options) -> Lowerer<'u> {
         let mut f = Function::new(func.name.clone(), func.span);
         let kernel_src = src_of(func.node, func.span);
         let entry = f.add_block("entry");
         f.entry = entry;
         Lowerer {
             unit,
+            opts,
             f,
             cur: entry,
             blocks: vec![BlockState {

@@ -26,13 +26,24 @@ pub struct KernelAnalysis {
     pub wg: Option<Divergence>,
 }
 
-/// Lowers and analyses one kernel. Errors are diagnostics (`L0920`).
+/// [`analyze_kernel_with`] for a target without fused multiply-add.
 pub fn analyze_kernel(
     unit: &hir::Unit,
     kernel: hir::FuncId,
     width: u32,
 ) -> Result<KernelAnalysis, Vec<Diagnostic>> {
-    let mut func = crate::lower::lower_kernel(unit, kernel).map_err(|errs| {
+    analyze_kernel_with(unit, kernel, width, &crate::lower::Options::default())
+}
+
+/// Lowers (with the target's `lowering` options) and analyses one kernel.
+/// Errors are diagnostics (`L0920`).
+pub fn analyze_kernel_with(
+    unit: &hir::Unit,
+    kernel: hir::FuncId,
+    width: u32,
+    lowering: &crate::lower::Options,
+) -> Result<KernelAnalysis, Vec<Diagnostic>> {
+    let mut func = crate::lower::lower_kernel_with(unit, kernel, lowering).map_err(|errs| {
         errs.into_iter()
             .map(|e| Diagnostic::new(Code::UnsupportedByVectorizer, e.span, e.message))
             .collect::<Vec<_>>()

@@ -69,6 +69,19 @@ impl Isa {
         }
     }
 
+    /// Whether the ISA has fused multiply-add instructions (x86 FMA3 from
+    /// AVX2 on, AArch64 always): what contraction is lowered for.
+    pub fn has_fma(self) -> bool {
+        !matches!(self, Isa::Sse4)
+    }
+
+    /// What lowering needs to know about code for this ISA.
+    pub fn lowering(self) -> crate::lower::Options {
+        crate::lower::Options {
+            fma: self.has_fma(),
+        }
+    }
+
     /// Whether the machine running lanes can execute code for this ISA.
     pub fn runs_here(self) -> bool {
         #[cfg(target_arch = "x86_64")]

@@ -673,14 +673,15 @@ pub fn check_kernel_with(
     let mut out = Outcome::default();
     let w = spec.width;
     let name = unit.function(kid).name.to_string();
-    let scalar = match lanes_vectorizer::report::analyze_kernel(unit, kid, w) {
+    let scalar = match lanes_vectorizer::report::analyze_kernel_with(unit, kid, w, &spec.lowering())
+    {
         Ok(ka) => ka.func,
         Err(d) => {
             out.not_run = Some(format!("not lowered: {}", d[0].message));
             return out;
         }
     };
-    let kc = match lanes_codegen::kernel_code(unit, kid, w) {
+    let kc = match lanes_codegen::kernel_code_for(unit, kid, spec) {
         Ok(kc) => kc,
         Err(d) => {
             out.not_run = Some(format!("not vectorized: {}", d[0].message));

@@ -884,6 +884,9 @@ impl Lowerer<'_> {
             let b = self.comparison(op, lhs, rhs, src);
             return vec![self.widen_bool(b, &e.ty, src)];
         }
+        if let Some(fused) = self.contracted(e, op, lhs, rhs) {
+            return fused;
+        }
         let l = self.rvalue(lhs);
         let r = self.rvalue(rhs);
         let Some(elem) = lhs.ty.element() else {
@@ -1084,6 +1087,16 @@ impl Lowerer<'_> {
     ) -> Vals {
         let src = esrc(e);
         let lsrc = esrc(lhs);
+        if let Some(product) = self.contracted_operand(e, op, rhs, computation) {
+            let p = self.place(lhs);
+            let old = self.read_place(&p, &lhs.ty, lsrc);
+            let a = self.convert_vals(&old, &lhs.ty, computation, src);
+            let ety = computation.element().and_then(scalar_ty).unwrap_or(Ty::F32);
+            let res = self.fuse_into(product, a, ety, src);
+            let new = self.convert_vals(&res, computation, &lhs.ty, src);
+            self.write_place(&p, &lhs.ty, &new, lsrc);
+            return new;
+        }
         let r = self.rvalue(rhs);
         let p = self.place(lhs);
         let old = self.read_place(&p, &lhs.ty, lsrc);
