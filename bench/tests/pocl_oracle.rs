@@ -11,10 +11,12 @@
 //! 2. PoCL's CPU device, building the `.cl` file's own text (with
 //!    `-cl-std=CL2.0`, falling back to `CL1.2` where PoCL's 2.0 headers
 //!    fail; the file's directory as `-I`; `__LANES__` not defined; and
-//!    `#pragma OPENCL FP_CONTRACT OFF` in front: lanes never contracts
-//!    `a * b + c`, OpenCL C lets a compiler do it, so contraction would be a
-//!    legitimate difference rather than a bug);
-//! 3. lanes for the `host` target, JIT-compiled, through `LaunchFn`.
+//!    `#pragma OPENCL FP_CONTRACT OFF` in front: whether `a * b + c` is
+//!    contracted is the compiler's choice in OpenCL C, so contraction would
+//!    be a legitimate difference rather than a bug);
+//! 3. lanes for the `host` target, JIT-compiled, through `LaunchFn`, from
+//!    the same text with the same pragma in front (lanes contracts by
+//!    default on targets with FMA; codegen/tests/contraction.rs checks it).
 //!
 //! lanes is compared with PoCL: integers bit-exact, floats within a few ULP,
 //! or within the ULP bound of the math functions the kernel calls and a
@@ -773,6 +775,15 @@ fn check_kernel(
     }
 }
 
+/// The file checked by lanes as PoCL builds it: `FP_CONTRACT OFF` in
+/// front (see the top of the file).
+fn check_uncontracted(path: &Path, pp: &PreprocessOptions) -> lanes_frontend::unit::CheckedUnit {
+    let src = lanes_frontend::source::read_source(path).unwrap().text;
+    let text = format!("#pragma OPENCL FP_CONTRACT OFF\n{src}");
+    let name = path.display().to_string();
+    lanes_frontend::unit::check_text(&name, Some(path.to_path_buf()), &text, pp, &RealFs)
+}
+
 fn run_corpus(pocl: &Pocl) -> Report {
     let spec = lanes_codegen::target_spec("host").unwrap();
     let w = spec.width;
@@ -794,7 +805,7 @@ fn run_corpus(pocl: &Pocl) -> Report {
             .unwrap_or(&path)
             .display()
             .to_string();
-        let unit = lanes_frontend::unit::check_file(&path, &pp, &RealFs).unwrap();
+        let unit = check_uncontracted(&path, &pp);
         assert!(!unit.has_errors(), "{file}: {:?}", unit.diagnostics);
         let hir = &unit.hir;
         // The whole unit, else kernel by kernel (a unit with one kernel
@@ -975,7 +986,7 @@ fn perturbed_lanes_output_is_reported() {
         width: w,
         ..Default::default()
     };
-    let unit = lanes_frontend::unit::check_file(&path, &pp, &RealFs).unwrap();
+    let unit = check_uncontracted(&path, &pp);
     let hir = &unit.hir;
     let compiled =
         lanes_codegen::compile_unit(hir, &spec, &lanes_codegen::Options { opt_level: 2 })

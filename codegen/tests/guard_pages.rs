@@ -14,7 +14,7 @@
 mod common;
 
 use common::*;
-use lanes_codegen::{compile_kernels, host_can_run, kernel_code, target_spec, Jit, Options};
+use lanes_codegen::{compile_kernels, host_can_run, kernel_code_for, target_spec, Jit, Options};
 use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
 use lanes_frontend::unit::check_text;
 use lanes_vectorizer::interp::{ArgValue, NdRange};
@@ -329,11 +329,12 @@ fn run_target(target: &str) {
     assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
     for case in cases(w as u64) {
         let kid = unit.hir.function_by_name(case.kernel).unwrap();
-        let scalar = lanes_vectorizer::report::analyze_kernel(&unit.hir, kid, w)
-            .ok()
-            .unwrap()
-            .func;
-        let kc = kernel_code(&unit.hir, kid, w)
+        let scalar =
+            lanes_vectorizer::report::analyze_kernel_with(&unit.hir, kid, w, &spec.lowering())
+                .ok()
+                .unwrap()
+                .func;
+        let kc = kernel_code_for(&unit.hir, kid, &spec)
             .unwrap_or_else(|d| panic!("{}: {}", case.kernel, d[0].message));
         let jit = Jit::new(
             compile_kernels(vec![kc.clone()], &spec, &Options::default())

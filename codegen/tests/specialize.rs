@@ -106,11 +106,17 @@ fn specialized_objects_equal_the_interpreter_across_boundaries() {
                 .into_iter()
                 .find(|&k| special.hir.function(k).name == name)
                 .unwrap();
-            let scalar_fn = lanes_vectorizer::report::analyze_kernel(&original.hir, k0, w)
-                .unwrap()
-                .func;
-            let kc0 = lanes_codegen::kernel_code(&original.hir, k0, w).unwrap();
-            let kc1 = lanes_codegen::kernel_code(&special.hir, k1, w).unwrap();
+            // Both sides contract as the target does.
+            let scalar_fn = lanes_vectorizer::report::analyze_kernel_with(
+                &original.hir,
+                k0,
+                w,
+                &spec.lowering(),
+            )
+            .unwrap()
+            .func;
+            let kc0 = lanes_codegen::kernel_code_for(&original.hir, k0, &spec).unwrap();
+            let kc1 = lanes_codegen::kernel_code_for(&special.hir, k1, &spec).unwrap();
             let jit = Jit::new(
                 lanes_codegen::compile_kernels(vec![kc1.clone()], &spec, &Options::default())
                     .unwrap(),
@@ -220,7 +226,8 @@ fn jit_for(special: &CheckedUnit, name: &str, w: u32, spec: &lanes_codegen::Targ
         .into_iter()
         .find(|&k| special.hir.function(k).name == name)
         .unwrap();
-    let kc = lanes_codegen::kernel_code(&special.hir, k, w).unwrap();
+    assert_eq!(w, spec.width);
+    let kc = lanes_codegen::kernel_code_for(&special.hir, k, spec).unwrap();
     Jit::new(lanes_codegen::compile_kernels(vec![kc], spec, &Options::default()).unwrap()).unwrap()
 }
 

@@ -222,7 +222,8 @@ mod tests {
 
     #[test]
     fn nothing_fuses_across_statements_conversions_or_pragmas() {
-        let s = ir("kernel void k(global float *p, global double *d, global int *n) {
+        let s = ir(
+            "kernel void k(global float *p, global double *d, global int *n) {
             float t = p[0] * p[1];
             p[2] = t + p[3];
             d[0] = (double)(p[0] * p[1]) + d[1];
@@ -232,7 +233,8 @@ mod tests {
                 #pragma OPENCL FP_CONTRACT OFF
                 p[5] = p[0] * p[1] + p[2];
             }
-        }");
+        }",
+        );
         assert_eq!(count(&s, "fma"), 0, "{s}");
         assert_eq!(count(&s, "fmul"), 5, "{s}");
     }
@@ -256,7 +258,10 @@ mod tests {
         }";
         let a = [1.0f32 + f32::EPSILON, 3.1f32, 0.7f32, 1.0f32];
         let mut bytes: Vec<u8> = Vec::new();
-        for x in a.iter().chain(a.iter().map(|x| x * x).collect::<Vec<_>>().iter()) {
+        for x in a
+            .iter()
+            .chain(a.iter().map(|x| x * x).collect::<Vec<_>>().iter())
+        {
             bytes.extend(x.to_le_bytes());
         }
         for fma in [true, false] {
