@@ -97,19 +97,3 @@ pub(crate) fn release_free_memory() {
         libc::malloc_trim(0);
     }
 }
-
-/// Limits glibc to two malloc arenas; called before any thread starts.
-/// glibc gives threads that allocate at once arenas of their own (up to
-/// eight per core) and keeps what is freed in each. Requests and edits run
-/// on whichever blocking thread is free, so without a limit every arena
-/// grows to a whole front-end revision of a large file: on 20,000 lines the
-/// resident set went from 140 MB at open to 377 MB after 100 edits, with
-/// inference off; with two arenas, 228 MB.
-pub(crate) fn limit_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes the allocator's tuning; called before the
-    // runtime's threads exist.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-    }
-}

@@ -57,7 +57,6 @@ pub async fn serve_stdio() -> bool {
 /// whether the client sent `shutdown` before `exit` (or the end of input),
 /// which makes the exit status 0 rather than 1.
 pub fn run() -> std::io::Result<bool> {
-    background::limit_malloc_arenas();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // The analyses recurse over the syntax tree: big stacks, as the CLI.
