@@ -55,6 +55,8 @@ pub fn run(
     meter: &mut Meter,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Preconditions found so far in this kernel, tried first on the next.
+    let mut hints = Vec::new();
     for (target, kind, span) in targets(ka) {
         let start = Instant::now();
         let stmt = names::statement(unit, kernel, span, kind);
@@ -68,6 +70,7 @@ pub fn run(
             start,
             queries: 0,
             stmt,
+            hints: &mut hints,
         };
         let outcome = match s.meter.exhausted() {
             Some(Exhausted::Target) | None => s.target(target),
@@ -215,6 +218,7 @@ struct Search<'a> {
     start: Instant,
     queries: u32,
     stmt: Option<Span>,
+    hints: &'a mut Vec<super::cegis::Hint>,
 }
 
 /// A candidate: decisions taken, their conditions, its sampled coverage.
@@ -887,8 +891,14 @@ impl Search<'_> {
             self.opts.width,
             goal,
             self.meter,
+            self.hints,
         );
         self.queries += r.queries;
+        if let Some(h) = r.found {
+            if !self.hints.contains(&h) {
+                self.hints.push(h);
+            }
+        }
         r.outcome
     }
 }

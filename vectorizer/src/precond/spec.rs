@@ -531,6 +531,9 @@ fn balanced_outer(s: &str) -> bool {
 pub struct Synthesis {
     pub outcome: Outcome,
     pub queries: u32,
+    /// The DNF found, over the spec's var names: a hint for the kernel's
+    /// later targets ([`cegis::synthesize_with`]).
+    pub found: Option<cegis::Hint>,
 }
 
 /// CEGIS for `goal`: a DNF over Σ, every clause proven by Z3, spelled in
@@ -545,10 +548,12 @@ pub fn synthesize(
     width: u32,
     goal: Goal,
     meter: &mut Meter,
+    hints: &[cegis::Hint],
 ) -> Synthesis {
     let not_found = |why: &str| Synthesis {
         outcome: Outcome::NotFound(why.to_string()),
         queries: 0,
+        found: None,
     };
     // Which unknowns the goal depends on: encode it once.
     let probe = GroupSpec {
@@ -626,7 +631,7 @@ pub fn synthesize(
     if spec.vars.is_empty() {
         return not_found("it depends on no value of the group");
     }
-    let (outcome, stats) = cegis::synthesize(&spec, meter);
+    let (outcome, stats) = cegis::synthesize_with(&spec, meter, hints);
     let queries = stats.literal_queries + stats.clause_queries;
     if std::env::var_os("LANES_PRECOND_DEBUG").is_some() {
         eprintln!("cegis: {stats:?}");
@@ -637,6 +642,7 @@ pub fn synthesize(
             return Synthesis {
                 outcome: Outcome::OutOfBudget(meter.exhausted().unwrap_or(Exhausted::Target)),
                 queries,
+                found: None,
             }
         }
         _ => {
@@ -646,9 +652,14 @@ pub fn synthesize(
                         .into(),
                 ),
                 queries,
+                found: None,
             }
         }
     };
+    let found = Some(cegis::Hint {
+        names: spec.vars.iter().map(|v| v.name.clone()).collect(),
+        dnf: dnf.clone(),
+    });
     // Names: lane terms at the statement, `long` for the check, group terms.
     let namer = Namer::new(f, unit, kernel, stmt);
     let display = Namer::new(f, unit, kernel, None);
@@ -693,6 +704,7 @@ pub fn synthesize(
                 "{group_text} (proven, but not expressible where the fast path would go)"
             )),
             queries,
+            found,
         };
     };
     let lane_text = dnf.display_vars(&with_names(&spec.vars, &lane));
@@ -712,6 +724,7 @@ pub fn synthesize(
             effect: effect.into(),
         }),
         queries,
+        found,
     }
 }
 
