@@ -151,3 +151,25 @@ __kernel void weighted_sums(__global const float *a, __global const float *w,
         .collect();
     assert!(blends.is_empty(), "{}", blends.join("\n"));
 }
+
+/// The specializer's fast path (`if (sub_group_all(i < n))`) already runs
+/// whole groups unmasked; its slow path is where the guard is not
+/// all-true, so a copy there would be dead code.
+#[test]
+fn no_copy_on_the_slow_path_of_a_fast_path() {
+    let (ir, _) = emit(
+        r#"
+__kernel void stream_triad(__global float *a, __global const float *b,
+                           __global const float *c, float q, int n)
+{
+    int i = get_global_id(0);
+    if (sub_group_all(i < n)) {
+        a[i] = b[i] + q * c[i];
+    } else if (i < n) {
+        a[i] = b[i] + q * c[i];
+    }
+}
+"#,
+    );
+    assert!(!ir.contains("all_active"), "{ir}");
+}

@@ -64,6 +64,7 @@ pub fn plan(vf: &VectorFunction, order: &[BlockId]) -> Option<Copy> {
         return None;
     }
     let cfg = Cfg::compute(f);
+    let slow = slow_paths(f, &cfg);
     // By mask: (memory accesses, instructions) of the blocks it masks.
     let mut score: Vec<(ValueId, (u32, u32))> = Vec::new();
     for &b in order {
@@ -72,7 +73,9 @@ pub fn plan(vf: &VectorFunction, order: &[BlockId]) -> Option<Copy> {
             continue;
         }
         let Some(d) = f.def_inst(m) else { continue };
-        if cfg.loop_of(f.inst(d).block).is_some() {
+        let split = f.inst(d).block;
+        let on_slow_path = slow.iter().any(|&r| cfg.dominates(r, split));
+        if cfg.loop_of(split).is_some() || on_slow_path {
             continue;
         }
         let insts = &f.block(b).insts;
@@ -102,6 +105,28 @@ pub fn plan(vf: &VectorFunction, order: &[BlockId]) -> Option<Copy> {
         mask,
         region,
     })
+}
+
+/// The blocks that start a slow path: the `else` of a `sub_group_all`
+/// test (the specializer's `if (sub_group_all(P))` fast path). Where they
+/// dominate, the guard is not all-true by construction.
+fn slow_paths(f: &Function, cfg: &Cfg) -> Vec<BlockId> {
+    f.block_ids()
+        .filter_map(|a| {
+            let InstKind::CondBr { cond, then, els } = f.inst(f.terminator(a)?).kind else {
+                return None;
+            };
+            let d = f.def_inst(cond)?;
+            let all = matches!(
+                f.inst(d).kind,
+                InstKind::Horizontal {
+                    op: Horizontal::All,
+                    ..
+                }
+            );
+            (all && then != els && cfg.preds(els) == [a]).then_some(els)
+        })
+        .collect()
 }
 
 fn is_lane_mask(f: &Function, m: ValueId) -> bool {
