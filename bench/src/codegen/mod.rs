@@ -813,7 +813,7 @@ pub fn main(args: &[String]) {
     let start = Instant::now();
 
     println!(
-        "generated code: {} kernels, lanes / Intel / PoCL / gcc, 1 and {threads} threads, median of {runs} runs after 2 warm-ups (load average {load})",
+        "generated code: {} kernels, lanes / Intel / PoCL / gcc, 1 and {threads} threads, median of {runs} side-by-side rounds after 2 warm-ups (load average {load})",
         names.len()
     );
     let problems_built: Vec<Problem> = names
