@@ -38,7 +38,7 @@ mod imp {
     use lanes_codegen::LaunchFn;
     use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
 
-    use super::super::object::{Launch, Launcher, Range};
+    use super::super::object::{Launch, Launcher, Loaded, Range};
     use super::*;
 
     /// `launcher` may return an Option or a Result; take either.
@@ -112,8 +112,8 @@ mod imp {
         // SAFETY: both are the C ABI of `k__launch`; `Range` mirrors
         // `LanesRange` field for field.
         let launch: Launch = unsafe { std::mem::transmute::<LaunchFn, Launch>(launch) };
-        Ok(Box::new(LanesInstance {
-            _jit: jit,
+        Ok(Box::new(Loaded {
+            _code: jit,
             launcher: Launcher {
                 launch,
                 args: p.args.clone(),
@@ -121,20 +121,5 @@ mod imp {
                 groups: p.groups(),
             },
         }))
-    }
-
-    struct LanesInstance {
-        /// Owns the code `launcher.launch` points into.
-        _jit: lanes_codegen::Jit,
-        launcher: Launcher,
-    }
-
-    impl Instance for LanesInstance {
-        fn run(&mut self, threads: usize) -> Result<(), String> {
-            self.launcher.run(threads)
-        }
-        fn output(&mut self, arg: usize) -> Result<Vec<u8>, String> {
-            self.launcher.output(arg)
-        }
     }
 }

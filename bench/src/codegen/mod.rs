@@ -19,7 +19,8 @@
 //! Options: `--kernel NAME[,NAME...]` (only these; RESULTS.md is then left
 //! alone), `--target NAME` (the lanes column's target, `host` by default),
 //! `--runs N` (rounds, default 9, at least 7), `--cpu N` (the core for the
-//! single-thread figures, the last one this process may use by default),
+//! single-thread figures, the last one this process may use by default;
+//! the all-thread figures run on the CPUs the process was given),
 //! `--no-write`.
 
 mod cc;
@@ -210,48 +211,52 @@ fn time_interleaved(
         .collect()
 }
 
-/// Pins the calling thread (and the processes it starts) to `cpu`, or
-/// lets it run anywhere (`None`).
-fn pin(cpu: Option<usize>) -> Result<(), String> {
-    // SAFETY: a zeroed cpu_set_t is empty; the calls only read the set.
+/// The CPUs the calling thread may run on (what `taskset` left it).
+fn affinity() -> Result<libc::cpu_set_t, String> {
+    // SAFETY: a zeroed cpu_set_t is a valid set; sched_getaffinity fills it.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        match cpu {
-            Some(c) => libc::CPU_SET(c, &mut set),
-            None => {
-                for c in 0..std::thread::available_parallelism()
-                    .map_or(1, |n| n.get())
-                    .max(1024)
-                {
-                    if c < libc::CPU_SETSIZE as usize {
-                        libc::CPU_SET(c, &mut set);
-                    }
-                }
-            }
-        }
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
             return Err(format!(
-                "sched_setaffinity: {}",
+                "sched_getaffinity: {}",
                 std::io::Error::last_os_error()
             ));
         }
+        Ok(set)
+    }
+}
+
+/// Lets the calling thread (and the processes it starts) run on `set` only.
+fn set_affinity(set: &libc::cpu_set_t) -> Result<(), String> {
+    // SAFETY: the call only reads the set.
+    if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) } != 0 {
+        return Err(format!(
+            "sched_setaffinity: {}",
+            std::io::Error::last_os_error()
+        ));
     }
     Ok(())
 }
 
-/// The last core this process may run on.
-fn last_cpu() -> usize {
-    // SAFETY: sched_getaffinity fills the set.
+/// The set of one CPU.
+fn only(cpu: usize) -> libc::cpu_set_t {
+    // SAFETY: a zeroed cpu_set_t is empty; CPU_SET checks the index.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return 0;
-        }
+        libc::CPU_SET(cpu, &mut set);
+        set
+    }
+}
+
+/// The last core this process may run on.
+fn last_cpu() -> usize {
+    affinity().map_or(0, |set| {
         (0..libc::CPU_SETSIZE as usize)
             .rev()
-            .find(|&c| libc::CPU_ISSET(c, &set))
+            // SAFETY: CPU_ISSET only reads the set.
+            .find(|&c| unsafe { libc::CPU_ISSET(c, &set) })
             .unwrap_or(0)
-    }
+    })
 }
 
 /// FNV-1a over the result buffers, to compare the PoCL child's results.
@@ -580,7 +585,8 @@ fn bench_kernel(
 
     // One thread, pinned: lanes and gcc here, the OpenCL runtimes in
     // children started on the same core.
-    if let Err(e) = pin(Some(cpu)) {
+    let allowed = affinity();
+    if let Err(e) = set_affinity(&only(cpu)) {
         notes.push(format!("single-thread runs not pinned: {e}"));
     }
     let mut kids: Vec<Option<OclChild>> = (0..4).map(|_| None).collect();
@@ -636,7 +642,7 @@ fn bench_kernel(
         record(&mut one, times, "1 thread", &insts_ok, &mut notes);
     }
     drop(kids);
-    if let Err(e) = pin(None) {
+    if let Err(e) = allowed.and_then(|set| set_affinity(&set)) {
         notes.push(format!("could not unpin: {e}"));
     }
 

@@ -161,13 +161,14 @@ pub fn target_description(bin: &Path, target: &str) -> String {
         .unwrap_or_else(|| format!("{target} (not in `lanes targets`)"))
 }
 
-struct ObjectInstance {
-    /// Owns the code `launcher.launch` points into.
-    _lib: libloading::Library,
-    launcher: Launcher,
+/// A loaded kernel: `_code` owns what `launcher.launch` points into (a
+/// shared library, a JIT).
+pub struct Loaded<T> {
+    pub _code: T,
+    pub launcher: Launcher,
 }
 
-impl Instance for ObjectInstance {
+impl<T> Instance for Loaded<T> {
     fn run(&mut self, threads: usize) -> Result<(), String> {
         self.launcher.run(threads)
     }
@@ -231,8 +232,8 @@ pub fn instance(
         *lib.get::<Launch>(symbol.as_bytes())
             .map_err(|e| format!("{symbol}: {e}"))?
     };
-    Ok(Box::new(ObjectInstance {
-        _lib: lib,
+    Ok(Box::new(Loaded {
+        _code: lib,
         launcher: Launcher {
             launch,
             args: p.args.clone(),
