@@ -613,7 +613,8 @@ fn gcd_u(a: u64, b: u64) -> u64 {
     }
 }
 
-fn const_shape(c: Const) -> Shape {
+/// The shape of a constant (also for vector IR read from text).
+pub(crate) fn const_shape(c: Const) -> Shape {
     match c {
         Const::Int(..) => Shape::constant(c.as_signed().unwrap_or(0)),
         Const::Float(..) | Const::Null(_) => Shape::uniform(),

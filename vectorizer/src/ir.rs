@@ -19,6 +19,7 @@ use lanes_frontend::ast::{AddressSpace, NodeId};
 use lanes_frontend::source::Span;
 use smol_str::SmolStr;
 
+pub mod parse;
 pub mod print;
 pub mod verify;
 

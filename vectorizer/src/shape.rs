@@ -230,6 +230,50 @@ impl fmt::Display for Shape {
     }
 }
 
+impl std::str::FromStr for Shape {
+    type Err = String;
+
+    /// The text [`fmt::Display`] writes (`uniform`, `strided(4, align 4)`,
+    /// `varying (align 2)`, `⊥`).
+    fn from_str(text: &str) -> Result<Shape, String> {
+        let bad = || {
+            format!("expected a shape (`uniform`, `strided(S)`, `varying`, ...), found `{text}`")
+        };
+        let num = |s: &str| s.trim().parse::<u64>().map_err(|_| bad());
+        let t = text.trim();
+        if t == "⊥" {
+            return Ok(Shape::Bottom);
+        }
+        // `uniform (align A)`, `varying (align A)`.
+        let (head, align) = match t.split_once(" (align ") {
+            Some((h, rest)) => (h, Some(num(rest.strip_suffix(')').ok_or_else(bad)?)?)),
+            None => (t, None),
+        };
+        match head {
+            "uniform" => Ok(Shape::Strided {
+                stride: 0,
+                align: align.unwrap_or(1),
+            }),
+            "varying" => Ok(Shape::Varying {
+                align: align.unwrap_or(1),
+            }),
+            _ if align.is_none() => {
+                let inner = head
+                    .strip_prefix("strided(")
+                    .and_then(|r| r.strip_suffix(')'))
+                    .ok_or_else(bad)?;
+                let (stride, align) = match inner.split_once(", align ") {
+                    Some((s, a)) => (s, num(a)?),
+                    None => (inner, 1),
+                };
+                let stride = stride.trim().parse::<i64>().map_err(|_| bad())?;
+                Ok(Shape::Strided { stride, align })
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
 /// An operand of a transfer function: its shape and, if it is a compile-time constant, its value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Operand {

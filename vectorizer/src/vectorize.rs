@@ -16,6 +16,7 @@
 //! remainder group of a row).
 
 mod linearize;
+mod read;
 mod serialize;
 mod ssa;
 #[cfg(test)]
@@ -31,6 +32,8 @@ use crate::ir::{
 };
 use crate::shape::Shape;
 use ssa::{VarId, Vars};
+
+pub use read::parse;
 
 /// A kernel in vector IR (see the module documentation).
 #[derive(Clone, Debug)]

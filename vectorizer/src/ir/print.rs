@@ -88,6 +88,13 @@ pub fn print(f: &Function, ann: &dyn Annotate) -> String {
     for g in &f.globals {
         let _ = writeln!(out, "  ; @{} = constant [{} bytes]", g.name, g.bytes.len());
     }
+    for l in &f.locals {
+        let _ = writeln!(
+            out,
+            "  ; @local.{} = local [{} bytes, align {}]",
+            l.name, l.size, l.align
+        );
+    }
     for b in f.block_ids() {
         let block = f.block(b);
         let mut head = format!("bb{}", b.0);
