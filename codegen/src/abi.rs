@@ -295,10 +295,23 @@ pub fn emit_entry_points<'ctx>(
         Ok(p.into())
     };
     let state = slot(i32t.into(), "state")?;
+    let states = plan.map_or(1, |p| p.states.max(1)) as u64;
+    for f in [full, part] {
+        if plan.is_some() && resume_points(f) + 1 != states {
+            return Err(format!(
+                "work-group body `{}` has {} resume points, the plan {}",
+                kc.name,
+                resume_points(f),
+                states - 1
+            ));
+        }
+    }
     let next = slot(i32t.into(), "next")?;
     let turn = slot(i64t.into(), "turn")?;
 
-    let call = |f: FunctionValue<'ctx>| -> R<()> {
+    // `k`: the state the SIMD groups resume in, a constant in each pass
+    // loop (see below).
+    let call = |f: FunctionValue<'ctx>, k: u64| -> R<()> {
         let mut a: Vec<BasicMetadataValueEnum> = ir_args.iter().map(|&x| x.into()).collect();
         a.push(ctxp.into());
         let Some(wg) = &wg else {
@@ -310,7 +323,7 @@ pub fn emit_entry_points<'ctx>(
         a.push(cx.gep_bytes(wg.base, off)?.into());
         a.push(wg.local.into());
         a.push(wg.scratch.into());
-        a.push(cx.load(i32t.into(), state, 4)?.into());
+        a.push(cx.i32c(k).into());
         let r = be(cx.b.build_call(f, &a, ""))?
             .try_as_basic_value()
             .basic()
@@ -337,45 +350,63 @@ pub fn emit_entry_points<'ctx>(
         }
         let nfull = cx.binop(Op::LLVMUDiv, size[0], wc)?;
         let rem = cx.binop(Op::LLVMURem, size[0], wc)?;
-        // One pass over the SIMD groups, from barrier `state` to the next.
+        // One pass over the SIMD groups, from barrier `state` to the next:
+        // a loop over the SIMD groups per state, each calling the body
+        // with that state as a constant, so that once the body is inlined
+        // each loop holds only the code between its barrier and the next
+        // (PoCL's and Intel's region loops, over SIMD groups).
         let pass = cx.ctx.append_basic_block(groups, "pass");
+        let pass_end = cx.ctx.append_basic_block(groups, "pass.end");
         cx.store(state, cx.i32c(0), 4)?;
         be(cx.b.build_unconditional_branch(pass))?;
         cx.b.position_at_end(pass);
-        cx.store(turn, cx.i64c(0), 8)?;
-        cx.store(next, cx.i32c(0), 4)?;
-        // SIMD groups column by column: the W columns of one SIMD group
-        // are visited for every row before the next W columns, so a column
-        // block of memory a kernel walks (gemm's B[k][j..j+W]) is reused
-        // from L1 across the rows of the work-group. Work-items of a group
-        // are unordered in OpenCL without barriers.
-        let rows =
-            |x: BasicValueEnum<'ctx>, lanes: BasicValueEnum<'ctx>, f: FunctionValue<'ctx>| {
-                put(geo::XSTART, x)?;
-                put(geo::NLANES, lanes)?;
-                for_range(cx, groups, cx.i64c(0), size[2], |lz| {
-                    put(geo::LZ, lz)?;
-                    for_range(cx, groups, cx.i64c(0), size[1], |ly| {
-                        put(geo::LY, ly)?;
-                        call(f)
+        let loops: Vec<_> = (0..states)
+            .map(|k| cx.ctx.append_basic_block(groups, &format!("pass.{k}")))
+            .collect();
+        let s = cx.load(i32t.into(), state, 4)?.into_int_value();
+        let arms: Vec<_> = (1..states)
+            .map(|k| (i32t.const_int(k, false), loops[k as usize]))
+            .collect();
+        be(cx.b.build_switch(s, loops[0], &arms))?;
+        for (k, &bb) in loops.iter().enumerate() {
+            cx.b.position_at_end(bb);
+            cx.store(turn, cx.i64c(0), 8)?;
+            cx.store(next, cx.i32c(0), 4)?;
+            // SIMD groups column by column: the W columns of one SIMD group
+            // are visited for every row before the next W columns, so a column
+            // block of memory a kernel walks (gemm's B[k][j..j+W]) is reused
+            // from L1 across the rows of the work-group. Work-items of a group
+            // are unordered in OpenCL without barriers.
+            let rows =
+                |x: BasicValueEnum<'ctx>, lanes: BasicValueEnum<'ctx>, f: FunctionValue<'ctx>| {
+                    put(geo::XSTART, x)?;
+                    put(geo::NLANES, lanes)?;
+                    for_range(cx, groups, cx.i64c(0), size[2], |lz| {
+                        put(geo::LZ, lz)?;
+                        for_range(cx, groups, cx.i64c(0), size[1], |ly| {
+                            put(geo::LY, ly)?;
+                            call(f, k as u64)
+                        })
                     })
-                })
-            };
-        for_range(cx, groups, cx.i64c(0), nfull, |c| {
-            let x = cx.binop(Op::LLVMMul, c, wc)?;
-            rows(x, wc, full)
-        })?;
-        let has_rem = cx.icmp(IP::LLVMIntNE, rem, cx.i64c(0))?;
-        let part_bb = cx.ctx.append_basic_block(groups, "part");
-        let after = cx.ctx.append_basic_block(groups, "after");
-        be(cx
-            .b
-            .build_conditional_branch(has_rem.into_int_value(), part_bb, after))?;
-        cx.b.position_at_end(part_bb);
-        let x = cx.binop(Op::LLVMMul, nfull, wc)?;
-        rows(x, rem, part)?;
-        be(cx.b.build_unconditional_branch(after))?;
-        cx.b.position_at_end(after);
+                };
+            for_range(cx, groups, cx.i64c(0), nfull, |c| {
+                let x = cx.binop(Op::LLVMMul, c, wc)?;
+                rows(x, wc, full)
+            })?;
+            let has_rem = cx.icmp(IP::LLVMIntNE, rem, cx.i64c(0))?;
+            let part_bb = cx.ctx.append_basic_block(groups, "part");
+            let after = cx.ctx.append_basic_block(groups, "after");
+            be(cx
+                .b
+                .build_conditional_branch(has_rem.into_int_value(), part_bb, after))?;
+            cx.b.position_at_end(part_bb);
+            let x = cx.binop(Op::LLVMMul, nfull, wc)?;
+            rows(x, rem, part)?;
+            be(cx.b.build_unconditional_branch(after))?;
+            cx.b.position_at_end(after);
+            be(cx.b.build_unconditional_branch(pass_end))?;
+        }
+        cx.b.position_at_end(pass_end);
         // Until every SIMD group has reached the end of the body.
         let n = cx.load(i32t.into(), next, 4)?;
         cx.store(state, n, 4)?;
@@ -632,6 +663,15 @@ fn free_work_group_memory<'ctx>(cx: &Cx<'_, 'ctx>, wg: &WorkGroupMemory<'ctx>) -
     be(cx.b.build_unconditional_branch(done))?;
     cx.b.position_at_end(done);
     Ok(())
+}
+
+/// The barriers a work-group body resumes after: the cases of the `switch`
+/// on its state that ends its entry block (none without one).
+fn resume_points(f: FunctionValue<'_>) -> u64 {
+    f.get_first_basic_block()
+        .and_then(|b| b.get_terminator())
+        .filter(|t| t.get_opcode() == inkwell::values::InstructionOpcode::Switch)
+        .map_or(0, |t| (t.get_num_operands() as u64).saturating_sub(2) / 2)
 }
 
 fn set_ir<'ctx>(

@@ -36,6 +36,7 @@ use crate::workgroup::Plan;
 mod all_active;
 mod atomic;
 mod collective;
+mod mask_versions;
 pub mod strided;
 
 /// Fields of the group context the entry points pass to a body: an array
@@ -159,6 +160,8 @@ pub fn emit_body<'ctx>(
         copy_start: None,
         strided: strided::plan(vf),
         grouped: HashMap::new(),
+        versioned: Vec::new(),
+        pinned: HashMap::new(),
     };
     g.run()?;
     Ok(func)
@@ -192,6 +195,10 @@ struct FnGen<'a, 'b, 'ctx> {
     strided: strided::Plan,
     /// Values of grouped loads, loaded at their group's first load.
     grouped: HashMap<InstId, BasicValueEnum<'ctx>>,
+    /// By block: emitted in mask versions (`mask_versions.rs`).
+    versioned: Vec<bool>,
+    /// Masks replaced by a constant in the version being emitted.
+    pinned: HashMap<ValueId, BasicValueEnum<'ctx>>,
 }
 
 impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
@@ -254,6 +261,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         } else {
             None
         };
+        self.versioned = mask_versions::plan(self.vf, &order);
         let phis = self.emit_blocks(&order)?;
         // The entry block jumps to the IR entry; the IR entry may have φs
         // only if it has predecessors, which then include our entry.
@@ -311,7 +319,17 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 }
             }
             let mut terminated = false;
-            for &i in &f.block(b).insts {
+            let mut insts: &[InstId] = &f.block(b).insts;
+            if self.versioned.get(b.index()).copied().unwrap_or(false) {
+                let body: Vec<InstId> = insts
+                    .iter()
+                    .copied()
+                    .filter(|&i| !f.inst(i).kind.is_phi() && !f.inst(i).kind.is_terminator())
+                    .collect();
+                self.emit_mask_versions(b, &body)?;
+                insts = &insts[insts.len().saturating_sub(1)..];
+            }
+            for &i in insts {
                 let inst = f.inst(i);
                 if inst.kind.is_phi() {
                     continue;
@@ -436,6 +454,9 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             .values
             .get(v.index())
             .ok_or_else(|| format!("value %{} does not exist", v.0))?;
+        if let Some(&p) = self.pinned.get(&v) {
+            return cx.coerce(p, vec);
+        }
         let base = match &val.def {
             ValueDef::Const(c) => match *c {
                 Const::Int(bits, t) => {

@@ -43,6 +43,9 @@ pub struct Plan {
     /// Bytes of the kernel-scope `__local` variables (a multiple of
     /// [`ALIGN`]).
     pub local_bytes: u64,
+    /// States the body starts in: 0, and one after each barrier (a
+    /// work-group collective is two barriers).
+    pub states: u32,
 }
 
 impl Plan {
@@ -71,11 +74,17 @@ impl Plan {
         }
         plan.local_bytes = local_off.div_ceil(ALIGN) * ALIGN;
 
-        let syncs = order
-            .iter()
-            .flat_map(|&b| f.block(b).insts.iter())
-            .any(|&i| f.inst(i).kind.is_work_group_sync());
-        if !syncs {
+        plan.states = 1;
+        for &b in order {
+            for &i in &f.block(b).insts {
+                match f.inst(i).kind {
+                    InstKind::Barrier { .. } => plan.states += 1,
+                    InstKind::WorkGroup { .. } => plan.states += 2,
+                    _ => {}
+                }
+            }
+        }
+        if plan.states == 1 {
             return plan;
         }
         let mut save = 0u64;

@@ -116,6 +116,30 @@ __kernel void box_rows(__global const float *in, __global float *out,
         sum += in[y * width + min(x + k, width - 1)];
     out[y * width + x] = sum;
 }
+// A tree sum in __local memory whose later steps leave whole SIMD groups
+// without an active lane (emitted in mask versions: skipped, all-active or
+// masked), with a guarded global read in a step and partial groups at the
+// end of the range.
+__kernel void tree_sum(__global const float *in, __global float *out,
+                       __local float *part, int n)
+{
+    int l = get_local_id(0);
+    int g = get_global_id(0);
+    int s = get_local_size(0);
+    part[l] = g < n ? in[g] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 1; k < s; k <<= 1) {
+        if (l % (2 * k) == 0 && l + k < s) {
+            float v = part[l + k];
+            if (g + k < n)
+                v += in[g + k] * 0.0f;
+            part[l] += v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0)
+        out[get_group_id(0)] = part[0];
+}
 // 2-D with rows that end in partial SIMD groups.
 __kernel void copy2d(__global const short *in, __global short *out, int w)
 {
@@ -304,6 +328,22 @@ fn cases(w: u64) -> Vec<Case> {
             scalars: vec![("n", n as i64, 0.0)],
             buffers: vec![("keys", 4 * n as usize), ("counts", 4 * (n + 4) as usize)],
             range: r1(n, w + 3),
+        },
+        Case {
+            kernel: "tree_sum",
+            scalars: vec![("n", n as i64, 0.0)],
+            buffers: vec![
+                ("in", 4 * n as usize),
+                ("out", 4 * n.div_ceil(2 * w + 3) as usize),
+                ("part", 4 * (2 * w + 3) as usize),
+            ],
+            range: r1(n, 2 * w + 3),
+        },
+        Case {
+            kernel: "tree_sum",
+            scalars: vec![("n", n as i64, 0.0)],
+            buffers: vec![("in", 4 * n as usize), ("out", 4), ("part", 4 * n as usize)],
+            range: r1(n, n),
         },
         Case {
             kernel: "copy2d",
