@@ -88,7 +88,8 @@ impl Annotate for Annotations {
 pub struct Parsed {
     pub func: Function,
     pub annotations: Annotations,
-    /// The comment lines right before `kernel` (`; vector IR of ...`).
+    /// The comment lines right before `kernel` (`; vector IR of ...`),
+    /// without the `;`, with where their text starts.
     pub preamble: Vec<(String, Pos)>,
     /// Where `kernel` is.
     pub pos: Pos,
@@ -109,7 +110,9 @@ pub fn parse_functions(text: &str) -> Result<Vec<Parsed>, ParseError> {
         if t.is_empty() {
             preamble.clear();
         } else if let Some(c) = t.strip_prefix(';') {
-            let col = l.column_of(l.text.len() - l.text.trim_start().len()) + 1;
+            // The position of the comment's text, after `;` and blanks.
+            let start = l.text.len() - c.trim_start().len();
+            let col = l.column_of(start) + 1;
             preamble.push((
                 c.trim().to_string(),
                 Pos {

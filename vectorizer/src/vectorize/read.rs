@@ -24,12 +24,16 @@ fn from_parsed(p: Parsed) -> Result<VectorFunction, ParseError> {
         .find_map(|(text, at)| {
             let rest = text.strip_prefix("vector IR of ")?;
             let (_, w) = rest.rsplit_once(", W = ")?;
+            let w_at = Pos {
+                column: at.column + (text.len() - w.len()) as u32,
+                ..*at
+            };
             Some(
                 w.trim()
                     .parse::<u32>()
                     .ok()
                     .filter(|w| w.is_power_of_two())
-                    .ok_or_else(|| at.error(format!("expected a SIMD width, found `{w}`"))),
+                    .ok_or_else(|| w_at.error(format!("expected a SIMD width, found `{w}`"))),
             )
         })
         .ok_or_else(|| {
@@ -94,4 +98,69 @@ fn mask_of(text: &str, at: Pos) -> Result<(ValueId, bool), ParseError> {
     };
     let n = num.parse::<u32>().map_err(|_| bad())?;
     Ok((ValueId(n), nonempty))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VIR: &str = "; vector IR of `k`, W = 8
+kernel @k(%0: ptr(global) a : uniform) {
+bb0.entry: ; entry ; mask %1
+  %1 = lanes.active i1() : varying
+  %2 = get_global_id i64(i32 0) : strided(1)
+  %3 = mul i64 %2, i64 4 : strided(4, align 4)
+  %4 = ptradd %0, %3 : strided(4)
+  store i32 i32 7, %4, align 4
+  ret
+}
+";
+
+    fn error(text: &str) -> String {
+        match parse(text) {
+            Ok(_) => panic!("read:\n{text}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn reads_shapes_masks_and_width() {
+        let vfs = parse(VIR).expect("reads");
+        let vf = &vfs[0];
+        assert_eq!(vf.width, 8);
+        assert_eq!(
+            vf.shape(ValueId(3)),
+            Shape::Strided {
+                stride: 4,
+                align: 4
+            }
+        );
+        assert_eq!(vf.block_mask, vec![ValueId(1)]);
+        assert_eq!(vf.mask_nonempty, vec![true]);
+        assert_eq!(super::super::print(vf), VIR);
+    }
+
+    #[test]
+    fn errors_say_where() {
+        assert_eq!(
+            error(&VIR.replace("W = 8", "W = 6")),
+            "1:25: expected a SIMD width, found `6`"
+        );
+        assert_eq!(
+            error(&VIR.replace(": strided(1)", ": strided")),
+            "5:35: expected a shape (`uniform`, `strided(S)`, `varying`, ...), found `strided`"
+        );
+        assert_eq!(
+            error(&VIR.replace(" : strided(4)\n", "\n")),
+            "7:3: %4 has no shape (` : uniform`, ...)"
+        );
+        assert_eq!(
+            error(&VIR.replace("; mask %1", "; mask %2")),
+            "3:22: the mask %2 is not an `i1` value"
+        );
+        assert_eq!(
+            error(&VIR.replace("; vector IR of `k`, W = 8\n", "")),
+            "1:1: expected `; vector IR of `NAME`, W = N` before `kernel`"
+        );
+    }
 }
