@@ -8,8 +8,11 @@
 //! (see precond.rs).
 //! `budget`: `lanes check`/`build` on a 5,000-line file of branches no
 //! precondition settles (see budget.rs).
+//! `buildtime`: `lanes build` per corpus file against Intel's and PoCL's
+//! program build (see buildtime.rs).
 
 mod budget;
+mod buildtime;
 mod codegen;
 mod lsp;
 mod precond;
@@ -329,6 +332,9 @@ fn main() {
     }
     if all || which.iter().any(|w| w == "budget") {
         budget::main(options);
+    }
+    if which.iter().any(|w| w == "buildtime") {
+        buildtime::main(options);
     }
 }
 

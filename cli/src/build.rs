@@ -299,8 +299,8 @@ pub fn run(args: BuildArgs) -> ExitCode {
 }
 
 /// The file checked, planned (the one pipeline, as `lanes check` runs it:
-/// the same analyses and, with `--specialize auto`, the same
-/// preconditions on the same budget) and compiled for one target at its
+/// the same analyses and, with `--specialize auto`, the same precondition
+/// inference on the build's budget) and compiled for one target at its
 /// width. Its notes are printed unless `notes` (those of the targets
 /// before) has them: each target's run says the same.
 fn compile_target(
@@ -309,7 +309,8 @@ fn compile_target(
     spec: &lanes_codegen::TargetSpec,
     notes: &mut Vec<String>,
 ) -> Result<(CheckedUnit, lanes_codegen::Compiled), ExitCode> {
-    let mut settings = settings.clone();
+    // A build spends its own precondition budget (docs/preconditions.md).
+    let mut settings = settings.for_build();
     // Code is generated for the target's width and instructions.
     settings.width = spec.width;
     settings.lowering = spec.lowering();

@@ -97,6 +97,27 @@ pub fn spent(db: &dyn Db, file: File, options: &Options) -> u64 {
         .sum()
 }
 
+/// The findings of the kernels of `file` that are current for `options`
+/// (inferred on the kernel's current analysis, with these options), in the
+/// coordinates of the current text, by kernel name: what the editor's
+/// `lanes.build` reuses instead of inferring them again.
+pub fn current_findings(
+    db: &dyn Db,
+    file: File,
+    options: &Options,
+) -> BTreeMap<SmolStr, Arc<Vec<Finding>>> {
+    let have = file.preconditions(db);
+    kernels(db, file)
+        .into_iter()
+        .filter(|k| {
+            have.kernels
+                .get(k.name(db))
+                .is_some_and(|f| f.options == *options)
+        })
+        .filter_map(|k| Some((k.name(db).clone(), kernel_findings(db, k).clone()?)))
+        .collect()
+}
+
 /// Runs the inference on an analysis (no database involved; spends at most
 /// `options.budget.file`, each target at most `options.budget.target`):
 /// the pipeline's step ([`lanes_pipeline::preconditions`]), as every face

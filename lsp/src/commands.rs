@@ -226,6 +226,16 @@ fn compile(
         return Err("the file has no kernels (functions declared `__kernel`)".into());
     }
     let mut settings = db.settings();
+    // The editor's findings, where they are current for its options: a
+    // target built at the editor's width reuses them instead of running
+    // the solver again (the editor's analysis is the kernel's IR without
+    // multiply-add contraction, which fuses float operations that no
+    // precondition on ids and uniform integers depends on).
+    let editor = settings.precond_options();
+    let known = editor
+        .as_ref()
+        .map(|o| lanes_db::current_findings(&db, file, o))
+        .unwrap_or_default();
     let unit = Unit {
         parsed,
         path: file.path(&db).clone(),
@@ -238,14 +248,22 @@ fn compile(
         let spec = lanes_codegen::target_spec(name)?;
         settings.width = spec.width;
         settings.lowering = spec.lowering();
-        // The one pipeline, as `lanes build` runs it (the same settings,
-        // budgets and fast paths), off the database: headers of the
-        // specialized text are read from disk.
-        let plan = lanes_pipeline::plan_build(
+        // The one pipeline, as `lanes build` runs it (the same settings and
+        // fast paths, on the editor's budget, with the editor's findings),
+        // off the database: headers of the specialized text are read from
+        // disk.
+        let reuse = settings.precond_options() == editor;
+        let plan = lanes_pipeline::plan_build_reusing(
             &parsed.unit,
             &settings,
             lanes_pipeline::Specialize::Auto,
             &lanes_frontend::preprocess::RealFs,
+            &|name| {
+                known
+                    .get(name)
+                    .filter(|_| reuse)
+                    .map(|f| f.as_ref().clone())
+            },
         );
         let hir = &plan.specialized.as_ref().unwrap_or(&parsed.unit).hir;
         let _one = CODEGEN.lock().unwrap_or_else(|e| e.into_inner());

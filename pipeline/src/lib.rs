@@ -151,6 +151,9 @@ pub struct FileRun {
     /// The front end's diagnostics and every kernel's, after severities and
     /// pragmas, in kernel order.
     pub diagnostics: Vec<Diagnostic>,
+    /// What precondition inference charged to the file's budget (resource
+    /// units; at most `fileBudget`).
+    pub spent: u64,
 }
 
 /// Runs the pipeline over the kernels of a checked unit (none when the
@@ -159,12 +162,29 @@ pub struct FileRun {
 /// still run, since they spend the file's precondition budget first, so
 /// the kernel gets what it gets in a run over the whole file.
 pub fn run_file(unit: &CheckedUnit, settings: &Settings, until: Option<&str>) -> FileRun {
+    run_file_reusing(unit, settings, until, &|_| None)
+}
+
+/// Findings computed before for a kernel of the same text with the same
+/// analysis and inference options (the editor's, which its `lanes.build`
+/// reuses), by kernel name; `None`: infer them.
+pub type Known<'a> = &'a dyn Fn(&str) -> Option<Vec<Finding>>;
+
+/// [`run_file`] with the findings `known` has instead of inferring them
+/// again; the file's budget is charged what they spent when they were
+/// found, so the kernels after them get what they would have got.
+pub fn run_file_reusing(
+    unit: &CheckedUnit,
+    settings: &Settings,
+    until: Option<&str>,
+    known: Known,
+) -> FileRun {
     let mut kernels = Vec::new();
     let mut diagnostics = suppress(unit, unit.diagnostics.clone(), &settings.severities);
+    let options = settings.precond_options();
+    let budget = options.as_ref().map(|o| o.budget).unwrap_or_default();
+    let mut meter = Meter::new(&budget);
     if !unit.has_errors() {
-        let options = settings.precond_options();
-        let budget = options.as_ref().map(|o| o.budget).unwrap_or_default();
-        let mut meter = Meter::new(&budget);
         for k in unit.hir.kernels() {
             let name = unit.hir.function(k).name.clone();
             let (analysis, mut result) = analyse_with(
@@ -176,7 +196,13 @@ pub fn run_file(unit: &CheckedUnit, settings: &Settings, until: Option<&str>) ->
             );
             let mut findings = Vec::new();
             if let (Some(ka), Some(o), Ok(r)) = (&analysis, &options, &mut result) {
-                findings = preconditions(ka, &unit.hir, k, o, &mut meter);
+                findings = match known(&name) {
+                    Some(f) => {
+                        meter.spend_file(f.iter().map(|x| x.spent).sum());
+                        f
+                    }
+                    None => preconditions(ka, &unit.hir, k, o, &mut meter),
+                };
                 complete(r, &findings);
             }
             let result = match result {
@@ -210,6 +236,7 @@ pub fn run_file(unit: &CheckedUnit, settings: &Settings, until: Option<&str>) ->
     FileRun {
         kernels,
         diagnostics,
+        spent: meter.file_spent(),
     }
 }
 
@@ -262,10 +289,25 @@ pub fn plan_build(
     default: Specialize,
     loader: &dyn lanes_frontend::preprocess::FileLoader,
 ) -> BuildPlan {
+    plan_build_reusing(unit, settings, default, loader, &|_| None)
+}
+
+/// [`plan_build`] with the findings `known` has (see [`run_file_reusing`]).
+pub fn plan_build_reusing(
+    unit: &CheckedUnit,
+    settings: &Settings,
+    default: Specialize,
+    loader: &dyn lanes_frontend::preprocess::FileLoader,
+    known: Known,
+) -> BuildPlan {
     let specialize = settings.specialize.unwrap_or(default) == Specialize::Auto;
     let mut plain = settings.clone();
     plain.preconditions.enabled = false;
-    let run = run_file(unit, if specialize { settings } else { &plain }, None);
+    let run = if specialize {
+        run_file_reusing(unit, settings, None, known)
+    } else {
+        run_file(unit, &plain, None)
+    };
     let s = precond::specialize_found(
         unit,
         run.kernels.iter().map(|k| (k.func, k.findings.as_slice())),

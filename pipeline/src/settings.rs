@@ -17,6 +17,7 @@
 //! enabled = true
 //! targetBudget = 2000000              # solver resource units per loop, branch or access
 //! fileBudget = 4000000                # ... for all of a file's targets together
+//!                                     # (lanes build: 500000 and 1000000 unless set)
 //! [launch]                            # a typical launch: coverage of preconditions
 //! globalSize = [1920, 1080]
 //! args = { width = 1920, vstep = 3 }
@@ -51,7 +52,11 @@ pub enum Specialize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Preconditions {
     pub enabled: bool,
+    /// What `lanes check`, `lanes explain` and the editor spend.
     pub budget: Budget,
+    /// What `lanes build` spends: [`Budget::build`], each part replaced by
+    /// `targetBudget`/`fileBudget` when a layer sets it.
+    pub build_budget: Budget,
 }
 
 /// Everything a face needs to know to analyse, explain or build a file.
@@ -89,6 +94,7 @@ impl Default for Settings {
             preconditions: Preconditions {
                 enabled: true,
                 budget: Budget::default(),
+                build_budget: Budget::build(),
             },
             launch: None,
             specialize: None,
@@ -119,6 +125,14 @@ impl Settings {
             include_dirs: self.include_dirs.clone(),
             width: self.width,
         }
+    }
+
+    /// The settings `lanes build` runs the pipeline with: its own budget
+    /// ([`Preconditions::build_budget`]).
+    pub fn for_build(&self) -> Settings {
+        let mut s = self.clone();
+        s.preconditions.budget = s.preconditions.build_budget;
+        s
     }
 
     /// The options of precondition inference; `None` when turned off.
@@ -193,9 +207,11 @@ impl Layer {
         }
         if let Some(t) = self.target_budget {
             s.preconditions.budget.target = t;
+            s.preconditions.build_budget.target = t;
         }
         if let Some(f) = self.file_budget {
             s.preconditions.budget.file = f;
+            s.preconditions.build_budget.file = f;
         }
         s.launch = self.launch;
         s.specialize = self.specialize;
@@ -701,9 +717,24 @@ mod tests {
         assert_eq!(s.severities.get(&Code::Gather), Some(&None));
         assert_eq!(s.specialize, Some(Specialize::Off));
         assert_eq!(s.preconditions.budget.target, 1000);
+        assert_eq!(s.preconditions.build_budget.target, 1000);
         let l = s.launch.unwrap();
         assert_eq!(l.global, [1000, 2]);
         assert_eq!(l.args, BTreeMap::from([("width".to_string(), 1000)]));
+    }
+
+    #[test]
+    fn build_has_its_own_budget_unless_a_layer_sets_one() {
+        let s = Layer::default().resolve();
+        assert_eq!(s.preconditions.budget, Budget::default());
+        assert_eq!(s.for_build().preconditions.budget, Budget::build());
+        assert!(Budget::build().file < Budget::default().file);
+        // A part the layer sets is what every face spends; the other part
+        // keeps the build's default.
+        let (l, e) = parse_toml("[preconditions]\nfileBudget = 3000000\n", Path::new("/p"));
+        assert!(e.is_empty(), "{e:?}");
+        let b = l.resolve().for_build().preconditions.budget;
+        assert_eq!((b.target, b.file), (Budget::build().target, 3_000_000));
     }
 
     #[test]

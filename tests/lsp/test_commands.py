@@ -197,3 +197,29 @@ def test_installed_catalogue_gives_the_links(tmp_path):
         assert server.stop() == 0
     finally:
         server.close()
+
+
+def test_build_uses_the_editors_findings(tmp_path):
+    """`lanes.build` builds the fast paths of the preconditions the editor
+    found (reused, not inferred again): the object is the command line's on
+    the editor's budgets, byte for byte."""
+    text = (ROOT / "tests" / "kernels" / "precond" / "fast_walsh_transform.cl").read_text()
+    (tmp_path / "lanes.toml").write_text(
+        'target = "avx2-i32x8"\n[preconditions]\ntargetBudget = 2000000\nfileBudget = 4000000\n')
+    path = tmp_path / "fwt.cl"
+    path.write_text(text)
+    server = Server(tmp_path)
+    try:
+        server.start(text, settings={"preconditions": {"enabled": True}}, uri=path.as_uri())
+        server.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                    and any(d.get("code") == "L0301" for d in m["params"]["diagnostics"]), timeout=120)
+        reply = execute(server, "lanes.build", [server.uri])
+        built = pathlib.Path(reply["result"]["object"]).read_bytes()
+        assert server.stop() == 0
+    finally:
+        server.close()
+    out = tmp_path / "cli.o"
+    cli = subprocess.run([LANES, "build", str(path), "-o", str(out)], capture_output=True, text=True)
+    assert cli.returncode == 0, cli.stderr
+    assert "note: fast path" in cli.stderr, cli.stderr
+    assert out.read_bytes() == built

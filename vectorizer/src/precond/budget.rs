@@ -41,6 +41,17 @@ pub struct Budget {
 /// units on targets it did not settle anyway.
 pub const DEFAULT_TARGET: u64 = 2_000_000;
 pub const DEFAULT_FILE: u64 = 4_000_000;
+/// What `lanes build` spends unless `lanes.toml` says otherwise: a build
+/// runs on every change of a project, and a fast path nobody waits for in
+/// the editor is found on these too. Measured on the corpora (bench/RESULTS.md,
+/// "Build time"): the targets settled with the default budgets spend at
+/// most 430,000 units in bench/kernels/paper and tests/kernels/precond
+/// (prefix_sum's `data[ai]`), 5,000-150,000 in typical files, and at most
+/// 590,000 per file there before their last settled target; a target that
+/// no precondition settles spends all it may (CEGIS refines candidates
+/// that Z3 refutes, 100,000-600,000 units a round).
+pub const BUILD_TARGET: u64 = 500_000;
+pub const BUILD_FILE: u64 = 1_000_000;
 /// Far above anything [`DEFAULT_FILE`] takes.
 pub const DEFAULT_WALL: Duration = Duration::from_secs(300);
 
@@ -57,6 +68,17 @@ impl Default for Budget {
         Budget {
             target: DEFAULT_TARGET,
             file: DEFAULT_FILE,
+            wall: DEFAULT_WALL,
+        }
+    }
+}
+
+impl Budget {
+    /// `lanes build`'s budget ([`BUILD_TARGET`], [`BUILD_FILE`]).
+    pub fn build() -> Budget {
+        Budget {
+            target: BUILD_TARGET,
+            file: BUILD_FILE,
             wall: DEFAULT_WALL,
         }
     }
@@ -136,6 +158,13 @@ impl Meter {
     /// Units the current target may still spend.
     pub fn left(&self) -> u64 {
         self.target_left
+    }
+
+    /// Takes from the file's account what a kernel whose findings are
+    /// reused spent when they were found (the kernels after it get what
+    /// they would get had it run again).
+    pub fn spend_file(&mut self, units: u64) {
+        self.file_left -= units.min(self.file_left);
     }
 
     pub fn charge(&mut self, units: u64) {

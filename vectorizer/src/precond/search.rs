@@ -78,8 +78,13 @@ pub fn run(
         };
         let queries = s.queries;
         if std::env::var_os("LANES_PRECOND_DEBUG").is_some() {
+            let what = match &outcome {
+                Outcome::Found(_) => "found",
+                Outcome::NotFound(_) => "not found",
+                Outcome::OutOfBudget(_) => "out of budget",
+            };
             eprintln!(
-                "{kind:?} at {}: {} units, {:.0} ms, {queries} queries",
+                "{kind:?} at {}: {what}, {} units, {:.0} ms, {queries} queries",
                 span.start,
                 meter.target_spent(),
                 start.elapsed().as_secs_f64() * 1e3

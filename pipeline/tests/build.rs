@@ -1,0 +1,160 @@
+//! `lanes build`'s precondition budget and the reuse of findings.
+
+use std::path::{Path, PathBuf};
+
+use lanes_frontend::preprocess::RealFs;
+use lanes_frontend::unit::{check_file, check_text, CheckedUnit};
+use lanes_pipeline::{plan_build, plan_build_reusing, run_file, Settings, Specialize};
+use lanes_vectorizer::precond::{Budget, Exhausted, Finding, Outcome};
+
+fn corpus(dir: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cl"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn settings() -> Settings {
+    Settings::for_target("avx2-i32x8").unwrap()
+}
+
+fn unit(path: &Path, s: &Settings) -> CheckedUnit {
+    let u = check_file(path, &s.preprocess_options(), &RealFs).unwrap();
+    assert!(!u.has_errors(), "{}", path.display());
+    u
+}
+
+fn found(findings: &[Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .filter_map(|f| match &f.outcome {
+            Outcome::Found(p) => Some(format!("{}@{}: {}", f.kind.as_str(), f.span.start, p.lane)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn all_findings(u: &CheckedUnit, s: &Settings) -> Vec<Finding> {
+    run_file(u, s, None)
+        .kernels
+        .into_iter()
+        .flat_map(|k| k.findings)
+        .collect()
+}
+
+/// The fast paths of the paper's kernels (tests/kernels/precond, the same
+/// files as bench/kernels/paper) are found on the build's budget too.
+#[test]
+fn build_budget_finds_the_preconditions_of_the_precond_corpus() {
+    let s = settings();
+    for path in corpus("tests/kernels/precond") {
+        let u = unit(&path, &s);
+        let editor = found(&all_findings(&u, &s));
+        let build = found(&all_findings(&u, &s.for_build()));
+        assert!(!editor.is_empty(), "{}", path.display());
+        assert_eq!(build, editor, "{}", path.display());
+    }
+}
+
+/// Branches no precondition settles (conditions mixing products and
+/// remainders of the id with parameters): the build stops each at its
+/// target budget and the file at its file budget.
+const UNSETTLED: &str = r#"
+__kernel void unsettled(__global const int *in, __global int *out, int n, int m, int s)
+{
+    int x = get_global_id(0);
+    int acc = in[x];
+    if ((x * n + m) % 3 == (x / 5) % 7)
+        acc += in[(x * s) % n];
+    if ((x / (s | 1)) % 5 == m)
+        acc -= n;
+    else
+        acc += m;
+    if ((x * x + n) % 7 < (x / 3) % 4)
+        acc ^= in[(x * 5) % n];
+    if ((acc % 5) == (x % 3))
+        out[(x * m) % n] = acc;
+    else
+        out[x] = acc - 1;
+}
+"#;
+
+#[test]
+fn an_unsettled_target_builds_within_the_budgets_units() {
+    let s = settings().for_build();
+    let u = check_text(
+        "unsettled.cl",
+        None,
+        UNSETTLED,
+        &s.preprocess_options(),
+        &RealFs,
+    );
+    assert!(!u.has_errors());
+    let run = run_file(&u, &s, None);
+    let findings: Vec<&Finding> = run.kernels.iter().flat_map(|k| &k.findings).collect();
+    let b = Budget::build();
+    assert_eq!(run.spent, b.file);
+    // Two targets spend the file's budget (each at most its own, plus what
+    // its last query counted beyond it); the rest are not tried.
+    let begun: Vec<u64> = findings
+        .iter()
+        .map(|f| f.spent)
+        .filter(|&u| u > 0)
+        .collect();
+    assert_eq!(begun.len() as u64, b.file / b.target, "{findings:?}");
+    assert!(findings
+        .iter()
+        .all(|f| matches!(f.outcome, Outcome::OutOfBudget(_))));
+    assert!(findings
+        .iter()
+        .any(|f| f.outcome == Outcome::OutOfBudget(Exhausted::File)));
+}
+
+/// The editor's `lanes.build` hands the pipeline the findings it has:
+/// reused, they give the same build, and they are not inferred again
+/// (findings that say "not found" build no fast path).
+#[test]
+fn known_findings_are_reused_not_inferred_again() {
+    let s = settings();
+    let path = corpus("tests/kernels/precond")
+        .into_iter()
+        .find(|p| p.ends_with("fast_walsh_transform.cl"))
+        .unwrap();
+    let u = unit(&path, &s);
+    let fresh = plan_build(&u, &s, Specialize::Auto, &RealFs);
+    assert!(!fresh.applied.is_empty());
+    let first = run_file(&u, &s, None);
+    let by_name = |name: &str| {
+        first
+            .kernels
+            .iter()
+            .find(|k| k.name == name)
+            .map(|k| k.findings.clone())
+    };
+    let reused = plan_build_reusing(&u, &s, Specialize::Auto, &RealFs, &by_name);
+    let text = |p: &lanes_pipeline::BuildPlan| {
+        p.specialized
+            .as_ref()
+            .map(|u| u.sources.get(u.main).text.to_string())
+    };
+    assert_eq!(text(&reused), text(&fresh));
+    assert_eq!(reused.applied.len(), fresh.applied.len());
+
+    let refuted = |name: &str| {
+        by_name(name).map(|fs| {
+            fs.into_iter()
+                .map(|mut f| {
+                    f.outcome = Outcome::NotFound("given".into());
+                    f
+                })
+                .collect()
+        })
+    };
+    let none = plan_build_reusing(&u, &s, Specialize::Auto, &RealFs, &refuted);
+    assert!(none.applied.is_empty());
+    assert!(none.specialized.is_none());
+}
