@@ -149,13 +149,14 @@ pub struct Problem {
     pub paper: Paper,
 }
 
-pub const NAMES: [&str; 6] = [
+pub const NAMES: [&str; 7] = [
     "Convolution2D",
     "PrefixSum",
     "DwtHaar1D",
     "FastWalshTransform",
     "BitonicSort",
     "PrefixSumLocal",
+    "DwtHaar1DLocal",
 ];
 
 /// Deterministic pseudo-random numbers (xorshift64*).
@@ -430,23 +431,7 @@ fn dwt_haar1d() -> Problem {
         ],
         launches,
         results: vec![1, last],
-        reference: |p, out| {
-            let c = std::f32::consts::FRAC_1_SQRT_2;
-            let mut s = f32s(&p.bufs[0]).to_vec();
-            let mut coefs = vec![0.0f32; s.len()];
-            while s.len() > 1 {
-                let half = s.len() / 2;
-                let next: Vec<f32> = (0..half).map(|i| (s[2 * i] + s[2 * i + 1]) * c).collect();
-                for i in 0..half {
-                    coefs[half + i] = (s[2 * i] - s[2 * i + 1]) * c;
-                }
-                s = next;
-            }
-            let e = close("coefs", f32s(&out[1]), &coefs, TOL)?;
-            let last = p.results[1];
-            close("average", &f32s(&out[last])[..1], &s, TOL)?;
-            Ok(format!("max error {e:.1e}"))
-        },
+        reference: |p, out| haar_check(f32s(&p.bufs[0]), out, p.results[1]),
         paper: Paper {
             n: "2^16",
             opt_ms: 6.24,
@@ -454,6 +439,70 @@ fn dwt_haar1d() -> Problem {
             edges: "as PrefixSum",
             clauses: "as PrefixSum",
         },
+    }
+}
+
+/// Compares the coefficients (buffer 1) and the final average (element 0
+/// of buffer `last`) with the Haar transform of `signal`.
+fn haar_check(signal: &[f32], out: &[Data], last: usize) -> Result<String, String> {
+    let c = std::f32::consts::FRAC_1_SQRT_2;
+    let mut s = signal.to_vec();
+    let mut coefs = vec![0.0f32; s.len()];
+    while s.len() > 1 {
+        let half = s.len() / 2;
+        let next: Vec<f32> = (0..half).map(|i| (s[2 * i] + s[2 * i + 1]) * c).collect();
+        for i in 0..half {
+            coefs[half + i] = (s[2 * i] - s[2 * i + 1]) * c;
+        }
+        s = next;
+    }
+    let e = close("coefs", f32s(&out[1]), &coefs, TOL)?;
+    close("average", &f32s(&out[last])[..1], &s, TOL)?;
+    Ok(format!("max error {e:.1e}"))
+}
+
+/// DwtHaar1D as the SDK writes it (`dwtHaar1D`): one launch per pass of
+/// log2(2 L) levels, the block in `__local` memory, the levels separated
+/// by barriers; the first pass scales the signal by 1 / sqrt(m).
+fn dwt_haar1d_local() -> Problem {
+    let m = 1usize << 16;
+    let plain = dwt_haar1d();
+    let mut launches = Vec::new();
+    let (mut src, mut dst) = (0usize, 2usize);
+    let (mut cur, mut done) = (m, 0u32);
+    while cur > 1 {
+        let l = 256.min(cur / 2);
+        let levels = (2 * l).trailing_zeros();
+        let args = vec![
+            A::B(src),
+            A::B(1),
+            A::B(dst),
+            A::L(8 * l),
+            A::U(cur.trailing_zeros()),
+            A::U(cur as u32),
+            A::U(done),
+            A::U(levels),
+        ];
+        launches.push(launch1("dwtHaar1D", cur / 2, l, args));
+        done += levels;
+        src = dst;
+        dst = if dst == 2 { 3 } else { 2 };
+        cur /= 2 * l;
+    }
+    Problem {
+        name: "DwtHaar1DLocal",
+        file: "dwt_haar1d.cl",
+        size: "2^16 (work-groups of 256, __local, one launch per pass)".into(),
+        launches,
+        results: vec![1, src],
+        reference: |p, out| {
+            // The first pass scales by 1 / sqrt(m), a power of two: exact.
+            let signal = f32s(&p.bufs[0]);
+            let r = 1.0 / (signal.len() as f32).sqrt();
+            let scaled: Vec<f32> = signal.iter().map(|x| x * r).collect();
+            haar_check(&scaled, out, p.results[1])
+        },
+        ..plain
     }
 }
 
@@ -545,6 +594,7 @@ pub fn build(name: &str) -> Option<Problem> {
         "FastWalshTransform" => fast_walsh_transform(),
         "BitonicSort" => bitonic_sort(),
         "PrefixSumLocal" => prefix_sum_local(),
+        "DwtHaar1DLocal" => dwt_haar1d_local(),
         _ => return None,
     })
 }
@@ -1465,11 +1515,12 @@ pub fn main(args: &[String]) {
         "\nThe kernels are bench/kernels/paper (= tests/kernels/precond, checked against the \
          interpreter and Rust references by bench/tests/paper_kernels.rs). PrefixSum and \
          DwtHaar1D keep the SDK's blocks and `if (tid < d)` guards but run one tree level per \
-         launch in global memory, since lanes does not compile `__local` memory and barriers \
-         yet. Convolution2D: 2048 x 2048 with a 5 x 5 mask (radius 2; the paper gives no size), \
+         launch in global memory (the paper's form); PrefixSumLocal and DwtHaar1DLocal are \
+         the SDK's own kernels in the same files (`group_prefixSum`, `dwtHaar1D`: the block in \
+         `__local` memory, the levels separated by barriers, one launch per pass). Convolution2D: 2048 x 2048 with a 5 x 5 mask (radius 2; the paper gives no size), \
          work-groups of 64 x 4; the 1-D kernels use work-groups of 256 (DwtHaar1D's second \
          round 64). A run is the whole launch sequence (PrefixSum 17 launches, DwtHaar1D 16, \
-         FastWalshTransform 24, BitonicSort 210) from the initial data, restored untimed before \
+         FastWalshTransform 24, BitonicSort 210, PrefixSumLocal 1, DwtHaar1DLocal 2) from the initial data, restored untimed before \
          every run; milliseconds per run, median of {runs} samples after 2 warm-ups, a sample \
          averaging enough runs to last about 20 ms. Speed-up = unspecialized / specialized - 1; \
          where `specialize` inserted nothing, (b) is the same code as (a) and the difference is \

@@ -359,6 +359,39 @@ fn dwt_launches(m: u64, local: u64) -> (Vec<Launch>, usize) {
     (v, src)
 }
 
+/// The SDK's form (`dwtHaar1D`): one launch per pass of log2(2 L) levels,
+/// the block in `__local` memory. Same buffers and result as
+/// [`dwt_launches`]; the first pass scales the signal by 1 / sqrt(m).
+fn dwt_sdk_launches(m: u64, local: u64) -> (Vec<Launch>, usize) {
+    let mut v = Vec::new();
+    let (mut src, mut dst) = (0usize, 2usize);
+    let (mut cur, mut done) = (m, 0u32);
+    while cur > 1 {
+        let l = local.min(cur / 2);
+        let levels = (2 * l).trailing_zeros();
+        v.push(launch1(
+            "dwtHaar1D",
+            cur / 2,
+            l,
+            vec![
+                A::B(src),
+                A::B(1),
+                A::B(dst),
+                A::L(8 * l),
+                A::U(cur.trailing_zeros()),
+                A::U(cur as u32),
+                A::U(done),
+                A::U(levels),
+            ],
+        ));
+        done += levels;
+        src = dst;
+        dst = if dst == 2 { 3 } else { 2 };
+        cur /= 2 * l;
+    }
+    (v, src)
+}
+
 /// The Haar transform: coefs[half + p] the details of the level with
 /// `half` averages, and the final average.
 fn haar_ref(signal: &[f32]) -> (Vec<f32>, f32) {
@@ -390,6 +423,41 @@ fn dwt_cases() -> Vec<Case> {
         let (coefs, avg) = haar_ref(&signal);
         cases.push(Case {
             name: format!("m={m} local {local}"),
+            bufs: vec![
+                Data::F32(signal),
+                Data::F32(vec![0.0; m as usize]),
+                Data::F32(vec![0.0; m as usize / 2]),
+                Data::F32(vec![0.0; m as usize / 2]),
+            ],
+            launches,
+            check: Box::new(move |b| {
+                same_f32("coefs", b[1].f32(), &coefs)?;
+                same_f32("average", &b[last].f32()[..1], &[avg])
+            }),
+        });
+    }
+    // The SDK's form. m is a power of 4, so the first pass's scale
+    // 1 / sqrt(m) is a power of two and the scaled reference is exact.
+    for (k, &(m, local)) in [
+        (16, 4),
+        (64, 8),
+        (1024, 256),
+        (256, 2),
+        (4, 1),
+        (4096, 16),
+        (64, 64),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut rng = Rng::new(500 + k as u64);
+        let signal = floats(&mut rng, m as usize);
+        let scale = 1.0 / (m as f32).sqrt();
+        let scaled: Vec<f32> = signal.iter().map(|x| x * scale).collect();
+        let (launches, last) = dwt_sdk_launches(m, local);
+        let (coefs, avg) = haar_ref(&scaled);
+        cases.push(Case {
+            name: format!("m={m} local {local}, __local"),
             bufs: vec![
                 Data::F32(signal),
                 Data::F32(vec![0.0; m as usize]),

@@ -167,6 +167,39 @@ __kernel void k(__global int *a) {
     assert!(!matches!(b.outcome, Outcome::Found(_)), "{:?}", b.outcome);
 }
 
+/// A condition no SIMD group satisfies proves anything: `lid == 0` on
+/// every lane (the SDK's `if (0 == localId)` before a group's one write)
+/// is refuted, not offered as a fast path that never runs; `lid <= 0`
+/// then gets the other side, `1 <= lid`, which every group but the first
+/// satisfies.
+#[test]
+fn a_condition_no_group_satisfies_is_not_a_precondition() {
+    for (ty, cond, want) in [
+        ("size_t", "0 == lid", None),
+        ("uint", "lid == 0", None),
+        ("int", "lid <= 0", Some("1 <= lid")),
+    ] {
+        let src = format!(
+            r#"
+__kernel void k(__global float *avg, __global const float *a) {{
+    {ty} lid = get_local_id(0);
+    if ({cond})
+        avg[get_group_id(0)] = a[0];
+}}
+"#
+        );
+        for w in [4, 8, 16] {
+            let fs = findings(&src, w);
+            let b = fs.iter().find(|f| f.kind == TargetKind::Branch).unwrap();
+            let lane = match &b.outcome {
+                Outcome::Found(p) => Some(p.lane.as_str()),
+                _ => None,
+            };
+            assert_eq!(lane, want, "{ty} {cond}, W = {w}: {:?}", b.outcome);
+        }
+    }
+}
+
 /// Budgets are counts: a tight one cuts inference off at the same place on
 /// every run (whatever the machine's load), with the same findings and the
 /// same units spent; targets after the file's budget are not tried.

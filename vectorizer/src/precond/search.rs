@@ -624,6 +624,28 @@ impl Search<'_> {
                 }
             }
         }
+        // P must hold on every lane of some SIMD group of a launch, or it
+        // is proven only vacuously (`lid == 0` on all lanes). P is affine in
+        // the lane, so holding at the first and the last lane is enough.
+        let mut ends = Vec::new();
+        for lane in [0, w - 1] {
+            let mut at = Enc::new(f, &self.ka.div, w, Some(lane));
+            for cd in &c.conds {
+                ends.push(at.cond(cd)?);
+            }
+            ends.push(at.assumptions());
+        }
+        let s = Solver::new();
+        s.assert(Bool::and(&ends));
+        match self.check(&s) {
+            SatResult::Sat => {}
+            SatResult::Unsat => {
+                rejected.push(format!("{shown} (no SIMD group of a launch satisfies it)"));
+                return Some(Err(()));
+            }
+            SatResult::Unknown if self.out_of_budget() => return None,
+            SatResult::Unknown => return Some(Err(())),
+        }
         // Gist: drop the conjuncts implied by the others and the context
         // of the target (gist.rs), then prove the shorter P the same way.
         let (gisted, context) = self.gist(t, &mut enc, c, &p_parts, &pieces);
