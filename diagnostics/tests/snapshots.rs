@@ -214,27 +214,27 @@ fn hover_on_the_for_of_a_divergent_loop_with_its_fast_path() {
     check_hover_with_preconditions(
         &conv_at("// The stencil", "for"),
         expect![[r#"
-        on `for`
+            on `for`
 
-        **divergent loop** in kernel `convolution` (16 lanes): lanes leave it in different iterations (L0201).
+            **divergent loop** in kernel `convolution` (16 lanes): lanes leave it in different iterations (L0201).
 
-        vectorized as a masked loop: the SIMD group iterates until its last lane is done; lanes that are done wait under the loop's mask.
+            vectorized as a masked loop: the SIMD group iterates until its last lane is done; lanes that are done wait under the loop's mask.
 
-        **why**:
-        - line 15: `i <= right` is varying
-        - line 15: `i` is varying
-        - line 11: `max(0, x - vstep)` is varying
-        - line 11: `x - vstep` is contiguous
-        - line 7: `get_global_id(0)` is contiguous
+            **why**:
+            - line 15: `i <= right` is varying
+            - line 15: `i` is varying
+            - line 11: `max(0, x - vstep)` is varying
+            - line 11: `x - vstep` is contiguous
+            - line 7: `get_global_id(0)` is contiguous
 
-        ---
+            ---
 
-        **Fast path**: when every lane of the SIMD group satisfies `vstep <= x && x < width - vstep`, the loop runs the same number of iterations on every lane.
+            **Fast path**: when every lane of the SIMD group satisfies `vstep <= x && x < width - vstep`, the loop runs the same number of iterations on every lane.
 
-        For the group, with x0 the value of lane 0: `vstep <= x0 && x0 + 15 < width - vstep`.
+            For the group, with x0 the value of lane 0: `vstep <= x0 && x0 + 15 < width - vstep`.
 
-        Found by deciding the min/max/select pieces it depends on; proven with Z3 for every lane (4 queries, N ms). The code action *Add fast path* inserts `if (sub_group_all(P)) { <copy> } else { <original> }`; inside the copy the analysis assumes P.
-    "#]],
+            Found by deciding the min/max/select pieces it depends on; proven with Z3 for every lane (5 queries, N ms). The code action *Add fast path* inserts `if (sub_group_all(P)) { <copy> } else { <original> }`; inside the copy the analysis assumes P.
+        "#]],
     );
 }
 
@@ -243,24 +243,24 @@ fn hover_on_the_if_of_a_divergent_branch_with_its_fast_path() {
     check_hover_with_preconditions(
         &conv_at("int x", "if"),
         expect![[r#"
-        on `if`
+            on `if`
 
-        **divergent branch** (`if`) in kernel `convolution` (16 lanes): lanes take different sides, so both sides run under a mask (L0300).
+            **divergent branch** (`if`) in kernel `convolution` (16 lanes): lanes take different sides, so both sides run under a mask (L0300).
 
-        vectorized as masked code with a BOSCC skip: the group first tests whether any lane takes the side and jumps over it when none does.
+            vectorized as masked code with a BOSCC skip: the group first tests whether any lane takes the side and jumps over it when none does.
 
-        **why**:
-        - line 8: `x >= width` is varying
-        - line 7: `get_global_id(0)` is contiguous
+            **why**:
+            - line 8: `x >= width` is varying
+            - line 7: `get_global_id(0)` is contiguous
 
-        ---
+            ---
 
-        **Fast path**: when every lane of the SIMD group satisfies `x < width`, the branch goes the same way on every lane.
+            **Fast path**: when every lane of the SIMD group satisfies `x < width`, the branch goes the same way on every lane.
 
-        For the group, with x0 the value of lane 0: `x0 + 15 < width`.
+            For the group, with x0 the value of lane 0: `x0 + 15 < width`.
 
-        Found by deciding the min/max/select pieces it depends on; proven with Z3 for every lane (2 queries, N ms). The code action *Add fast path* inserts `if (sub_group_all(P)) { <copy> } else { <original> }`; inside the copy the analysis assumes P.
-    "#]],
+            Found by deciding the min/max/select pieces it depends on; proven with Z3 for every lane (3 queries, N ms). The code action *Add fast path* inserts `if (sub_group_all(P)) { <copy> } else { <original> }`; inside the copy the analysis assumes P.
+        "#]],
     );
 }
 
