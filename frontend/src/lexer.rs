@@ -343,6 +343,13 @@ pub struct LexMemo {
     last: Option<Lexed>,
 }
 
+impl LexMemo {
+    /// The file, text and tokens it holds.
+    pub fn last(&self) -> Option<(FileId, &Arc<str>, &Arc<[Token]>)> {
+        self.last.as_ref().map(|l| (l.file, &l.text, &l.tokens))
+    }
+}
+
 struct Lexed {
     file: FileId,
     text: Arc<str>,

@@ -46,7 +46,7 @@ impl FileLoader for RealFs {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PreprocessOptions {
     /// `-D NAME` (value None means "1") and `-D NAME=VALUE`, in command-line order.
     pub defines: Vec<(String, Option<String>)>,

@@ -99,7 +99,7 @@ pub fn read_source(path: &Path) -> std::io::Result<SourceText> {
 }
 
 /// One source file: its name as shown to the user, and its text.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     pub name: String,
     /// The path it was read from, if any (used to resolve `#include "..."`).
@@ -197,7 +197,7 @@ impl SourceFile {
 }
 
 /// All files of one compilation: the main file and everything it includes.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
 }
@@ -226,6 +226,11 @@ impl SourceMap {
             .iter()
             .position(|f| f.path.as_deref() == Some(path))
             .map(|i| FileId(i as u32))
+    }
+
+    /// Puts `file` in the place of file `id`.
+    pub fn replace(&mut self, id: FileId, file: SourceFile) {
+        self.files[id.0 as usize] = file;
     }
 
     pub fn get(&self, id: FileId) -> &SourceFile {

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use crate::ast::TranslationUnit;
 use crate::diag::Diagnostic;
 use crate::hir;
-use crate::lexer::LexMemo;
+use crate::lexer::{LexMemo, Token, TokenKind};
+use crate::moved::{Edit, Move, MoveSpans};
 use crate::preprocess::{self, FileLoader, PreprocessOptions, Preprocessed};
 use crate::source::{FileId, SourceFile, SourceMap};
 
 /// Everything the front end knows about one main file.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct CheckedUnit {
     pub sources: SourceMap,
     pub main: FileId,
@@ -77,6 +78,101 @@ pub fn check_source_reusing(
     let mut sources = SourceMap::new();
     let main = sources.add(file);
     check_in(sources, main, options, loader, Some(memo))
+}
+
+/// [`check_source_reusing`] after an edit of the main file that changed
+/// only comments and whitespace (outside directive lines, and not the line
+/// of a `__LINE__` when the file uses it): `previous` is the unit of the
+/// text `memo` holds, checked with the same options and headers. The result
+/// is `previous` with its positions moved, which is exactly what checking
+/// the new text gives. `None` when the edit changed more; `memo` then holds
+/// the new text's tokens, which `check_source_reusing` reuses.
+pub fn recheck_moved(
+    previous: &CheckedUnit,
+    file: SourceFile,
+    memo: &mut LexMemo,
+) -> Option<CheckedUnit> {
+    let main = previous.main;
+    let old = previous.sources.get(main);
+    if old.name != file.name || old.path != file.path {
+        return None;
+    }
+    // A Latin-1 byte is reported where it is; such files take the long way.
+    if old.latin1_at.is_some() || file.latin1_at.is_some() {
+        return None;
+    }
+    let (memo_file, memo_text, old_tokens) = memo.last()?;
+    if memo_file != main || **memo_text != *old.text {
+        return None;
+    }
+    let old_tokens = old_tokens.clone();
+    let mut lex_diags = Vec::new();
+    let new_tokens = crate::lexer::lex_reusing(main, &file.text, memo, &mut lex_diags);
+    if !lex_diags.is_empty() || old_tokens.len() != new_tokens.len() {
+        return None;
+    }
+    let edit = Edit::between(main, &old.text, &file.text);
+    let mut m = Move::new(edit);
+    for (o, n) in old_tokens.iter().zip(new_tokens.iter()) {
+        let mut span = o.span;
+        m.span(&mut span);
+        let same = o.kind == n.kind
+            && o.text == n.text
+            && span == n.span
+            && n.spelling == n.span
+            && o.line_start == n.line_start
+            && o.leading_space == n.leading_space;
+        if !same {
+            return None;
+        }
+    }
+    if m.lost || in_directive_line(&old_tokens, &edit) {
+        return None;
+    }
+    let newlines = |t: &str, r: std::ops::Range<usize>| t[r].matches('\n').count();
+    let lines_moved = newlines(&old.text, edit.from as usize..edit.to as usize)
+        != newlines(&file.text, edit.new_range());
+    if lines_moved && line_after(previous, &edit) {
+        return None;
+    }
+    let mut unit = previous.clone();
+    unit.sources.replace(main, file);
+    unit.preprocessed.move_spans(&mut m);
+    unit.ast.move_spans(&mut m);
+    unit.hir.move_spans(&mut m);
+    unit.diagnostics.move_spans(&mut m);
+    (!m.lost).then_some(unit)
+}
+
+/// True when `__LINE__` is expanded at or after the edit (where it stands
+/// in the main text: the outermost invocation that produced it).
+fn line_after(unit: &CheckedUnit, edit: &Edit) -> bool {
+    let expansions = &unit.preprocessed.expansions;
+    (0..expansions.len())
+        .filter(|&i| expansions[i].macro_name == "__LINE__")
+        .any(|mut i| {
+            // Parents come before their children.
+            while let Some(p) = expansions[i]
+                .parent
+                .map(|p| p.0 as usize)
+                .filter(|&p| p < i)
+            {
+                i = p;
+            }
+            let site = expansions[i].call_site;
+            site.file == edit.file && site.end > edit.from
+        })
+}
+
+/// True when the edited text is inside a directive line, between two of its
+/// tokens (some directives read the text there: `#error`, `#include <...>`).
+fn in_directive_line(tokens: &[Token], edit: &Edit) -> bool {
+    let next = tokens.partition_point(|t| t.span.start < edit.to);
+    if tokens.get(next).is_none_or(|t| t.line_start) {
+        return false;
+    }
+    let first = tokens[..next].iter().rposition(|t| t.line_start);
+    first.is_some_and(|i| tokens[i].kind == TokenKind::Hash)
 }
 
 fn check_in(

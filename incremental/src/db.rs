@@ -75,8 +75,8 @@ pub trait Db: salsa::Database {
     fn file(&self, path: &Path) -> Option<File>;
     /// The last analysed facts of kernels that have errors now.
     fn last_good(&self) -> &crate::stale::LastGood;
-    /// Each file's last lexed text, to re-lex only what an edit changed.
-    fn lex_memos(&self) -> &crate::items::LexMemos;
+    /// Each file's last parse, to start the next one from.
+    fn parse_memos(&self) -> &crate::items::ParseMemos;
 }
 
 /// The database. Cloning gives a snapshot for another thread: it shares the
@@ -88,7 +88,7 @@ pub struct LanesDatabase {
     storage: salsa::Storage<Self>,
     files: Arc<Mutex<HashMap<PathBuf, File>>>,
     last_good: crate::stale::LastGood,
-    lex_memos: crate::items::LexMemos,
+    parse_memos: crate::items::ParseMemos,
 }
 
 #[salsa::db]
@@ -115,7 +115,7 @@ impl LanesDatabase {
             storage: salsa::Storage::new(events),
             files: Arc::default(),
             last_good: Default::default(),
-            lex_memos: Default::default(),
+            parse_memos: Default::default(),
         };
         Config::new(
             &db,
@@ -255,8 +255,8 @@ impl Db for LanesDatabase {
         &self.last_good
     }
 
-    fn lex_memos(&self) -> &crate::items::LexMemos {
-        &self.lex_memos
+    fn parse_memos(&self) -> &crate::items::ParseMemos {
+        &self.parse_memos
     }
 }
 

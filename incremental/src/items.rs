@@ -2,15 +2,17 @@
 //! into items with position-independent bodies.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use lanes_frontend::ast::ItemKind;
 use lanes_frontend::lexer::LexMemo;
 use lanes_frontend::lexer::{ExpnId, Token};
+use lanes_frontend::moved::Edit;
+use lanes_frontend::preprocess::{FileLoader, PreprocessOptions};
 use lanes_frontend::source::{FileId, SourceMap, Span};
 use lanes_frontend::source::{SourceFile, SourceText};
-use lanes_frontend::unit::{check_source_reusing, CheckedUnit};
+use lanes_frontend::unit::{check_source_reusing, recheck_moved, CheckedUnit};
 use smol_str::SmolStr;
 
 use crate::db::{preprocess_options, Db, DbLoader, File};
@@ -52,9 +54,11 @@ pub struct ItemPos {
     pub start: u32,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ItemEntry {
     pub key: ItemKey,
+    /// Its tokens in the unit's token stream.
+    pub range: std::ops::Range<usize>,
     pub body: Arc<ItemBody>,
     pub pos: ItemPos,
     /// Files of the foreign slots, in slot order.
@@ -98,50 +102,180 @@ impl Parsed {
 }
 
 /// Preprocesses, parses and checks a file (re-runs on every edit of it or of
-/// a header it includes), then cuts the token stream into items.
+/// a header it includes), then cuts the token stream into items. An edit
+/// of comments and whitespace only moves the previous result's positions
+/// ([`lanes_frontend::unit::recheck_moved`]).
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn parse(db: &dyn Db, file: File) -> Arc<Parsed> {
     let path = file.path(db).clone();
     let text = file.contents(db).clone().unwrap_or_else(|| Arc::from(""));
     let options = preprocess_options(db);
-    let loader = DbLoader { db };
-    let source = SourceText {
-        text: text.to_string(),
-        latin1_at: file.latin1_at(db),
+    let main = || {
+        let source = SourceText {
+            text: text.to_string(),
+            latin1_at: file.latin1_at(db),
+        };
+        SourceFile::decoded(path.display().to_string(), Some(path.clone()), source)
     };
-    let main = SourceFile::decoded(path.display().to_string(), Some(path), source);
-    // The previous revision's lexed text, taken out while this one runs (a
-    // concurrent run of another revision lexes from scratch).
-    let mut memo = db.lex_memos().take(file);
-    let unit = check_source_reusing(main, &options, &loader, &mut memo);
-    db.lex_memos().put(file, memo);
-    Arc::new(cut_items(unit))
+    // The previous revision's result, taken out while this one runs (a
+    // concurrent run of another revision starts from scratch).
+    let mut memo = db.parse_memos().take(file);
+    if let Some(last) = memo.last.take() {
+        if last.options == options && last.reads.iter().all(|r| r.still(db)) {
+            if let Some(unit) = recheck_moved(&last.parsed.unit, main(), &mut memo.lex) {
+                let parsed = Arc::new(move_items(&last.parsed, unit));
+                memo.last = Some(LastParse {
+                    parsed: parsed.clone(),
+                    options,
+                    reads: last.reads,
+                });
+                db.parse_memos().put(file, memo);
+                return parsed;
+            }
+        }
+    }
+    let loader = RecordingLoader {
+        db,
+        reads: Mutex::default(),
+    };
+    let unit = check_source_reusing(main(), &options, &loader, &mut memo.lex);
+    let parsed = Arc::new(cut_items(unit));
+    memo.last = Some(LastParse {
+        parsed: parsed.clone(),
+        options,
+        reads: loader.reads.into_inner().unwrap_or_else(|e| e.into_inner()),
+    });
+    db.parse_memos().put(file, memo);
+    parsed
 }
 
-/// Each file's last lexed text and tokens (outside salsa: a cache whose use
-/// gives exactly the tokens of lexing from scratch), so that an edit
-/// re-lexes only the lines it changed.
-#[derive(Clone, Default)]
-pub struct LexMemos(Arc<Mutex<HashMap<File, LexMemo>>>);
+/// What the last [`parse`] of a file read, to start the next one from
+/// (outside salsa: a cache whose use gives exactly the result of parsing
+/// from scratch).
+#[derive(Default)]
+pub struct ParseMemo {
+    /// The main file's last text and tokens, so that an edit re-lexes only
+    /// the lines it changed.
+    lex: LexMemo,
+    last: Option<LastParse>,
+}
 
-impl LexMemos {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<File, LexMemo>> {
+struct LastParse {
+    parsed: Arc<Parsed>,
+    options: PreprocessOptions,
+    /// Every file the preprocessor read, in order.
+    reads: Vec<Read>,
+}
+
+/// A file the preprocessor read (or tried to: `contents` is `None` for one
+/// that does not exist).
+struct Read {
+    path: PathBuf,
+    contents: Option<Arc<str>>,
+    latin1_at: Option<u32>,
+}
+
+impl Read {
+    /// Reads the file again (so that the query depends on it, as the
+    /// preprocessor's read made it) and tells whether it is unchanged.
+    fn still(&self, db: &dyn Db) -> bool {
+        let f = db.load(&self.path);
+        *f.contents(db) == self.contents && f.latin1_at(db) == self.latin1_at
+    }
+}
+
+/// [`DbLoader`], keeping what it read.
+struct RecordingLoader<'a> {
+    db: &'a dyn Db,
+    reads: Mutex<Vec<Read>>,
+}
+
+impl FileLoader for RecordingLoader<'_> {
+    fn read(&self, path: &Path) -> std::io::Result<SourceText> {
+        let f = self.db.load(path);
+        let read = Read {
+            path: path.to_path_buf(),
+            contents: f.contents(self.db).clone(),
+            latin1_at: f.latin1_at(self.db),
+        };
+        self.reads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(read);
+        DbLoader { db: self.db }.read(path)
+    }
+}
+
+/// Each file's [`ParseMemo`].
+#[derive(Clone, Default)]
+pub struct ParseMemos(Arc<Mutex<HashMap<File, ParseMemo>>>);
+
+impl ParseMemos {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<File, ParseMemo>> {
         // A poisoned lock only means a panic elsewhere; a memo is always
         // whole (it is taken out while in use).
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn take(&self, file: File) -> LexMemo {
+    fn take(&self, file: File) -> ParseMemo {
         self.lock().remove(&file).unwrap_or_default()
     }
 
-    fn put(&self, file: File, memo: LexMemo) {
+    fn put(&self, file: File, memo: ParseMemo) {
         self.lock().insert(file, memo);
     }
 
     /// Drops a file's memo (the editor closed it).
     pub fn forget(&self, file: File) {
         self.lock().remove(&file);
+    }
+}
+
+/// The items of `old` for `unit`, its unit with positions moved: the
+/// bodies of items away from the edit are kept (so they stay the same
+/// `Arc`), the others are cut again.
+fn move_items(old: &Parsed, unit: CheckedUnit) -> Parsed {
+    let main = unit.main;
+    let old_text = &old.unit.sources.get(main).text;
+    let edit = Edit::between(main, old_text, &unit.sources.get(main).text);
+    let shift = |x: u32| (x as i64 + edit.delta) as u32;
+    let tokens = &unit.preprocessed.tokens;
+    let items = old
+        .items
+        .iter()
+        .map(|e| {
+            let pos = e.pos;
+            let own_main = pos.file == main;
+            if own_main && pos.start + e.body.text.len() as u32 <= edit.from {
+                return e.clone();
+            }
+            // (An item that starts where text was inserted moves.)
+            if own_main && pos.start >= edit.to {
+                return ItemEntry {
+                    pos: ItemPos {
+                        file: main,
+                        start: shift(pos.start),
+                    },
+                    ..e.clone()
+                };
+            }
+            if !own_main && !e.foreign.contains(&main) {
+                return e.clone();
+            }
+            let (body, pos, foreign) = rebase(&unit.sources, &tokens[e.range.clone()]);
+            ItemEntry {
+                body: Arc::new(body),
+                pos,
+                foreign,
+                ..e.clone()
+            }
+        })
+        .collect();
+    Parsed {
+        unit,
+        items,
+        by_key: old.by_key.clone(),
+        opaque: old.opaque,
     }
 }
 
@@ -323,6 +457,7 @@ fn cut_items(unit: CheckedUnit) -> Parsed {
         }
         items.push(ItemEntry {
             key,
+            range: a..b.max(a),
             body: Arc::new(body),
             pos,
             foreign,

@@ -72,7 +72,7 @@ pub mod reclaim;
 mod stale;
 
 pub use db::{Config, Db, File, LanesDatabase, Settings};
-pub use items::{call_graph, item_body, parse, CallGraph, ItemBody, ItemKey, LexMemos, Parsed};
+pub use items::{call_graph, item_body, parse, CallGraph, ItemBody, ItemKey, ParseMemos, Parsed};
 pub use kernel::{
     analysable, file_diagnostics, file_reports, kernel_analysis, kernel_inputs, kernel_positions,
     kernel_report, kernel_vector_ir, kernels, live_diagnostics, span_map, Analysis, Kernel,

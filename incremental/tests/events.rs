@@ -119,11 +119,28 @@ fn edit_in_a_comment_reanalyses_nothing() {
         "// kernel number 11\n\n// eleven\n\n",
         1,
     );
+    let bodies = |db: &lanes_db::LanesDatabase| -> Vec<_> {
+        let p = lanes_db::parse(db, file);
+        p.items.iter().map(|i| (i.body.clone(), i.pos)).collect()
+    };
+    let before = bodies(&db);
     db.set_file(PATH, &edited2, 3);
     query_all(&db, file);
     let ev = executed(&db, &log);
     assert_eq!(ran(&ev, "kernel_analysis"), Vec::<String>::new());
     check_equal(&db, file, &edited2);
+    // The front end was not run again: the previous result was moved, its
+    // item bodies kept (the same allocations), the items after the comment
+    // moved by its length.
+    let after = bodies(&db);
+    let line = "// kernel number 11\n";
+    let k11 = (edited.find(line).unwrap() + line.len()) as u32;
+    assert_eq!(before.len(), after.len());
+    for ((b0, p0), (b1, p1)) in before.iter().zip(&after) {
+        assert!(std::sync::Arc::ptr_eq(b0, b1));
+        let moved = if p0.start >= k11 { 12 } else { 0 };
+        assert_eq!(p1.start, p0.start + moved);
+    }
 }
 
 #[test]

@@ -753,7 +753,7 @@ impl LanguageServer for Backend {
                 // The file may still be included by others: its disk text.
                 let f = st.db.reload_from_disk(&uri_to_path(&key));
                 lanes_db::Db::last_good(&st.db).forget(f);
-                lanes_db::Db::lex_memos(&st.db).forget(f);
+                lanes_db::Db::parse_memos(&st.db).forget(f);
             }
         }
         self.publish_diagnostics(params.text_document.uri, &[], None)

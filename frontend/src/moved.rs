@@ -1,0 +1,611 @@
+//! Moving the positions of a checked unit after an edit of the main file
+//! that changed only comments and whitespace: every span after the edited
+//! text moves by the length it gained or lost, nothing else changes.
+//!
+//! [`Move`] maps offsets; [`MoveSpans`] applies it to every span of the
+//! tokens, the syntax tree, the HIR and the diagnostics. A span with an end
+//! strictly inside the edited text has no place in the new text: the move
+//! records it as lost, and the caller checks the unit again instead.
+
+use crate::ast;
+use crate::diag::Diagnostic;
+use crate::hir;
+use crate::lexer::Token;
+use crate::preprocess::{Expansion, Pragma, Preprocessed};
+use crate::source::{FileId, Span};
+
+/// The edit of one file: the bytes `from..to` of the old text became
+/// `to - from + delta` bytes; everything before `from` and from `to` on is
+/// unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub file: FileId,
+    pub from: u32,
+    pub to: u32,
+    pub delta: i64,
+}
+
+impl Edit {
+    /// The smallest edit that turns `old` into `new` (the longest common
+    /// prefix, then the longest common suffix of what is left).
+    pub fn between(file: FileId, old: &str, new: &str) -> Edit {
+        let (a, b) = (old.as_bytes(), new.as_bytes());
+        let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let room = a.len().min(b.len()) - prefix;
+        let suffix = a
+            .iter()
+            .rev()
+            .zip(b.iter().rev())
+            .take(room)
+            .take_while(|(x, y)| x == y)
+            .count();
+        Edit {
+            file,
+            from: prefix as u32,
+            to: (a.len() - suffix) as u32,
+            delta: b.len() as i64 - a.len() as i64,
+        }
+    }
+
+    /// The edited bytes of the new text.
+    pub fn new_range(&self) -> std::ops::Range<usize> {
+        self.from as usize..(self.to as i64 + self.delta) as usize
+    }
+}
+
+/// Applies an [`Edit`] to spans, remembering whether one had no place.
+pub struct Move {
+    edit: Edit,
+    /// A span had an end inside the edited text (or was empty exactly where
+    /// text was inserted, so that it could belong before or after it).
+    pub lost: bool,
+}
+
+impl Move {
+    pub fn new(edit: Edit) -> Move {
+        Move { edit, lost: false }
+    }
+
+    fn shifted(&self, x: u32) -> u32 {
+        (x as i64 + self.edit.delta) as u32
+    }
+
+    pub fn span(&mut self, s: &mut Span) {
+        let e = self.edit;
+        if s.file != e.file || s.end <= e.from && s.start < e.to {
+            return;
+        }
+        if s.start == s.end {
+            if s.start == e.from || s.start < e.to {
+                self.lost = true;
+            } else {
+                s.start = self.shifted(s.start);
+                s.end = s.start;
+            }
+            return;
+        }
+        // A start at the edit belongs after inserted text, an end at it
+        // before.
+        if s.start >= e.to {
+            s.start = self.shifted(s.start);
+        } else if s.start > e.from {
+            self.lost = true;
+        }
+        if s.end >= e.to && s.end > e.from {
+            s.end = self.shifted(s.end);
+        } else if s.end > e.from {
+            self.lost = true;
+        }
+    }
+}
+
+/// Everything with spans in it.
+pub trait MoveSpans {
+    fn move_spans(&mut self, m: &mut Move);
+}
+
+impl MoveSpans for Span {
+    fn move_spans(&mut self, m: &mut Move) {
+        m.span(self);
+    }
+}
+
+impl<T: MoveSpans> MoveSpans for Option<T> {
+    fn move_spans(&mut self, m: &mut Move) {
+        if let Some(x) = self {
+            x.move_spans(m);
+        }
+    }
+}
+
+impl<T: MoveSpans> MoveSpans for Vec<T> {
+    fn move_spans(&mut self, m: &mut Move) {
+        for x in self {
+            x.move_spans(m);
+        }
+    }
+}
+
+impl<T: MoveSpans> MoveSpans for Box<T> {
+    fn move_spans(&mut self, m: &mut Move) {
+        (**self).move_spans(m);
+    }
+}
+
+impl<A: MoveSpans, B: MoveSpans> MoveSpans for (A, B) {
+    fn move_spans(&mut self, m: &mut Move) {
+        self.0.move_spans(m);
+        self.1.move_spans(m);
+    }
+}
+
+/// Types without spans.
+macro_rules! no_spans {
+    ($($t:ty),*) => {
+        $(impl MoveSpans for $t {
+            fn move_spans(&mut self, _: &mut Move) {}
+        })*
+    };
+}
+
+no_spans!(FileId, ast::AddressSpace, crate::types::ImageAccess);
+
+/// Structs: the listed fields hold spans.
+macro_rules! fields {
+    ($($t:ty { $($f:ident),* })*) => {
+        $(impl MoveSpans for $t {
+            fn move_spans(&mut self, m: &mut Move) {
+                $(self.$f.move_spans(m);)*
+            }
+        })*
+    };
+}
+
+fields! {
+    Token { span, spelling }
+    Expansion { call_site, definition }
+    Pragma { span }
+    Preprocessed { tokens, expansions, pragmas, includes }
+    crate::diag::Label { span }
+    Diagnostic { span, related }
+    ast::Ident { span }
+    ast::TranslationUnit { items }
+    ast::Item { kind, span }
+    ast::Function { spec, name, return_derived, params, body }
+    ast::Param { spec, declarator, span }
+    ast::DeclSpec { base, base_span, quals, address_space, kernel, attributes, span }
+    ast::Qualifiers { access }
+    ast::Attribute { name, args, exprs, type_arg, span }
+    ast::StructType { tag, fields, span }
+    ast::FieldDecl { spec, declarator, bit_width, span }
+    ast::EnumType { tag, variants, span }
+    ast::Declarator { name, derived, span }
+    ast::Declaration { spec, declarators, span }
+    ast::InitDeclarator { declarator, init, span }
+    ast::TypeName { spec, declarator, span }
+    ast::Block { stmts, span }
+    ast::Stmt { kind, span }
+    ast::Expr { kind, span }
+    hir::Unit { functions, structs, globals, fp_contract_off }
+    hir::StructDef { span, fields }
+    hir::Field { span }
+    hir::Global { span, name_span }
+    hir::Function { name_span, span, locals, body }
+    hir::Local { span, name_span }
+    hir::Block { stmts, span }
+    hir::Stmt { kind, span }
+    hir::Expr { kind, span }
+}
+
+impl MoveSpans for ast::ItemKind {
+    fn move_spans(&mut self, m: &mut Move) {
+        match self {
+            ast::ItemKind::Function(f) => f.move_spans(m),
+            ast::ItemKind::Declaration(d) => d.move_spans(m),
+            ast::ItemKind::Error => {}
+        }
+    }
+}
+
+impl MoveSpans for ast::BaseType {
+    fn move_spans(&mut self, m: &mut Move) {
+        match self {
+            ast::BaseType::Typedef(i) => i.move_spans(m),
+            ast::BaseType::Struct(s) | ast::BaseType::Union(s) => s.move_spans(m),
+            ast::BaseType::Enum(e) => e.move_spans(m),
+            ast::BaseType::Builtin(_) | ast::BaseType::Error => {}
+        }
+    }
+}
+
+impl MoveSpans for ast::Derived {
+    fn move_spans(&mut self, m: &mut Move) {
+        match self {
+            ast::Derived::Pointer { span, .. } => span.move_spans(m),
+            ast::Derived::Array { size, span } => {
+                size.move_spans(m);
+                span.move_spans(m);
+            }
+            ast::Derived::Function { params, span, .. } => {
+                params.move_spans(m);
+                span.move_spans(m);
+            }
+        }
+    }
+}
+
+impl MoveSpans for ast::Initializer {
+    fn move_spans(&mut self, m: &mut Move) {
+        match self {
+            ast::Initializer::Expr(e) => e.move_spans(m),
+            ast::Initializer::List { items, span } => {
+                items.move_spans(m);
+                span.move_spans(m);
+            }
+        }
+    }
+}
+
+impl MoveSpans for ast::Designator {
+    fn move_spans(&mut self, m: &mut Move) {
+        match self {
+            ast::Designator::Field(i) => i.move_spans(m),
+            ast::Designator::Index(e) => e.move_spans(m),
+        }
+    }
+}
+
+impl MoveSpans for ast::StmtKind {
+    fn move_spans(&mut self, m: &mut Move) {
+        use ast::StmtKind::*;
+        match self {
+            Block(b) => b.move_spans(m),
+            Decl(d) => d.move_spans(m),
+            Expr(e) | Return(Some(e)) => e.move_spans(m),
+            If { cond, then, els } => {
+                cond.move_spans(m);
+                then.move_spans(m);
+                els.move_spans(m);
+            }
+            While { cond, body }
+            | DoWhile { body, cond }
+            | Switch { cond, body }
+            | Case { value: cond, body } => {
+                cond.move_spans(m);
+                body.move_spans(m);
+            }
+            For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                init.move_spans(m);
+                cond.move_spans(m);
+                step.move_spans(m);
+                body.move_spans(m);
+            }
+            Default { body } => body.move_spans(m),
+            Goto(label) => label.move_spans(m),
+            Labeled { label, body } => {
+                label.move_spans(m);
+                body.move_spans(m);
+            }
+            Break | Continue | Return(None) | Empty | Error => {}
+        }
+    }
+}
+
+impl MoveSpans for ast::ExprKind {
+    fn move_spans(&mut self, m: &mut Move) {
+        use ast::ExprKind::*;
+        match self {
+            IntLit { .. } | FloatLit { .. } | CharLit(_) | StringLit(_) | Error => {}
+            Ident(i) => i.move_spans(m),
+            Paren(e) | Unary { operand: e, .. } | SizeofExpr(e) => e.move_spans(m),
+            Binary { lhs, rhs, .. } | Assign { lhs, rhs, .. } | Comma { lhs, rhs } => {
+                lhs.move_spans(m);
+                rhs.move_spans(m);
+            }
+            Index { base, index } => {
+                base.move_spans(m);
+                index.move_spans(m);
+            }
+            Conditional { cond, then, els } => {
+                cond.move_spans(m);
+                then.move_spans(m);
+                els.move_spans(m);
+            }
+            Call { callee, args } => {
+                callee.move_spans(m);
+                args.move_spans(m);
+            }
+            Member { base, field, .. } => {
+                base.move_spans(m);
+                field.move_spans(m);
+            }
+            Cast { ty, expr } => {
+                ty.move_spans(m);
+                expr.move_spans(m);
+            }
+            VectorLiteral { ty, elems } => {
+                ty.move_spans(m);
+                elems.move_spans(m);
+            }
+            CompoundLiteral { ty, init } => {
+                ty.move_spans(m);
+                init.move_spans(m);
+            }
+            SizeofType(t) | AlignofType(t) | VecStepType(t) => t.move_spans(m),
+        }
+    }
+}
+
+impl MoveSpans for hir::Init {
+    fn move_spans(&mut self, m: &mut Move) {
+        match self {
+            hir::Init::Expr(e) => e.move_spans(m),
+            hir::Init::List { elems, span, .. } => {
+                elems.move_spans(m);
+                span.move_spans(m);
+            }
+        }
+    }
+}
+
+impl MoveSpans for hir::StmtKind {
+    fn move_spans(&mut self, m: &mut Move) {
+        use hir::StmtKind::*;
+        match self {
+            Block(b) => b.move_spans(m),
+            Decl { init, .. } => init.move_spans(m),
+            Expr(e) | Return(Some(e)) => e.move_spans(m),
+            If { cond, then, els } => {
+                cond.move_spans(m);
+                then.move_spans(m);
+                els.move_spans(m);
+            }
+            While { cond, body } | DoWhile { body, cond } => {
+                cond.move_spans(m);
+                body.move_spans(m);
+            }
+            For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                init.move_spans(m);
+                cond.move_spans(m);
+                step.move_spans(m);
+                body.move_spans(m);
+            }
+            Switch { cond, body } => {
+                cond.move_spans(m);
+                body.move_spans(m);
+            }
+            Case(_) | Default | Break | Continue | Return(None) => {}
+        }
+    }
+}
+
+impl MoveSpans for hir::ExprKind {
+    fn move_spans(&mut self, m: &mut Move) {
+        use hir::ExprKind::*;
+        match self {
+            Int(_) | Float(_) | Local(_) | Global(_) | Error => {}
+            Unary { operand: e, .. }
+            | IncDec { operand: e, .. }
+            | Convert { expr: e, .. }
+            | Member { base: e, .. }
+            | Swizzle { base: e, .. }
+            | Deref(e)
+            | AddrOf(e) => e.move_spans(m),
+            Binary { lhs, rhs, .. }
+            | PtrDiff { lhs, rhs }
+            | Logical { lhs, rhs, .. }
+            | Assign { lhs, rhs }
+            | CompoundAssign { lhs, rhs, .. }
+            | Comma { lhs, rhs } => {
+                lhs.move_spans(m);
+                rhs.move_spans(m);
+            }
+            PtrAdd { ptr, offset, .. } => {
+                ptr.move_spans(m);
+                offset.move_spans(m);
+            }
+            Index { base, index } => {
+                base.move_spans(m);
+                index.move_spans(m);
+            }
+            Conditional { cond, then, els } | Select { cond, then, els } => {
+                cond.move_spans(m);
+                then.move_spans(m);
+                els.move_spans(m);
+            }
+            Call { args, .. } | Builtin { args, .. } | VectorConstruct { elems: args } => {
+                args.move_spans(m)
+            }
+            CompoundLiteral { init, .. } => init.move_spans(m),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use proptest::strategy::Strategy;
+
+    use crate::lexer::LexMemo;
+    use crate::preprocess::{PreprocessOptions, RealFs};
+    use crate::source::SourceFile;
+    use crate::unit::{check_source, check_source_reusing, recheck_moved, CheckedUnit};
+
+    /// Several kernels the way the SDKs write them, with a helper, macros
+    /// (one of them `__LINE__`), a struct, a typedef, a `#pragma`, an
+    /// `#if 0` group and comments between and inside the items.
+    const FILE: &str = "\
+// Copyright notice of the sample.
+#define BLOCK 16
+#define SQUARE(x) ((x) * (x))
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+typedef struct { float x; float y; } Point;
+
+/* The distance helper. */
+inline float dist2(Point a, Point b)
+{
+    return SQUARE(a.x - b.x) + SQUARE(a.y - b.y);
+}
+
+#if 0
+__kernel void disabled(__global float *p) { p[0] = 1.0f; }
+#endif
+
+__kernel void nearest(__global const Point *pts, __global float *out, int n)
+{
+    int i = get_global_id(0);   // one point per work-item
+    float best = 1e30f;
+    for (int j = 0; j < n; ++j) {
+        float d = dist2(pts[i], pts[j]);
+        if (d < best && j != i)
+            best = d;
+    }
+    out[i] = best;
+}
+
+// ---------------------------------------------------------------
+__kernel void scale(__global float *a, float s)
+{
+    __local float tile[BLOCK];
+    int l = get_local_id(0);
+    tile[l] = a[get_global_id(0)] * s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    a[get_global_id(0)] = tile[BLOCK - 1 - l] + __LINE__;
+}
+
+__kernel void broken(__global int *p)
+{
+    p[0] = undeclared;
+}
+";
+
+    /// Edits: mostly comments and whitespace, and some that change code,
+    /// directives, braces or comment delimiters.
+    const PIECES: &[&str] = &[
+        " ",
+        "  ",
+        "\n",
+        "\t",
+        "/* note */",
+        "// note\n",
+        "/**/",
+        "\n\n",
+        "x",
+        ";",
+        "{",
+        "}",
+        "/*",
+        "*/",
+        "\\\n",
+        "#define Q 1\n",
+        "__LINE__",
+        "SQUARE(2)",
+        "#if 1\n",
+        "#endif\n",
+        "\"",
+    ];
+
+    fn file(text: &str) -> SourceFile {
+        SourceFile::new("k.cl", Some(PathBuf::from("k.cl")), Arc::<str>::from(text))
+    }
+
+    fn check(text: &str, memo: Option<&mut LexMemo>) -> CheckedUnit {
+        let opts = PreprocessOptions::default();
+        match memo {
+            Some(m) => check_source_reusing(file(text), &opts, &RealFs, m),
+            None => check_source(file(text), &opts, &RealFs),
+        }
+    }
+
+    /// Everything a checked unit holds, as text.
+    fn dump(u: &CheckedUnit) -> String {
+        let texts: Vec<_> = u.sources.files().map(|(_, f)| (&f.name, &f.text)).collect();
+        format!(
+            "{texts:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            u.preprocessed, u.ast, u.hir, u.diagnostics
+        )
+    }
+
+    /// Applies the edits in turn, each to the previous unit; returns how
+    /// many took the fast path. Every unit must equal a fresh check.
+    fn run(edits: &[(usize, usize, String)]) -> usize {
+        let mut memo = LexMemo::default();
+        let mut text = FILE.to_string();
+        let mut unit = check(&text, Some(&mut memo));
+        let mut fast = 0;
+        for (at, len, insert) in edits {
+            let at = (*at).min(text.len());
+            let end = (at + len).min(text.len());
+            text.replace_range(at..end, insert);
+            unit = match recheck_moved(&unit, file(&text), &mut memo) {
+                Some(u) => {
+                    fast += 1;
+                    assert_eq!(dump(&u), dump(&check(&text, None)), "{text}");
+                    u
+                }
+                None => check(&text, Some(&mut memo)),
+            };
+        }
+        fast
+    }
+
+    fn edits() -> impl Strategy<Value = Vec<(usize, usize, String)>> {
+        let insert = proptest::collection::vec(proptest::sample::select(PIECES), 0..3)
+            .prop_map(|v| v.concat());
+        proptest::collection::vec((0usize..FILE.len() + 8, 0usize..6, insert), 1..10)
+    }
+
+    proptest::proptest! {
+        /// Whatever the edit, a unit the fast path gives is exactly the
+        /// unit of checking the new text.
+        #[test]
+        fn moved_unit_equals_checking_again(edits in edits()) {
+            run(&edits);
+        }
+    }
+
+    #[test]
+    fn edits_of_comments_and_spaces_take_the_fast_path() {
+        let at = |s: &str| FILE.find(s).unwrap();
+        let edits = [
+            // A comment between kernels, inside a body, at the end of a line.
+            (at("// ----"), 0, "/* more */".to_string()),
+            (at("    float best"), 0, "  /* c */".to_string()),
+            (at("   // one point"), 3, String::new()),
+            // Lines after the use of `__LINE__` (before it, its value
+            // would change).
+            (at("__kernel void broken"), 0, "\n// more\n".to_string()),
+            // Inside the `#if 0` group.
+            (at("p[0] = 1.0f"), 0, " ".to_string()),
+        ];
+        for e in &edits {
+            assert_eq!(run(std::slice::from_ref(e)), 1, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn other_edits_check_again() {
+        let at = |s: &str| FILE.find(s).unwrap();
+        for (pos, insert) in [
+            // Code, a line moving `__LINE__`, a directive's own line.
+            (at("best = d;"), "x"),
+            (at("__kernel void scale"), "\n"),
+            (at(" 16\n"), " /* c */"),
+        ] {
+            assert_eq!(run(&[(pos, 0, insert.to_string())]), 0, "{insert:?}");
+        }
+    }
+}
