@@ -411,30 +411,42 @@ fn haar_ref(signal: &[f32]) -> (Vec<f32>, f32) {
     (coefs, s[0])
 }
 
+/// The whole transform of `signal` by `launches` (buffers as in
+/// [`dwt_launches`]), checked against the Haar transform of `signal` times `scale`.
+fn dwt_case(
+    name: String,
+    signal: Vec<f32>,
+    scale: f32,
+    (launches, last): (Vec<Launch>, usize),
+) -> Case {
+    let m = signal.len();
+    let scaled: Vec<f32> = signal.iter().map(|x| x * scale).collect();
+    let (coefs, avg) = haar_ref(&scaled);
+    Case {
+        name,
+        bufs: vec![
+            Data::F32(signal),
+            Data::F32(vec![0.0; m]),
+            Data::F32(vec![0.0; m / 2]),
+            Data::F32(vec![0.0; m / 2]),
+        ],
+        launches,
+        check: Box::new(move |b| {
+            same_f32("coefs", b[1].f32(), &coefs)?;
+            same_f32("average", &b[last].f32()[..1], &[avg])
+        }),
+    }
+}
+
 fn dwt_cases() -> Vec<Case> {
     let mut cases = Vec::new();
     for (k, &(m, local)) in [(16, 4), (64, 8), (1024, 256), (256, 2), (2, 1), (512, 32)]
         .iter()
         .enumerate()
     {
-        let mut rng = Rng::new(300 + k as u64);
-        let signal = floats(&mut rng, m as usize);
-        let (launches, last) = dwt_launches(m, local);
-        let (coefs, avg) = haar_ref(&signal);
-        cases.push(Case {
-            name: format!("m={m} local {local}"),
-            bufs: vec![
-                Data::F32(signal),
-                Data::F32(vec![0.0; m as usize]),
-                Data::F32(vec![0.0; m as usize / 2]),
-                Data::F32(vec![0.0; m as usize / 2]),
-            ],
-            launches,
-            check: Box::new(move |b| {
-                same_f32("coefs", b[1].f32(), &coefs)?;
-                same_f32("average", &b[last].f32()[..1], &[avg])
-            }),
-        });
+        let signal = floats(&mut Rng::new(300 + k as u64), m as usize);
+        let name = format!("m={m} local {local}");
+        cases.push(dwt_case(name, signal, 1.0, dwt_launches(m, local)));
     }
     // The SDK's form. m is a power of 4, so the first pass's scale
     // 1 / sqrt(m) is a power of two and the scaled reference is exact.
@@ -450,26 +462,10 @@ fn dwt_cases() -> Vec<Case> {
     .iter()
     .enumerate()
     {
-        let mut rng = Rng::new(500 + k as u64);
-        let signal = floats(&mut rng, m as usize);
+        let signal = floats(&mut Rng::new(500 + k as u64), m as usize);
+        let name = format!("m={m} local {local}, __local");
         let scale = 1.0 / (m as f32).sqrt();
-        let scaled: Vec<f32> = signal.iter().map(|x| x * scale).collect();
-        let (launches, last) = dwt_sdk_launches(m, local);
-        let (coefs, avg) = haar_ref(&scaled);
-        cases.push(Case {
-            name: format!("m={m} local {local}, __local"),
-            bufs: vec![
-                Data::F32(signal),
-                Data::F32(vec![0.0; m as usize]),
-                Data::F32(vec![0.0; m as usize / 2]),
-                Data::F32(vec![0.0; m as usize / 2]),
-            ],
-            launches,
-            check: Box::new(move |b| {
-                same_f32("coefs", b[1].f32(), &coefs)?;
-                same_f32("average", &b[last].f32()[..1], &[avg])
-            }),
-        });
+        cases.push(dwt_case(name, signal, scale, dwt_sdk_launches(m, local)));
     }
     // Single levels with work-groups of 12 (not a power of two): 12, 6 and
     // 3 active work-items per group.

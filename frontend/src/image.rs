@@ -25,7 +25,7 @@ pub enum ImageFn {
 }
 
 /// `get_image_*`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter)]
 pub enum ImageQuery {
     Width,
     Height,

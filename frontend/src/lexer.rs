@@ -385,18 +385,9 @@ pub fn lex_reusing(
             return tokens;
         }
         Some(old) => {
-            let (a, b) = (old.text.as_bytes(), text.as_bytes());
-            let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-            let room = a.len().min(b.len()) - prefix;
-            let suffix = a
-                .iter()
-                .rev()
-                .zip(b.iter().rev())
-                .take(room)
-                .take_while(|(x, y)| x == y)
-                .count();
-            let delta = b.len() as i64 - a.len() as i64;
-            let same_from = (b.len() - suffix) as u32;
+            let edit = crate::moved::Edit::between(file, &old.text, text);
+            let (prefix, delta) = (edit.from as usize, edit.delta);
+            let same_from = edit.new_range().end as u32;
             // The last line start inside the unchanged prefix.
             let k = old.lines.partition_point(|&(o, _)| o as usize <= prefix);
             let (from, first) = if k == 0 { (0, 0) } else { old.lines[k - 1] };

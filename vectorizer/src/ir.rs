@@ -208,7 +208,7 @@ pub fn sign_extend(v: u64, bits: u32) -> i64 {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter)]
 pub enum BinOp {
     Add,
     Sub,
@@ -270,7 +270,7 @@ impl BinOp {
 
 /// Comparison predicates. Float predicates are ordered (false on NaN)
 /// except `FUne` (true on NaN), as C's `!=`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter)]
 pub enum CmpPred {
     Eq,
     Ne,
@@ -325,7 +325,7 @@ impl CmpPred {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter)]
 pub enum CastOp {
     Trunc,
     ZExt,
@@ -384,7 +384,7 @@ impl CastOp {
 /// OpenCL function has one (an `i32`, usually a constant). All return `i64`
 /// (`size_t`) except `WorkDim`, `SubGroupSize`, `SubGroupLocalId`,
 /// `NumSubGroups`, `SubGroupId` and `MaxSubGroupSize`, which return `i32`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter)]
 pub enum WorkItem {
     GlobalId,
     LocalId,
@@ -437,7 +437,7 @@ impl WorkItem {
 
 /// Element-wise math on one lane: floats unless the name says otherwise.
 /// `native_*`/`half_*` variants lower to the precise function.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter)]
 pub enum MathFn {
     // float -> float
     Sqrt,
@@ -628,7 +628,7 @@ pub enum Horizontal {
     ScanExclusive(ReduceOp),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter)]
 pub enum ReduceOp {
     Add,
     FAdd,
@@ -669,7 +669,7 @@ impl Horizontal {
 /// Every one but `Store` returns the value the memory held before. The
 /// operands (`InstKind::Atomic::args`) are the value (none for `Load`;
 /// `cmp, new` for `CmpXchg`). `atomic_inc`/`atomic_dec` are `Add`/`Sub` of 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter)]
 pub enum AtomicOp {
     Add,
     Sub,
@@ -726,7 +726,7 @@ pub mod fence {
 
 /// What an image read returns or a write takes per channel: `read_imagef`
 /// (`float`), `read_imagei` (`int`), `read_imageui` (`uint`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter)]
 pub enum ImageElem {
     Float,
     Int,
