@@ -68,13 +68,15 @@ pub fn add_fn_attr(cx: &Cx<'_, '_>, f: FunctionValue<'_>, name: &str) {
 
 /// Emits `k`, `k_groups` and `k__launch` for a kernel whose body variants
 /// are `full` and `part` (work-group bodies when `plan` is given: see
-/// [`crate::workgroup`]).
+/// [`crate::workgroup`]); `wide` is a body for runs of whole SIMD groups
+/// and how many it runs (see [`crate::interleave`]).
 pub fn emit_entry_points<'ctx>(
     cx: &Cx<'_, 'ctx>,
     kc: &KernelCode,
     full: FunctionValue<'ctx>,
     part: FunctionValue<'ctx>,
     plan: Option<&Plan>,
+    wide: Option<(FunctionValue<'ctx>, u64)>,
 ) -> R<Vec<FunctionValue<'ctx>>> {
     let ptr = cx.ctx.ptr_type(LlvmSpace::default());
     let i64t = cx.ctx.i64_type();
@@ -389,7 +391,18 @@ pub fn emit_entry_points<'ctx>(
                         })
                     })
                 };
-            for_range(cx, groups, cx.i64c(0), nfull, |c| {
+            // Runs of SIMD groups in one body first, then one at a time.
+            let mut first_full = cx.i64c(0);
+            if let Some((body, n)) = wide {
+                let run = cx.i64c(n * w);
+                let runs = cx.binop(Op::LLVMUDiv, size[0], run)?;
+                for_range(cx, groups, cx.i64c(0), runs, |c| {
+                    let x = cx.binop(Op::LLVMMul, c, run)?;
+                    rows(x, run, body)
+                })?;
+                first_full = cx.binop(Op::LLVMMul, runs, cx.i64c(n))?;
+            }
+            for_range(cx, groups, first_full, nfull, |c| {
                 let x = cx.binop(Op::LLVMMul, c, wc)?;
                 rows(x, wc, full)
             })?;

@@ -24,6 +24,7 @@ mod bounds;
 mod emit;
 mod half;
 mod header;
+mod interleave;
 mod jit;
 mod ll;
 pub mod math;
@@ -63,6 +64,7 @@ pub use jit::{Jit, LanesRange, LaunchFn};
 pub use multi::{link_targets, MultiTarget, PIN_VARIABLE};
 pub use rust::rust_bindings;
 
+pub use interleave::Interleaved;
 use ll::Cx;
 
 /// What LLVM needs to generate code for one lanes target.
@@ -208,6 +210,8 @@ pub struct KernelCode {
     pub span: Span,
     pub vf: VectorFunction,
     pub params: Vec<KernelParam>,
+    /// The body for runs of several SIMD groups (`interleave.rs`).
+    pub interleaved: Option<Interleaved>,
 }
 
 /// What [`Compiled::kernels`] lists.
@@ -258,6 +262,7 @@ impl KernelCode {
             span: vf.func.span,
             vf,
             params,
+            interleaved: None,
         }
     }
 }
@@ -269,7 +274,23 @@ pub fn kernel_code_for(
     spec: &TargetSpec,
 ) -> Result<KernelCode, Vec<Diagnostic>> {
     let ka = lanes_vectorizer::report::analyze_kernel_with(unit, k, spec.width, &spec.lowering())?;
-    analysed_kernel_code(unit, k, &ka)
+    let kc = analysed_kernel_code(unit, k, &ka)?;
+    Ok(with_interleaving(kc, unit, k, &ka, spec))
+}
+
+/// `kc` with the body for several SIMD groups at once when
+/// [`interleave::groups`] chooses it.
+fn with_interleaving(
+    kc: KernelCode,
+    unit: &hir::Unit,
+    k: hir::FuncId,
+    ka: &lanes_vectorizer::report::KernelAnalysis,
+    spec: &TargetSpec,
+) -> KernelCode {
+    KernelCode {
+        interleaved: interleave::plan(unit, k, ka, spec),
+        ..kc
+    }
 }
 
 /// Lowers, analyses and vectorizes kernel `k` of `unit` for width `w` on a
@@ -383,6 +404,7 @@ pub fn analysed_kernel_code(
         span: hf.name_span,
         vf,
         params,
+        interleaved: None,
     })
 }
 
@@ -466,7 +488,9 @@ pub fn compile_analysed<'a>(
     let mut kernels = Vec::new();
     let mut diags = Vec::new();
     for (k, ka) in analysed {
-        match ka.and_then(|ka| analysed_kernel_code(unit, k, ka)) {
+        match ka.and_then(|ka| {
+            analysed_kernel_code(unit, k, ka).map(|kc| with_interleaving(kc, unit, k, ka, spec))
+        }) {
             Ok(kc) => kernels.push(kc),
             Err(d) => diags.extend(d),
         }
@@ -519,6 +543,17 @@ pub fn compile_kernels(
                     k.vf.width, spec.width
                 ),
             )]);
+        }
+        if let Some(i) = &k.interleaved {
+            if i.vf.width != i.groups * spec.width {
+                return Err(vec![at(
+                    k,
+                    format!(
+                        "the body for {} SIMD groups is vectorized for width {}",
+                        i.groups, i.vf.width
+                    ),
+                )]);
+            }
         }
     }
     if !spec.width.is_power_of_two() || spec.width > 64 {
@@ -601,7 +636,21 @@ fn emit_kernel(cx: &Cx<'_, '_>, k: &KernelCode) -> Result<(), String> {
         false,
         plan.as_ref(),
     )?;
-    abi::emit_entry_points(cx, k, full, part, plan.as_ref())?;
+    // Bodies with barriers wait for each SIMD group: never interleaved.
+    let wide = match (&k.interleaved, &plan) {
+        (Some(i), None) => {
+            let wcx = Cx {
+                w: cx.w * i.groups,
+                ..*cx
+            };
+            let name = format!("{}.body_groups{}", k.name, i.groups);
+            let body = emit::emit_body(&wcx, &i.vf, &name, true, None)?;
+            abi::add_fn_attr(cx, body, "alwaysinline");
+            Some((body, u64::from(i.groups)))
+        }
+        _ => None,
+    };
+    abi::emit_entry_points(cx, k, full, part, plan.as_ref(), wide)?;
     for f in [full, part] {
         abi::add_fn_attr(cx, f, "alwaysinline");
     }

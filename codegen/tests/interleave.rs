@@ -1,0 +1,236 @@
+//! Interleaved SIMD groups (`codegen/src/interleave.rs`): the kernels whose
+//! uniform loops carry float chains run several SIMD groups of a work-group
+//! in one body. Their results are compared with the interpreter under
+//! work-group rows that hold whole runs of groups, a group left over and a
+//! partial group; the rule is pinned kernel by kernel, and the assembly of
+//! gemm's inner loop shows one independent multiply-add per SIMD group.
+
+mod common;
+
+use common::*;
+use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
+use lanes_vectorizer::interp::NdRange;
+
+/// Work-group rows of 75 and 130 work-items: one or two runs of up to 64
+/// lanes, then whole SIMD groups, then a partial one; a last work-group
+/// that is smaller; a global offset.
+fn shapes(dims: u32, _w: u64) -> Vec<NdRange> {
+    let r = |g, l| nd_range(dims, g, l);
+    match dims {
+        1 => vec![
+            r([2 * 75 + 11, 1, 1], [75, 1, 1]),
+            r([260, 1, 1], [130, 1, 1]),
+            NdRange {
+                global_offset: [5, 0, 0],
+                ..r([128, 1, 1], [64, 1, 1])
+            },
+        ],
+        2 => vec![r([150, 3, 1], [75, 2, 1]), r([130, 2, 1], [130, 1, 1])],
+        _ => vec![r([75, 2, 2], [75, 1, 2])],
+    }
+}
+
+fn unit_of(src: &str) -> lanes_frontend::unit::CheckedUnit {
+    let unit = lanes_frontend::unit::check_text(
+        "interleave.cl",
+        None,
+        src,
+        &PreprocessOptions::default(),
+        &RealFs,
+    );
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
+    unit
+}
+
+/// How many SIMD groups the body of the only kernel of `src` runs on
+/// `target` (1: not interleaved).
+fn groups(src: &str, target: &str) -> u32 {
+    let unit = unit_of(src);
+    let spec = lanes_codegen::target_spec(target).unwrap();
+    let k = unit.hir.kernels()[0];
+    let kc = lanes_codegen::kernel_code_for(&unit.hir, k, &spec).unwrap();
+    kc.interleaved.map_or(1, |i| i.groups)
+}
+
+fn interleaved_corpus(target: &str) {
+    let Ok(spec) = lanes_codegen::target_spec(target) else {
+        panic!("unknown target {target}");
+    };
+    let select = |unit: &lanes_frontend::hir::Unit, k| {
+        lanes_codegen::kernel_code_for(unit, k, &spec).is_ok_and(|kc| kc.interleaved.is_some())
+    };
+    let mut units = corpus();
+    units.extend(corpus_of(&["bench/kernels"]));
+    if let Some(kernels) = compare_corpus(target, 2, units, &select, &shapes) {
+        assert!(kernels >= 8, "only {kernels} interleaved kernels compared");
+    }
+}
+
+#[test]
+fn interleaved_kernels_equal_the_interpreter_sse4() {
+    interleaved_corpus("sse4-i32x4");
+}
+
+#[test]
+fn interleaved_kernels_equal_the_interpreter_avx2() {
+    interleaved_corpus("avx2-i32x8");
+}
+
+#[test]
+fn interleaved_kernels_equal_the_interpreter_avx2_x16() {
+    interleaved_corpus("avx2-i32x16");
+}
+
+#[test]
+fn interleaved_kernels_equal_the_interpreter_avx512() {
+    interleaved_corpus("avx512skx-x16");
+}
+
+const GEMM: &str = include_str!("../../bench/kernels/gemm.cl");
+
+#[test]
+fn the_rule() {
+    // One chain: 8 groups of 8 lanes (8 chains), 4 of 16, 8 of 4.
+    assert_eq!(groups(GEMM, "avx2-i32x8"), 8);
+    assert_eq!(groups(GEMM, "avx512skx-x16"), 4);
+    assert_eq!(groups(GEMM, "sse4-i32x4"), 8);
+    // Three chains: two groups (6 chains).
+    let three = r#"
+__kernel void forces(__global const float4 *p, __global float4 *a, int n)
+{
+    int i = get_global_id(0);
+    float4 pi = p[i];
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (int j = 0; j < n; j++) {
+        float4 d = p[j] - pi;
+        float inv = 1.0f / (d.x * d.x + d.y * d.y + d.z * d.z + 0.01f);
+        ax += d.x * inv;
+        ay += d.y * inv;
+        az += d.z * inv;
+    }
+    a[i] = (float4)(ax, ay, az, 0.0f);
+}
+"#;
+    assert_eq!(groups(three, "avx2-i32x8"), 2);
+    // No loop, an integer chain, a divergent loop: one group.
+    let none = [
+        r#"__kernel void k(__global float *a) { int i = get_global_id(0); a[i] = a[i] * 2.0f; }"#,
+        r#"__kernel void k(__global int *a, int n) {
+    int i = get_global_id(0);
+    int s = 0;
+    for (int j = 0; j < n; j++) s += a[j];
+    a[i] = s;
+}"#,
+        r#"__kernel void k(__global float *a, __global const int *len) {
+    int i = get_global_id(0);
+    float s = 0.0f;
+    for (int j = 0; j < len[i]; j++) s += a[j];
+    a[i] = s;
+}"#,
+    ];
+    for src in none {
+        assert_eq!(groups(src, "avx2-i32x8"), 1, "{src}");
+    }
+    // Sub-groups and barriers would see the difference: one group.
+    let visible = [
+        r#"__kernel void k(__global float *a, int n) {
+    int i = get_global_id(0);
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) s += a[j] * (float)get_sub_group_size();
+    a[i] = s;
+}"#,
+        r#"__kernel void k(__global float *a, int n) {
+    int i = get_global_id(0);
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) s += sub_group_broadcast(a[i + j], 0);
+    a[i] = s;
+}"#,
+        r#"__kernel void k(__global float *a, __local float *t, int n) {
+    int i = get_global_id(0);
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) s += a[j];
+    t[get_local_id(0)] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    a[i] = t[0];
+}"#,
+    ];
+    for src in visible {
+        assert_eq!(groups(src, "avx2-i32x8"), 1, "{src}");
+    }
+}
+
+/// The kernels that see sub-groups keep W lanes per sub-group: compared
+/// with the interpreter under the rows above.
+#[test]
+fn sub_groups_keep_their_width() {
+    let spec = lanes_codegen::target_spec("avx2-i32x8").unwrap();
+    if !lanes_codegen::host_can_run(&spec) {
+        eprintln!("SKIPPED: this machine cannot run avx2-i32x8");
+        return;
+    }
+    let src = r#"
+__kernel void k(__global float *a, __global float *b, int n)
+{
+    int i = get_global_id(0);
+    float s = 0.0f;
+    for (int j = 0; j < n; j++)
+        s += a[j] * (float)(get_sub_group_local_id() + get_sub_group_size());
+    b[i] = s + sub_group_reduce_add(a[i]);
+}
+"#;
+    let unit = unit_of(src);
+    let k = unit.hir.kernels()[0];
+    let opts = lanes_codegen::Options { opt_level: 2 };
+    let o = check_kernel_with(&unit.hir, k, &spec, &opts, "sub_groups", &shapes);
+    assert!(o.failures.is_empty(), "{:?}", o.failures);
+    assert!(o.not_run.is_none(), "{:?}", o.not_run);
+    assert!(
+        o.compared >= 3,
+        "{} launches compared, skipped: {:?}",
+        o.compared,
+        o.skipped
+    );
+}
+
+/// The loop of gemm on AVX2: one broadcast of `A[i*nk + k]` and eight
+/// multiply-adds into eight different accumulators (one per SIMD group)
+/// between the loop's label and its jump back.
+#[test]
+fn gemm_inner_loop_has_eight_chains() {
+    let (_, asm) = emit_avx2("gemm.cl", GEMM, 2);
+    let lines: Vec<&str> = asm.lines().map(str::trim).collect();
+    let mut best: Option<Vec<&str>> = None;
+    for (i, l) in lines.iter().enumerate() {
+        let Some(label) = l.strip_suffix(':').filter(|s| s.starts_with(".LBB")) else {
+            continue;
+        };
+        // The loop: instructions up to a jump back to this label.
+        let Some(end) = lines[i + 1..]
+            .iter()
+            .position(|x| x.starts_with('j') && x.ends_with(label))
+        else {
+            continue;
+        };
+        let body = &lines[i + 1..i + 1 + end];
+        if body.iter().any(|x| x.ends_with(':')) {
+            continue;
+        }
+        let fmas: Vec<&str> = body
+            .iter()
+            .copied()
+            .filter(|x| x.starts_with("vfmadd"))
+            .collect();
+        if fmas.len() > best.as_ref().map_or(0, Vec::len) {
+            best = Some(fmas);
+        }
+    }
+    let fmas = best.unwrap_or_else(|| panic!("no loop with multiply-adds:\n{asm}"));
+    assert_eq!(fmas.len(), 8, "{fmas:?}\n{asm}");
+    // Eight distinct accumulators, all ymm: no chain waits for another.
+    let accs: std::collections::BTreeSet<&str> = fmas
+        .iter()
+        .map(|f| f.rsplit(',').next().unwrap().trim())
+        .collect();
+    assert_eq!(accs.len(), 8, "{fmas:?}");
+    assert!(accs.iter().all(|a| a.starts_with("%ymm")), "{fmas:?}");
+}
