@@ -776,6 +776,7 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
             let why = match c {
                 -1 => "the range is invalid",
                 -2 => "its work-group memory (__local objects, values kept across barriers) could not be allocated",
+                -3 => "the local size differs from the kernel's reqd_work_group_size",
                 _ => "unknown error",
             };
             return Err(format!("the kernel returned error {c}: {why}"));

@@ -11,7 +11,9 @@
 //! in each group its SIMD groups of W work-items along dimension 0, column
 //! block by column block, each through all rows (local ids 1 and 2): the
 //! body's full variant for whole groups, its partial variant (lane mask
-//! from the row remainder) for the last column block.
+//! from the row remainder) for the last column block. A work-group of one
+//! SIMD group runs the straight body variants once instead; a kernel's
+//! `reqd_work_group_size` is checked against the launch and compiled in.
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::llvm_sys::{LLVMIntPredicate as IP, LLVMOpcode as Op};
@@ -45,6 +47,30 @@ pub const STACK_WORK_GROUP_BYTES: u64 = 128 * 1024;
 /// `k_groups` returns this when work-group memory cannot be allocated.
 pub const OUT_OF_MEMORY: i64 = -2;
 
+/// `k_groups` returns this when the local size differs from the kernel's
+/// `reqd_work_group_size` (OpenCL's `CL_INVALID_WORK_GROUP_SIZE`).
+pub const WRONG_WORK_GROUP_SIZE: i64 = -3;
+
+/// True when a work-group of `size` work-items is one SIMD group of `w`
+/// lanes (dimension 0 fits in one, no other rows).
+pub fn one_simd_group(size: [u32; 3], w: u32) -> bool {
+    size[0] <= w && size[1] == 1 && size[2] == 1
+}
+
+/// The body variants of a kernel, each as (full SIMD group, partial SIMD
+/// group): `several` runs work-groups of several SIMD groups (resumable at
+/// barriers when the kernel has a work-group plan), `one` work-groups of
+/// one SIMD group (only for kernels with a plan). A kernel whose
+/// `reqd_work_group_size` settles which one it needs has only that one.
+#[derive(Default)]
+pub struct Bodies<'ctx> {
+    pub several: Option<(FunctionValue<'ctx>, FunctionValue<'ctx>)>,
+    pub one: Option<(FunctionValue<'ctx>, FunctionValue<'ctx>)>,
+    /// A body for runs of whole SIMD groups and how many it runs (see
+    /// [`crate::interleave`]).
+    pub wide: Option<(FunctionValue<'ctx>, u64)>,
+}
+
 fn be<T>(r: Result<T, inkwell::builder::BuilderError>) -> R<T> {
     r.map_err(|e| format!("{e:?}"))
 }
@@ -66,17 +92,13 @@ pub fn add_fn_attr(cx: &Cx<'_, '_>, f: FunctionValue<'_>, name: &str) {
     f.add_attribute(AttributeLoc::Function, cx.ctx.create_enum_attribute(id, 0));
 }
 
-/// Emits `k`, `k_groups` and `k__launch` for a kernel whose body variants
-/// are `full` and `part` (work-group bodies when `plan` is given: see
-/// [`crate::workgroup`]); `wide` is a body for runs of whole SIMD groups
-/// and how many it runs (see [`crate::interleave`]).
+/// Emits `k`, `k_groups` and `k__launch` for a kernel with `bodies`
+/// (work-group bodies when `plan` is given: see [`crate::workgroup`]).
 pub fn emit_entry_points<'ctx>(
     cx: &Cx<'_, 'ctx>,
     kc: &KernelCode,
-    full: FunctionValue<'ctx>,
-    part: FunctionValue<'ctx>,
+    bodies: &Bodies<'ctx>,
     plan: Option<&Plan>,
-    wide: Option<(FunctionValue<'ctx>, u64)>,
 ) -> R<Vec<FunctionValue<'ctx>>> {
     let ptr = cx.ctx.ptr_type(LlvmSpace::default());
     let i64t = cx.ctx.i64_type();
@@ -225,6 +247,19 @@ pub fn emit_entry_points<'ctx>(
         let is0 = cx.icmp(IP::LLVMIntEQ, raw, cx.i64c(0))?;
         ls.push(cx.select(is0, chosen, raw)?);
     }
+    // A required work-group size is the local size (also when the caller
+    // leaves it to lanes); any other is refused.
+    if let Some(reqd) = kc.reqd_work_group_size {
+        let mut wrong = cx.boolc(false);
+        for (d, &raw) in ls_raw.iter().enumerate() {
+            let given = cx.icmp(IP::LLVMIntNE, raw, cx.i64c(0))?;
+            let other = cx.icmp(IP::LLVMIntNE, raw, cx.i64c(reqd[d] as u64))?;
+            let both = cx.binop(Op::LLVMAnd, given, other)?;
+            wrong = cx.binop(Op::LLVMOr, wrong, both)?;
+            ls[d] = cx.i64c(reqd[d] as u64);
+        }
+        return_if(cx, groups, wrong, WRONG_WORK_GROUP_SIZE)?;
+    }
     let mut ng = Vec::new();
     for d in 0..3 {
         let q = cx.binop(Op::LLVMUDiv, gs[d], ls[d])?;
@@ -263,12 +298,18 @@ pub fn emit_entry_points<'ctx>(
     let ngroups = cx.binop(Op::LLVMMul, ngroups, ng[2])?;
     let last = cx.intrinsic("llvm.umin", &[i64t.into()], &[last, ngroups])?;
 
+    // Work-groups of one SIMD group keep nothing in a save area.
+    let save_bytes = match (plan, bodies.several) {
+        (Some(p), Some(_)) => p.save_bytes,
+        _ => 0,
+    };
     let wg = match plan {
         Some(plan) => Some(work_group_memory(
             cx,
-            groups,
+            (groups, entry),
             kc,
             plan,
+            save_bytes,
             &gs,
             &ls,
             &mut ir_args,
@@ -298,7 +339,7 @@ pub fn emit_entry_points<'ctx>(
     };
     let state = slot(i32t.into(), "state")?;
     let states = plan.map_or(1, |p| p.states.max(1)) as u64;
-    for f in [full, part] {
+    for &f in bodies.several.iter().flat_map(|(a, b)| [a, b]) {
         if plan.is_some() && resume_points(f) + 1 != states {
             return Err(format!(
                 "work-group body `{}` has {} resume points, the plan {}",
@@ -321,7 +362,7 @@ pub fn emit_entry_points<'ctx>(
             return Ok(());
         };
         let t = cx.load(i64t.into(), turn, 8)?;
-        let off = cx.binop(Op::LLVMMul, t, cx.i64c(wg.save_bytes))?;
+        let off = cx.binop(Op::LLVMMul, t, cx.i64c(save_bytes))?;
         a.push(cx.gep_bytes(wg.base, off)?.into());
         a.push(wg.local.into());
         a.push(wg.scratch.into());
@@ -334,22 +375,19 @@ pub fn emit_entry_points<'ctx>(
         let t1 = cx.binop(Op::LLVMAdd, t, cx.i64c(1))?;
         cx.store(turn, t1, 8)
     };
-    for_range(cx, groups, first, last, |g| {
-        let gx = cx.binop(Op::LLVMURem, g, ng[0])?;
-        let t = cx.binop(Op::LLVMUDiv, g, ng[0])?;
-        let gy = cx.binop(Op::LLVMURem, t, ng[1])?;
-        let gz = cx.binop(Op::LLVMUDiv, t, ng[1])?;
-        let gid = [gx, gy, gz];
-        let mut size = Vec::new();
-        for d in 0..3 {
-            put(geo::GROUP_ID + d as u32, gid[d])?;
-            // Non-uniform work-groups: the last one may be smaller.
-            let start = cx.binop(Op::LLVMMul, gid[d], ls[d])?;
-            let left = cx.binop(Op::LLVMSub, gs[d], start)?;
-            let s = cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[d], left])?;
-            put(geo::SIZE + d as u32, s)?;
-            size.push(s);
-        }
+    // Every work-group of the launch is one SIMD group (the last one is
+    // never larger than the others).
+    let one_launch = {
+        let x = cx.icmp(IP::LLVMIntULE, ls[0], wc)?;
+        let y = cx.icmp(IP::LLVMIntEQ, ls[1], cx.i64c(1))?;
+        let z = cx.icmp(IP::LLVMIntEQ, ls[2], cx.i64c(1))?;
+        let yz = cx.binop(Op::LLVMAnd, y, z)?;
+        cx.binop(Op::LLVMAnd, x, yz)?
+    };
+    // The passes over the SIMD groups of a work-group of `size`.
+    let passes = |(full, part): (FunctionValue<'ctx>, FunctionValue<'ctx>),
+                  size: &[BasicValueEnum<'ctx>]|
+     -> R<()> {
         let nfull = cx.binop(Op::LLVMUDiv, size[0], wc)?;
         let rem = cx.binop(Op::LLVMURem, size[0], wc)?;
         // One pass over the SIMD groups, from barrier `state` to the next:
@@ -393,7 +431,7 @@ pub fn emit_entry_points<'ctx>(
                 };
             // Runs of SIMD groups in one body first, then one at a time.
             let mut first_full = cx.i64c(0);
-            if let Some((body, n)) = wide {
+            if let Some((body, n)) = bodies.wide {
                 let run = cx.i64c(n * w);
                 let runs = cx.binop(Op::LLVMUDiv, size[0], run)?;
                 for_range(cx, groups, cx.i64c(0), runs, |c| {
@@ -407,16 +445,16 @@ pub fn emit_entry_points<'ctx>(
                 rows(x, wc, full)
             })?;
             let has_rem = cx.icmp(IP::LLVMIntNE, rem, cx.i64c(0))?;
-            let part_bb = cx.ctx.append_basic_block(groups, "part");
-            let after = cx.ctx.append_basic_block(groups, "after");
-            be(cx
-                .b
-                .build_conditional_branch(has_rem.into_int_value(), part_bb, after))?;
-            cx.b.position_at_end(part_bb);
-            let x = cx.binop(Op::LLVMMul, nfull, wc)?;
-            rows(x, rem, part)?;
-            be(cx.b.build_unconditional_branch(after))?;
-            cx.b.position_at_end(after);
+            if_then_else(
+                cx,
+                groups,
+                has_rem,
+                || {
+                    let x = cx.binop(Op::LLVMMul, nfull, wc)?;
+                    rows(x, rem, part)
+                },
+                || Ok(()),
+            )?;
             be(cx.b.build_unconditional_branch(pass_end))?;
         }
         cx.b.position_at_end(pass_end);
@@ -430,6 +468,63 @@ pub fn emit_entry_points<'ctx>(
             .build_conditional_branch(more.into_int_value(), pass, done))?;
         cx.b.position_at_end(done);
         Ok(())
+    };
+    // A work-group of one SIMD group: its body once, from the start.
+    let once = |(full, part): (FunctionValue<'ctx>, FunctionValue<'ctx>),
+                size: &[BasicValueEnum<'ctx>]|
+     -> R<()> {
+        cx.store(turn, cx.i64c(0), 8)?;
+        put(geo::XSTART, cx.i64c(0))?;
+        put(geo::NLANES, size[0])?;
+        put(geo::LY, cx.i64c(0))?;
+        put(geo::LZ, cx.i64c(0))?;
+        let whole = cx.icmp(IP::LLVMIntEQ, size[0], wc)?;
+        if_then_else(cx, groups, whole, || call(full, 0), || call(part, 0))
+    };
+    let run = |size: &[BasicValueEnum<'ctx>]| -> R<()> {
+        for (d, &s) in size.iter().enumerate() {
+            put(geo::SIZE + d as u32, s)?;
+        }
+        match (bodies.several, bodies.one) {
+            (Some(several), Some(one)) => if_then_else(
+                cx,
+                groups,
+                one_launch,
+                || once(one, size),
+                || passes(several, size),
+            ),
+            (Some(several), None) => passes(several, size),
+            (None, Some(one)) => once(one, size),
+            (None, None) => Err(format!("kernel `{}` has no body", kc.name)),
+        }
+    };
+    for_range(cx, groups, first, last, |g| {
+        let gx = cx.binop(Op::LLVMURem, g, ng[0])?;
+        let t = cx.binop(Op::LLVMUDiv, g, ng[0])?;
+        let gy = cx.binop(Op::LLVMURem, t, ng[1])?;
+        let gz = cx.binop(Op::LLVMUDiv, t, ng[1])?;
+        let gid = [gx, gy, gz];
+        let mut size = Vec::new();
+        for d in 0..3 {
+            put(geo::GROUP_ID + d as u32, gid[d])?;
+            // Non-uniform work-groups: the last one may be smaller.
+            let start = cx.binop(Op::LLVMMul, gid[d], ls[d])?;
+            let left = cx.binop(Op::LLVMSub, gs[d], start)?;
+            size.push(cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[d], left])?);
+        }
+        let Some(reqd) = kc.reqd_work_group_size else {
+            return run(&size);
+        };
+        // A whole work-group of the required size runs with its geometry
+        // as constants (trip counts of the SIMD group loops, the local
+        // size the body reads); only a smaller last one reads it.
+        let whole = reqd.map(|r| cx.i64c(r as u64));
+        let mut all = cx.boolc(true);
+        for d in 0..3 {
+            let eq = cx.icmp(IP::LLVMIntEQ, size[d], whole[d])?;
+            all = cx.binop(Op::LLVMAnd, all, eq)?;
+        }
+        if_then_else(cx, groups, all, || run(&whole), || run(&size))
     })?;
     if let Some(wg) = &wg {
         free_work_group_memory(cx, wg)?;
@@ -502,26 +597,58 @@ struct WorkGroupMemory<'ctx> {
     scratch: BasicValueEnum<'ctx>,
     /// The first `__local` byte.
     local: BasicValueEnum<'ctx>,
-    save_bytes: u64,
     /// True when `base` came from `aligned_alloc` (to free at the end).
     on_heap: BasicValueEnum<'ctx>,
 }
 
 /// Sizes and places the work-group memory of one `k_groups` call (reused by
 /// every work-group it runs) and points the `__local` arguments into it;
-/// returns [`OUT_OF_MEMORY`] from `groups` when it cannot be had.
+/// returns [`OUT_OF_MEMORY`] from `groups` when it cannot be had. With a
+/// required work-group size and no `__local` argument its size is a
+/// constant, and up to [`STACK_WORK_GROUP_BYTES`] it is a fixed object of
+/// the call's frame.
+#[allow(clippy::too_many_arguments)]
 fn work_group_memory<'ctx>(
     cx: &Cx<'_, 'ctx>,
-    groups: FunctionValue<'ctx>,
+    (groups, entry): (FunctionValue<'ctx>, inkwell::basic_block::BasicBlock<'ctx>),
     kc: &KernelCode,
     plan: &Plan,
+    save_bytes: u64,
     gs: &[BasicValueEnum<'ctx>],
     ls: &[BasicValueEnum<'ctx>],
     ir_args: &mut [Option<BasicValueEnum<'ctx>>],
 ) -> R<WorkGroupMemory<'ctx>> {
     let i64t = cx.ctx.i64_type();
-    let i32t = cx.ctx.i32_type();
     let ptr = cx.ctx.ptr_type(LlvmSpace::default());
+    let local_args = kc.params.iter().any(|p| p.kind == ParamKind::LocalPointer);
+    if let (Some(reqd), false) = (kc.reqd_work_group_size, local_args) {
+        let w = cx.w as u64;
+        let simd_groups = (reqd[0] as u64).div_ceil(w) * reqd[1] as u64 * reqd[2] as u64;
+        let save = simd_groups * save_bytes;
+        let scratch = (simd_groups * crate::workgroup::SCRATCH_SLOT).div_ceil(ALIGN) * ALIGN;
+        let local = save + scratch;
+        let total = (local + plan.local_bytes).max(ALIGN).div_ceil(ALIGN) * ALIGN;
+        if total <= STACK_WORK_GROUP_BYTES {
+            let here = cx.b.get_insert_block().ok_or("builder not positioned")?;
+            match entry.get_first_instruction() {
+                Some(i) => cx.b.position_before(&i),
+                None => cx.b.position_at_end(entry),
+            }
+            let t = cx.ctx.i8_type().array_type(total as u32);
+            let base = be(cx.b.build_alloca(t, "wg"))?;
+            if let Some(i) = base.as_instruction() {
+                i.set_alignment(ALIGN as u32).map_err(|e| e.to_string())?;
+            }
+            cx.b.position_at_end(here);
+            let base: BasicValueEnum = base.into();
+            return Ok(WorkGroupMemory {
+                base,
+                scratch: cx.gep_bytes(base, cx.i64c(save))?,
+                local: cx.gep_bytes(base, cx.i64c(local))?,
+                on_heap: cx.boolc(false),
+            });
+        }
+    }
     let mut overflow = cx.boolc(false);
     let checked =
         |name: &str, a, b, overflow: &mut BasicValueEnum<'ctx>| -> R<BasicValueEnum<'ctx>> {
@@ -541,7 +668,10 @@ fn work_group_memory<'ctx>(
     // SIMD groups in the largest work-group.
     let mut simd_groups = cx.i64c(1);
     for d in 0..3 {
-        let items = cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[d], gs[d]])?;
+        let items = match kc.reqd_work_group_size {
+            Some(r) => cx.i64c(r[d] as u64),
+            None => cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[d], gs[d]])?,
+        };
         let per = if d == 0 {
             let w = cx.i64c(cx.w as u64 - 1);
             let up = cx.binop(Op::LLVMAdd, items, w)?;
@@ -554,7 +684,7 @@ fn work_group_memory<'ctx>(
     let save = checked(
         "llvm.umul.with.overflow",
         simd_groups,
-        cx.i64c(plan.save_bytes),
+        cx.i64c(save_bytes),
         &mut overflow,
     )?;
     // The collectives' scratch array: one slot per SIMD group.
@@ -592,17 +722,7 @@ fn work_group_memory<'ctx>(
     let total = cx.intrinsic("llvm.umax", &[i64t.into()], &[end, cx.i64c(ALIGN)])?;
     let total = round_up(total, &mut overflow)?;
 
-    let fail = cx.ctx.append_basic_block(groups, "wg.fail");
-    let sized = cx.ctx.append_basic_block(groups, "wg.sized");
-    be(cx
-        .b
-        .build_conditional_branch(overflow.into_int_value(), fail, sized))?;
-    cx.b.position_at_end(fail);
-    be(cx
-        .b
-        .build_return(Some(&i32t.const_int(OUT_OF_MEMORY as u64, true))))?;
-
-    cx.b.position_at_end(sized);
+    let fail = return_if(cx, groups, overflow, OUT_OF_MEMORY)?;
     let small = cx.icmp(IP::LLVMIntULE, total, cx.i64c(STACK_WORK_GROUP_BYTES))?;
     let stack_bb = cx.ctx.append_basic_block(groups, "wg.stack");
     let heap_bb = cx.ctx.append_basic_block(groups, "wg.heap");
@@ -650,7 +770,6 @@ fn work_group_memory<'ctx>(
         base,
         scratch: cx.gep_bytes(base, save)?,
         local: cx.gep_bytes(base, local)?,
-        save_bytes: plan.save_bytes,
         on_heap: heap.as_basic_value(),
     })
 }
@@ -696,6 +815,51 @@ fn set_ir<'ctx>(
     let i = *idx.get(k).ok_or("source parameter without IR parameter")? as usize;
     let slot = ir.get_mut(i).ok_or("IR parameter index out of range")?;
     *slot = Some(v);
+    Ok(())
+}
+
+/// `if (cond) return status;`, leaving the builder after it; returns the
+/// block that returns (for other paths to the same failure).
+fn return_if<'ctx>(
+    cx: &Cx<'_, 'ctx>,
+    f: FunctionValue<'ctx>,
+    cond: BasicValueEnum<'ctx>,
+    status: i64,
+) -> R<inkwell::basic_block::BasicBlock<'ctx>> {
+    let fail = cx.ctx.append_basic_block(f, "fail");
+    let go_on = cx.ctx.append_basic_block(f, "go_on");
+    be(cx
+        .b
+        .build_conditional_branch(cond.into_int_value(), fail, go_on))?;
+    cx.b.position_at_end(fail);
+    be(cx
+        .b
+        .build_return(Some(&cx.ctx.i32_type().const_int(status as u64, true))))?;
+    cx.b.position_at_end(go_on);
+    Ok(fail)
+}
+
+/// `if (cond) then() else otherwise()`, leaving the builder after both.
+fn if_then_else<'ctx>(
+    cx: &Cx<'_, 'ctx>,
+    f: FunctionValue<'ctx>,
+    cond: BasicValueEnum<'ctx>,
+    then: impl FnOnce() -> R<()>,
+    otherwise: impl FnOnce() -> R<()>,
+) -> R<()> {
+    let yes = cx.ctx.append_basic_block(f, "then");
+    let no = cx.ctx.append_basic_block(f, "else");
+    let join = cx.ctx.append_basic_block(f, "join");
+    be(cx
+        .b
+        .build_conditional_branch(cond.into_int_value(), yes, no))?;
+    cx.b.position_at_end(yes);
+    then()?;
+    be(cx.b.build_unconditional_branch(join))?;
+    cx.b.position_at_end(no);
+    otherwise()?;
+    be(cx.b.build_unconditional_branch(join))?;
+    cx.b.position_at_end(join);
     Ok(())
 }
 

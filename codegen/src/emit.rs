@@ -104,13 +104,17 @@ fn align_of(align: u64, ty: Ty) -> u32 {
 /// `i32 name(params..., ptr ctx, ptr save, ptr local, ptr scratch, i32
 /// state)`: it
 /// starts at the beginning (state 0) or after barrier `state`, and returns
-/// the number of the barrier it stopped at, or 0 at its end.
+/// the number of the barrier it stopped at, or 0 at its end. With
+/// `one_group` (a work-group of one SIMD group) it is the same function
+/// run once from the start: barriers are nothing and every value stays in
+/// a register.
 pub fn emit_body<'ctx>(
     cx: &Cx<'_, 'ctx>,
     vf: &VectorFunction,
     name: &str,
     full: bool,
     plan: Option<&Plan>,
+    one_group: bool,
 ) -> R<FunctionValue<'ctx>> {
     let f = &vf.func;
     let ptr = cx.ctx.ptr_type(LlvmSpace::default());
@@ -155,6 +159,7 @@ pub fn emit_body<'ctx>(
         globals: Vec::new(),
         allocas: HashMap::new(),
         plan,
+        one_group: one_group && plan.is_some(),
         resumes: Vec::new(),
         copy: None,
         copy_start: None,
@@ -186,6 +191,9 @@ struct FnGen<'a, 'b, 'ctx> {
     allocas: HashMap<InstId, BasicValueEnum<'ctx>>,
     /// The work-group plan: save area, `__local` block, barriers.
     plan: Option<&'a Plan>,
+    /// The work-group is this one SIMD group: no suspension at barriers,
+    /// no save area.
+    one_group: bool,
     /// The block each barrier resumes in (state k: `resumes[k - 1]`).
     resumes: Vec<BasicBlock<'ctx>>,
     /// The all-active copy to make, and the block it starts in.
@@ -487,14 +495,14 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 .globals
                 .get(*n as usize)
                 .ok_or_else(|| format!("global {n} does not exist"))?,
-            ValueDef::Inst(i) if self.plan.is_some_and(|p| p.remat.contains(&v)) => {
+            ValueDef::Inst(i) if self.saved().is_some_and(|p| p.remat.contains(&v)) => {
                 let InstKind::WorkItem { query, dim } = self.f.inst(*i).kind else {
                     return Err(format!("value %{} is not a work-item query", v.0));
                 };
                 let r = self.work_item(query, dim, val.ty)?;
                 cx.coerce(r, self.is_vec(v))?
             }
-            ValueDef::Inst(_) => match self.plan.and_then(|p| p.spills.get(&v)) {
+            ValueDef::Inst(_) => match self.saved().and_then(|p| p.spills.get(&v)) {
                 // Kept in the save area: it may come from before a barrier.
                 Some(&off) => {
                     let own = self.is_vec(v);
@@ -512,6 +520,10 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
     /// A barrier: stop here; the entry points run the other SIMD groups of
     /// the work-group up to it, then resume each in the block that follows.
     fn suspend(&mut self) -> R<()> {
+        if self.one_group {
+            // Nothing else of the work-group runs in between.
+            return Ok(());
+        }
         let cx = self.cx;
         let k = self.resumes.len() as u64 + 1;
         cx.b.build_return(Some(&cx.ctx.i32_type().const_int(k, false)))
@@ -520,6 +532,12 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         self.resumes.push(resume);
         cx.b.position_at_end(resume);
         Ok(())
+    }
+
+    /// The plan of what the body keeps in its save area across barriers
+    /// (none when the work-group is one SIMD group).
+    fn saved(&self) -> Option<&'a Plan> {
+        self.plan.filter(|_| !self.one_group)
     }
 
     /// The save area (`k` = 0), the `__local` block (`k` = 1) or the
@@ -534,7 +552,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
     /// Stores `v`, the value of `r` in its own form, to its save slot if it
     /// has one.
     fn spill(&mut self, r: ValueId, v: BasicValueEnum<'ctx>) -> R<()> {
-        let Some(&off) = self.plan.and_then(|p| p.spills.get(&r)) else {
+        let Some(&off) = self.saved().and_then(|p| p.spills.get(&r)) else {
             return Ok(());
         };
         let cx = self.cx;
@@ -577,7 +595,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         let r = self.f.inst(id).result.ok_or("alloca without result")?;
         let per_lane = self.is_vec(r);
         let size = size.max(1);
-        if let Some(&off) = self.plan.and_then(|p| p.allocas.get(&id)) {
+        if let Some(&off) = self.saved().and_then(|p| p.allocas.get(&id)) {
             // A body with barriers keeps private objects in its save area.
             let p = cx.gep_bytes(self.wg_param(0)?, cx.i64c(off))?;
             let v = if per_lane {

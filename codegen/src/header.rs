@@ -286,6 +286,12 @@ fn render(
                  (as clSetKernelArg(k, i, size, NULL)); each work-group gets its own.",
             );
         }
+        if let Some([x, y, z]) = k.reqd_work_group_size {
+            notes.push_str(&format!(
+                "\n   reqd_work_group_size({x}, {y}, {z}): local_size must be {{{x}, {y}, {z}}} (or 0,\n   \
+                 which means it); another returns -3, as CL_INVALID_WORK_GROUP_SIZE."
+            ));
+        }
         if needs_memory {
             notes.push_str(
                 "\n   Work-group memory (__local objects, values kept across barriers) comes\n   \

@@ -212,6 +212,10 @@ pub struct KernelCode {
     pub params: Vec<KernelParam>,
     /// The body for runs of several SIMD groups (`interleave.rs`).
     pub interleaved: Option<Interleaved>,
+    /// `__attribute__((reqd_work_group_size(X, Y, Z)))`: launches with
+    /// another local size are refused, and the work-group's geometry is
+    /// compiled in (docs/codegen.md).
+    pub reqd_work_group_size: Option<[u32; 3]>,
 }
 
 /// What [`Compiled::kernels`] lists.
@@ -263,6 +267,7 @@ impl KernelCode {
             vf,
             params,
             interleaved: None,
+            reqd_work_group_size: None,
         }
     }
 }
@@ -405,6 +410,7 @@ pub fn analysed_kernel_code(
         vf,
         params,
         interleaved: None,
+        reqd_work_group_size: hf.attrs.reqd_work_group_size,
     })
 }
 
@@ -622,37 +628,42 @@ fn emit_kernel(cx: &Cx<'_, '_>, k: &KernelCode) -> Result<(), String> {
     }
     let plan = workgroup::Plan::needed(&k.vf)
         .then(|| workgroup::Plan::compute(&k.vf, &emit::reachable(f), cx.w));
-    let full = emit::emit_body(
-        cx,
-        &k.vf,
-        &format!("{}.body_full", k.name),
-        true,
-        plan.as_ref(),
-    )?;
-    let part = emit::emit_body(
-        cx,
-        &k.vf,
-        &format!("{}.body_part", k.name),
-        false,
-        plan.as_ref(),
-    )?;
+    // A body with barriers is emitted resumable for work-groups of several
+    // SIMD groups and straight for a work-group of one, as far as the
+    // required work-group size leaves either possible.
+    let one = k.reqd_work_group_size.map(|r| abi::one_simd_group(r, cx.w));
+    let body = |suffix: &str, full: bool, one_group: bool| {
+        let name = format!("{}.body_{suffix}", k.name);
+        emit::emit_body(cx, &k.vf, &name, full, plan.as_ref(), one_group)
+    };
+    let mut bodies = abi::Bodies::default();
+    if plan.is_none() || one != Some(true) {
+        bodies.several = Some((body("full", true, false)?, body("part", false, false)?));
+    }
+    if plan.is_some() && one != Some(false) {
+        bodies.one = Some((
+            body("one_full", true, true)?,
+            body("one_part", false, true)?,
+        ));
+    }
     // Bodies with barriers wait for each SIMD group: never interleaved.
-    let wide = match (&k.interleaved, &plan) {
+    bodies.wide = match (&k.interleaved, &plan) {
         (Some(i), None) => {
             let wcx = Cx {
                 w: cx.w * i.groups,
                 ..*cx
             };
             let name = format!("{}.body_groups{}", k.name, i.groups);
-            let body = emit::emit_body(&wcx, &i.vf, &name, true, None)?;
+            let body = emit::emit_body(&wcx, &i.vf, &name, true, None, false)?;
             abi::add_fn_attr(cx, body, "alwaysinline");
             Some((body, u64::from(i.groups)))
         }
         _ => None,
     };
-    abi::emit_entry_points(cx, k, full, part, plan.as_ref(), wide)?;
-    for f in [full, part] {
-        abi::add_fn_attr(cx, f, "alwaysinline");
+    abi::emit_entry_points(cx, k, &bodies, plan.as_ref())?;
+    for (full, part) in bodies.several.iter().chain(&bodies.one) {
+        abi::add_fn_attr(cx, *full, "alwaysinline");
+        abi::add_fn_attr(cx, *part, "alwaysinline");
     }
     Ok(())
 }

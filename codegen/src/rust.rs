@@ -575,6 +575,8 @@ pub enum Error {
     /// `work_dim` is not 1, 2 or 3, or the kernel refused the range (a
     /// local size that does not fit).
     InvalidRange { kernel: &'static str },
+    /// The local size is not the kernel's `reqd_work_group_size`.
+    WorkGroupSize { kernel: &'static str },
     /// `buffer` has `len` elements, the range reaches element `needed - 1`.
     TooShort { kernel: &'static str, buffer: &'static str, needed: u128, len: usize },
     /// Some work-item of the range would access `buffer` before its start.
@@ -591,6 +593,10 @@ impl ::core::fmt::Display for Error {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         match self {
             Error::InvalidRange { kernel } => write!(f, "kernel `{kernel}`: invalid range"),
+            Error::WorkGroupSize { kernel } => write!(
+                f,
+                "kernel `{kernel}`: the local size is not its reqd_work_group_size"
+            ),
             Error::TooShort { kernel, buffer, needed, len } => write!(
                 f,
                 "kernel `{kernel}`: `{buffer}` has {len} elements but the range accesses up to element {}",
@@ -652,6 +658,7 @@ mod check {
         match status {
             0 => Ok(()),
             -1 => Err(Error::InvalidRange { kernel }),
+            -3 => Err(Error::WorkGroupSize { kernel }),
             status => Err(Error::Failed { kernel, status }),
         }
     }

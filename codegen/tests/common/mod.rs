@@ -632,10 +632,62 @@ pub fn param_of_ir(p: &KernelParam) -> usize {
     p.ir_params[0] as usize
 }
 
+/// Launches of a kernel with `reqd_work_group_size(reqd)` that use it: several
+/// work-groups, the whole range in one, a smaller last work-group in each
+/// dimension (OpenCL 2.0 non-uniform work-groups), and the local size left
+/// to lanes (`choose`: lanes gets local size 0).
+pub fn reqd_launches(reqd: [u32; 3], dims: u32) -> Vec<(NdRange, bool)> {
+    let l = reqd.map(u64::from);
+    let dims = (0..3)
+        .filter(|&d| l[d] > 1)
+        .map(|d| d as u32 + 1)
+        .fold(dims, u32::max);
+    let g = |f: &dyn Fn(u64) -> u64| {
+        let mut x = [1; 3];
+        for d in 0..dims as usize {
+            x[d] = f(l[d]);
+        }
+        x
+    };
+    let r = |global| nd_range(dims, global, l);
+    vec![
+        (r(g(&|x| 3 * x)), false),
+        (r(g(&|x| x)), false),
+        (r(g(&|x| 2 * x + x.div_ceil(2))), false),
+        (r(g(&|x| 2 * x)), true),
+    ]
+}
+
+/// True when `range`'s local size is `reqd` (dimensions beyond the range's
+/// count as 1).
+pub fn fits_reqd(range: &NdRange, reqd: [u32; 3]) -> bool {
+    (0..3).all(|d| {
+        let l = if d < range.work_dim as usize {
+            range.local_size[d]
+        } else {
+            1
+        };
+        l == reqd[d] as u64
+    })
+}
+
+/// The contents of the buffer arguments.
+fn buffers(args: &[Arg]) -> Vec<Vec<u8>> {
+    args.iter()
+        .filter_map(|a| match a {
+            Arg::Buffer(b, _) => Some(b.bytes().to_vec()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// What checking one kernel on one target found.
 #[derive(Default)]
 pub struct Outcome {
     pub compared: usize,
+    /// Launches with a local size other than the kernel's
+    /// `reqd_work_group_size`, refused as they should be.
+    pub refused: usize,
     /// Launches the interpreter rejected (with its message).
     pub skipped: Vec<String>,
     pub failures: Vec<String>,
@@ -708,9 +760,33 @@ pub fn check_kernel_with(
         }
     };
     let approx = uses_approximate_math(&kc);
-    for (li, range) in shapes(dims_used(&kc), w as u64).iter().enumerate() {
+    // (the launch, whether lanes is given local size 0 to choose it)
+    let mut launches: Vec<(NdRange, bool)> = shapes(dims_used(&kc), w as u64)
+        .into_iter()
+        .map(|r| (r, false))
+        .collect();
+    if let Some(reqd) = kc.reqd_work_group_size {
+        launches.extend(reqd_launches(reqd, dims_used(&kc)));
+    }
+    for (li, (range, choose)) in launches.iter().enumerate() {
         let mut rng = Rng::new(hash(&name) ^ (li as u64 * 7919) ^ w as u64);
         let mut args = make_args(&kc, &mut rng);
+        let mut lr = lanes_range(range);
+        if *choose {
+            lr.local_size = [0; 3];
+        }
+        if let Some(reqd) = kc.reqd_work_group_size.filter(|&r| !fits_reqd(range, r)) {
+            // OpenCL's CL_INVALID_WORK_GROUP_SIZE, before anything runs.
+            let before: Vec<Vec<u8>> = buffers(&args);
+            let rc = run_jit(&jit, &kc, &mut args, &lr);
+            if rc != -3 || buffers(&args) != before {
+                out.failures.push(format!(
+                    "{what} launch {li} {range:?}: local size other than reqd_work_group_size{reqd:?} returned {rc} (or wrote memory), not -3"
+                ));
+            }
+            out.refused += 1;
+            continue;
+        }
         let want = match run_interp(&scalar, &kc, &args, range, w) {
             Ok(v) => v,
             Err(e) => {
@@ -718,7 +794,7 @@ pub fn check_kernel_with(
                 continue;
             }
         };
-        let rc = run_jit(&jit, &kc, &mut args, &lanes_range(range));
+        let rc = run_jit(&jit, &kc, &mut args, &lr);
         if rc != 0 {
             out.failures
                 .push(format!("{what} launch {li}: returned {rc}"));
