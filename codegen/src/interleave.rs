@@ -24,8 +24,9 @@
 //! collectives.
 
 use lanes_frontend::hir;
-use lanes_vectorizer::ir::{Function, InstKind, WorkItem};
+use lanes_vectorizer::ir::{BlockId, Function, InstKind, WorkItem};
 use lanes_vectorizer::report::KernelAnalysis;
+use lanes_vectorizer::shape::Shape;
 use lanes_vectorizer::vectorize::VectorFunction;
 
 use crate::TargetSpec;
@@ -33,6 +34,11 @@ use crate::TargetSpec;
 /// Independent multiply-add chains that keep two FMA units with a latency
 /// of 4 cycles busy.
 pub const CHAINS: u32 = 8;
+
+/// A loop whose iteration has at most this many vector instructions is
+/// bound by the latency of its chains: one chain step takes 4 cycles, in
+/// which two vector units run 8 instructions.
+pub const LATENCY_BOUND_OPS: u32 = 8;
 
 /// The widest body (lanes): LLVM legalizes up to 64-lane vectors well, and
 /// more would run out of registers.
@@ -49,12 +55,15 @@ pub struct Interleaved {
 /// How many SIMD groups of width `width` one body should run (1: one).
 ///
 /// The rule: the kernel has no sub-group operation, barrier or work-group
-/// collective, no divergent loop, and a loop carries float values that
-/// vary across lanes (its chains; the most over the kernel's loops). G is
-/// the largest power of two with G · chains <= [`CHAINS`] and
-/// G · W <= [`MAX_LANES`]. Kernels with divergent loops are left alone:
-/// lanes of G groups that wait for the slowest of them would waste more
-/// than the overlap gains.
+/// collective and no divergent loop, and one of its loops is bound by the
+/// latency of its chains: it carries c > 0 float values that vary across
+/// lanes (its chains) and does less other vector work per iteration than
+/// the FMA units could overlap with one chain step ([`LATENCY_BOUND_OPS`]
+/// instructions with varying results). G is the largest power of two with
+/// G · c <= [`CHAINS`] and G · W <= [`MAX_LANES`]. Loops with more work per
+/// iteration (nbody's force computation) already keep the units busy, and
+/// interleaving them only adds registers. Kernels with divergent loops are
+/// left alone: the lanes of G groups would wait for the slowest of them.
 pub fn groups(ka: &KernelAnalysis, width: u32) -> u32 {
     if !interleavable(&ka.func) || !ka.div.divergent_loops.is_empty() {
         return 1;
@@ -64,6 +73,7 @@ pub fn groups(ka: &KernelAnalysis, width: u32) -> u32 {
         .loops()
         .loops
         .iter()
+        .filter(|l| vector_ops(ka, &l.blocks) <= LATENCY_BOUND_OPS)
         .map(|l| float_chains(ka, l.header))
         .max()
         .unwrap_or(0);
@@ -77,8 +87,20 @@ pub fn groups(ka: &KernelAnalysis, width: u32) -> u32 {
     g
 }
 
+/// Instructions with varying results (vector instructions: uniform and
+/// strided values are scalars) in `blocks`.
+fn vector_ops(ka: &KernelAnalysis, blocks: &[BlockId]) -> u32 {
+    let f = &ka.func;
+    blocks
+        .iter()
+        .flat_map(|b| &f.blocks[b.index()].insts)
+        .filter_map(|&i| f.insts[i.index()].result)
+        .filter(|&v| matches!(ka.div.shape(v), Shape::Varying { .. }))
+        .count() as u32
+}
+
 /// Varying float φs of a loop header: values carried around the loop.
-fn float_chains(ka: &KernelAnalysis, header: lanes_vectorizer::ir::BlockId) -> u32 {
+fn float_chains(ka: &KernelAnalysis, header: BlockId) -> u32 {
     let f = &ka.func;
     f.blocks[header.index()]
         .insts

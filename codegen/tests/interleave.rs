@@ -96,22 +96,26 @@ fn the_rule() {
     assert_eq!(groups(GEMM, "sse4-i32x4"), 8);
     // Three chains: two groups (6 chains).
     let three = r#"
-__kernel void forces(__global const float4 *p, __global float4 *a, int n)
+__kernel void moments(__global const float *w, __global const float4 *p,
+                      __global float4 *m, int n)
 {
     int i = get_global_id(0);
-    float4 pi = p[i];
-    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    float4 q = p[i];
+    float sx = 0.0f, sy = 0.0f, sz = 0.0f;
     for (int j = 0; j < n; j++) {
-        float4 d = p[j] - pi;
-        float inv = 1.0f / (d.x * d.x + d.y * d.y + d.z * d.z + 0.01f);
-        ax += d.x * inv;
-        ay += d.y * inv;
-        az += d.z * inv;
+        float wj = w[j];
+        sx += wj * q.x;
+        sy += wj * q.y;
+        sz += wj * q.z;
     }
-    a[i] = (float4)(ax, ay, az, 0.0f);
+    m[i] = (float4)(sx, sy, sz, 0.0f);
 }
 "#;
     assert_eq!(groups(three, "avx2-i32x8"), 2);
+    // A loop with more vector work per iteration than one chain step
+    // leaves idle (nbody's forces: 3 chains, about 20 vector instructions).
+    let nbody = include_str!("../../bench/kernels/nbody.cl");
+    assert_eq!(groups(nbody, "avx2-i32x8"), 1);
     // No loop, an integer chain, a divergent loop: one group.
     let none = [
         r#"__kernel void k(__global float *a) { int i = get_global_id(0); a[i] = a[i] * 2.0f; }"#,
