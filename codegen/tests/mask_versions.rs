@@ -2,7 +2,8 @@
 //! block whose mask may be empty runs in three versions chosen by the
 //! mask's bits (`codegen/src/emit/mask_versions.rs`): SIMD groups with no
 //! active lane skip it, whole ones run it without masks, the others
-//! masked; and each state's pass loop holds only its region (`abi.rs`).
+//! masked (a block whose mask cannot be empty: the last two); and each
+//! state's pass loop holds only its region (`abi.rs`).
 //! Results under work-group sizes of one SIMD group, several, not a
 //! multiple of W and the whole range are compared with the interpreter in
 //! workgroup.rs; guard pages in guard_pages.rs (`tree_sum`).
@@ -89,6 +90,59 @@ fn tree_step_skips_empty_groups_and_unmasks_whole_ones() {
             .all(|l| !l.contains("store ") && !l.contains("@llvm.masked")),
         "SIMD groups with no active lane still access memory:\n{}",
         none_lines.join("\n")
+    );
+}
+
+/// The NVIDIA SDK's transpose through a `__local` tile.
+const TRANSPOSE: &str = include_str!("../../bench/kernels/transpose.cl");
+
+/// `(otherwise, all lanes)` of every two-way choice on mask bits with no
+/// case for the empty mask: LLVM turns the one-case `switch i8` into `br
+/// i1 (icmp eq i8 bits, -1)`.
+fn two_way_mask_branches(ir: &str) -> Vec<(String, String)> {
+    let mut all_ones = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for l in ir.lines().map(str::trim) {
+        if let Some((name, rest)) = l.split_once(" = icmp eq i8 ") {
+            if rest.ends_with(", -1") {
+                all_ones.insert(name.to_string());
+            }
+        }
+        let Some(rest) = l.strip_prefix("br i1 ") else {
+            continue;
+        };
+        let parts: Vec<&str> = rest.split(", label %").collect();
+        if let [cond, all, some] = parts[..] {
+            if all_ones.contains(cond) {
+                out.push((some.to_string(), all.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The bounds checks around transpose's tile (`if (x < width && y <
+/// height)`) sit behind the vectorizer's `sub_group.any` branch, so their
+/// mask is never empty: two versions, and SIMD groups whose lanes are all
+/// in bounds load and store without `vmaskmov`.
+#[test]
+fn bounds_checked_tile_accesses_are_plain_in_whole_groups() {
+    let (ir, _) = common::emit_avx2("transpose.cl", TRANSPOSE, 2);
+    let bb = blocks(&ir);
+    let has = |b: &str, pat: &str| bb.get(b).is_some_and(|v| v.iter().any(|l| l.contains(pat)));
+    let versions: Vec<_> = two_way_mask_branches(&ir)
+        .into_iter()
+        .filter(|(some, all)| has(some, "@llvm.masked.") && !has(all, "@llvm.masked."))
+        .collect();
+    assert!(
+        versions.iter().any(|(_, all)| has(all, "load <8 x float>")),
+        "no unmasked version of the tile's load:\n{ir}"
+    );
+    assert!(
+        versions
+            .iter()
+            .any(|(_, all)| has(all, "store <8 x float>")),
+        "no unmasked version of the output's store:\n{ir}"
     );
 }
 

@@ -13,6 +13,11 @@
 //! the value it has, so the versions are exact; the block's results meet
 //! in φs after them.
 //!
+//! A block whose mask cannot be empty (a guard behind a `sub_group.any`
+//! branch, such as the bounds check of a transpose tile) gets the last two
+//! versions only: SIMD groups whose lanes all pass the guard access memory
+//! without masks.
+//!
 //! Bodies without barriers get the all-active copy instead
 //! (`all_active.rs`), which covers their outer guard.
 
@@ -29,8 +34,8 @@ use crate::ll::R;
 const MAX_VERSIONED: usize = 400;
 
 /// By block: true when it is emitted in mask versions. Only bodies with
-/// barriers; blocks whose varying mask may be empty, is defined in
-/// another block, and masks a memory access.
+/// barriers; blocks whose varying mask is defined in another block and
+/// masks a memory access.
 pub fn plan(vf: &VectorFunction, order: &[lanes_vectorizer::ir::BlockId]) -> Vec<bool> {
     let f = &vf.func;
     let mut out = vec![false; f.blocks.len()];
@@ -51,8 +56,7 @@ pub fn plan(vf: &VectorFunction, order: &[lanes_vectorizer::ir::BlockId]) -> Vec
                 InstKind::Load { .. } | InstKind::Store { .. } | InstKind::Atomic { .. }
             )
         });
-        out[b.index()] = !vf.mask_nonempty[b.index()]
-            && !vf.is_uniform(m)
+        out[b.index()] = !vf.is_uniform(m)
             && f.def_inst(m).is_some_and(|d| f.inst(d).block != b)
             && accesses
             && !kinds().any(|k| k.is_work_group_sync())
@@ -78,9 +82,12 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
             .cast(Op::LLVMBitCast, mv, bits_ty.into())?
             .into_int_value();
         let label = &f.block(b).label;
-        let none = cx
-            .ctx
-            .append_basic_block(self.func, &format!("{label}.none"));
+        // No version for an empty mask where there is none.
+        let nonempty = self.vf.mask_nonempty[b.index()];
+        let none = (!nonempty).then(|| {
+            cx.ctx
+                .append_basic_block(self.func, &format!("{label}.none"))
+        });
         let all = cx
             .ctx
             .append_basic_block(self.func, &format!("{label}.all"));
@@ -90,19 +97,22 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         let join = cx
             .ctx
             .append_basic_block(self.func, &format!("{label}.join"));
-        cx.b.build_switch(
-            bits,
-            some,
-            &[
-                (bits_ty.const_zero(), none),
-                (bits_ty.const_all_ones(), all),
-            ],
-        )
-        .map_err(|e| format!("{e:?}"))?;
+        let mut cases: Vec<_> = none
+            .map(|n| (bits_ty.const_zero(), n))
+            .into_iter()
+            .collect();
+        cases.push((bits_ty.const_all_ones(), all));
+        cx.b.build_switch(bits, some, &cases)
+            .map_err(|e| format!("{e:?}"))?;
         let results: Vec<_> = body.iter().filter_map(|&i| f.inst(i).result).collect();
         let mut ends = Vec::new();
         let grouped = self.grouped.clone();
-        for (bb, pin) in [(none, Some(false)), (all, Some(true)), (some, None)] {
+        let versions = [
+            (none, Some(false)),
+            (Some(all), Some(true)),
+            (Some(some), None),
+        ];
+        for (bb, pin) in versions.into_iter().filter_map(|(bb, p)| Some((bb?, p))) {
             cx.b.position_at_end(bb);
             self.grouped = grouped.clone();
             if let Some(p) = pin {
