@@ -78,3 +78,19 @@ fn avx512_x16() {
 fn avx2_x8_unoptimized() {
     work_group("avx2-i32x8", 0);
 }
+
+/// `__local` memory belongs to one work-group, which runs on one thread:
+/// its atomics are plain read-modify-writes in lane order (no `lock`
+/// prefix), while `__global` atomics stay atomic instructions.
+#[test]
+fn local_atomics_take_no_lock() {
+    let histogram = include_str!("../../bench/kernels/histogram.cl");
+    let (_, asm) = emit_avx2("histogram.cl", histogram, 2);
+    assert!(asm.contains("incl\t("), "no increment in memory:\n{asm}");
+    let locked = |asm: &str| asm.lines().any(|l| l.trim_start().starts_with("lock"));
+    assert!(!locked(&asm), "a `lock` on `__local` atomics:\n{asm}");
+    let global = "__kernel void global_hist(__global const uint *data, __global uint *bins)\n\
+                  { atomic_inc(&bins[data[get_global_id(0)] & 255u]); }\n";
+    let (_, asm) = emit_avx2("global_hist.cl", global, 2);
+    assert!(locked(&asm), "`__global` atomics without `lock`:\n{asm}");
+}
