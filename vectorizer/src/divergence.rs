@@ -787,7 +787,7 @@ fn alloca_join_blocks(
 }
 
 /// Dominance frontiers (Cooper, Harvey, Kennedy).
-fn dominance_frontiers(f: &Function, cfg: &Cfg) -> Vec<Vec<crate::ir::BlockId>> {
+pub(crate) fn dominance_frontiers(f: &Function, cfg: &Cfg) -> Vec<Vec<crate::ir::BlockId>> {
     let mut df: Vec<Vec<crate::ir::BlockId>> = vec![Vec::new(); f.blocks.len()];
     for b in f.block_ids() {
         let preds = cfg.preds(b);

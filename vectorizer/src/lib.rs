@@ -7,6 +7,7 @@ pub mod interp;
 pub mod ir;
 pub mod lower;
 pub mod precond;
+pub mod promote;
 pub mod report;
 pub mod shape;
 pub mod target;

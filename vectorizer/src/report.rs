@@ -49,6 +49,9 @@ pub fn analyze_kernel_with(
             .collect::<Vec<_>>()
     })?;
     let span = unit.function(kernel).name_span;
+    // Private structs, vectors and arrays with constant offsets become
+    // registers before the analyses see them.
+    crate::promote::promote(&mut func);
     crate::cfg::canonicalize(&mut func).map_err(|e| {
         vec![Diagnostic::new(
             Code::UnsupportedByVectorizer,
@@ -335,15 +338,15 @@ pub fn report(
     kernel: hir::FuncId,
     sources: &SourceMap,
 ) -> KernelReport {
-    let arrays = unit
+    let private_kinds = unit
         .functions
         .iter()
         .flat_map(|f| f.locals.iter())
-        .filter(|l| matches!(l.ty, lanes_frontend::types::Type::Array(..)))
-        .map(|l| l.node)
+        .filter(|l| l.space == AddressSpace::Private)
+        .map(|l| (l.node, private_kind(unit, &l.ty)))
         .collect();
     let r = Reporter {
-        arrays,
+        private_kinds,
         f: &ka.func,
         cfg: &ka.cfg,
         div: &ka.div,
@@ -390,7 +393,7 @@ pub fn divergent_barrier(ka: &KernelAnalysis) -> Option<Span> {
     let wg = ka.wg.as_ref()?;
     let sources = SourceMap::new();
     let r = Reporter {
-        arrays: Default::default(),
+        private_kinds: Default::default(),
         f: &ka.func,
         cfg: &ka.cfg,
         div: wg,
@@ -447,9 +450,9 @@ pub fn loop_span(f: &Function, cfg: &Cfg, lp: &crate::cfg::Loop) -> Span {
 
 #[derive(Clone)]
 struct Reporter<'a> {
-    /// Declarations (AST nodes) of private arrays, the only locals L0206
-    /// talks about (address-taken scalars and structs live in memory too).
-    arrays: std::collections::BTreeSet<lanes_frontend::ast::NodeId>,
+    /// What each private variable is (`array`, `struct`, ...) by its
+    /// declaration (AST node), for L0206.
+    private_kinds: BTreeMap<lanes_frontend::ast::NodeId, &'static str>,
     f: &'a Function,
     cfg: &'a Cfg,
     div: &'a Divergence,
@@ -1385,13 +1388,12 @@ impl Reporter<'_> {
                 }
             }
         }
-        // Private arrays made per-lane.
-        for var in self
-            .f
-            .vars
-            .iter()
-            .filter(|v| v.in_memory && self.arrays.contains(&v.node))
-        {
+        // Private objects left in memory (see `promote`) and made per-lane.
+        let users = self.f.users();
+        for var in self.f.vars.iter().filter(|v| v.in_memory) {
+            let Some(&kind) = self.private_kinds.get(&var.node) else {
+                continue;
+            };
             let Some(&alloca) = var.values.first() else {
                 continue;
             };
@@ -1405,25 +1407,78 @@ impl Reporter<'_> {
                 InstKind::Alloca { size, .. } => size,
                 _ => 0,
             };
-            let d = Diagnostic::new(
+            let mut d = Diagnostic::new(
                 Code::PerLanePrivateArray,
                 var.span,
                 format!(
-                    "private array `{}` is made per-lane: {w} copies of {size} bytes",
+                    "private {kind} `{}` is made per-lane: {w} copies of {size} bytes in memory",
                     var.name
                 ),
             )
             .with_label("each lane needs its own copy")
             .with_note("accesses to it become gathers and scatters unless every index is the same for all lanes and every stored value is uniform");
+            if let Some(b) = crate::promote::blocker(self.f, a, &users) {
+                d = self.with_blocker(d, b, kind);
+            }
             let chain = self.chain(alloca);
             out.push(self.with_chain(d, &chain));
         }
+    }
+
+    /// Says why an object could not be kept in registers, at the
+    /// instruction that prevents it.
+    fn with_blocker(&self, d: Diagnostic, b: crate::promote::Blocker, kind: &str) -> Diagnostic {
+        use crate::promote::Blocker;
+        let Some(i) = b.inst() else {
+            return d.with_note(format!(
+                "it stays in memory instead of registers because {}",
+                b.reason()
+            ));
+        };
+        let inst = self.f.inst(i);
+        let span = inst.src.span;
+        let text = match (b, &inst.kind) {
+            (Blocker::DynamicIndex(_), InstKind::PtrAdd { offset, .. })
+                if self.div.is_uniform(*offset) =>
+            {
+                format!(
+                    "`{}` indexes it with a value computed at run time (the same on every lane): only {kind}s whose every index is a constant are kept in registers",
+                    self.snippet(span)
+                )
+            }
+            _ => {
+                let why = match b {
+                    Blocker::DynamicIndex(_) => {
+                        format!("only {kind}s whose every index is a constant are kept in registers")
+                    }
+                    Blocker::Reinterpreted(_) => {
+                        "a register holds each field with the one type it is written and read with".into()
+                    }
+                    _ => format!(
+                        "only {kind}s accessed at constant offsets (fields, components, constant indices) are kept in registers"
+                    ),
+                };
+                format!("`{}` {}: {why}", self.snippet(span), b.reason())
+            }
+        };
+        d.with_related(span, text)
     }
 }
 
 pub(crate) mod any_guard;
 #[cfg(test)]
 mod tests;
+
+/// How L0206 names a private variable of type `ty`.
+fn private_kind(unit: &hir::Unit, ty: &lanes_frontend::types::Type) -> &'static str {
+    use lanes_frontend::types::Type;
+    match ty {
+        Type::Array(..) => "array",
+        Type::Struct(id) => unit.struct_def(*id).keyword(),
+        Type::Vector(..) => "vector",
+        _ => "variable",
+    }
+}
 
 /// What the back end emits for a strided access (see docs/codegen.md,
 /// "Strided access"), and the layout that needs no shuffles.

@@ -228,20 +228,22 @@ __kernel void trivial_join_at_loop_exit(__global int *out, int n, int skip)
 // prior analyses miss): (a) a varying value stored at a uniform index makes
 // the array per-lane; (b) a uniform value stored at uniform indices keeps it
 // shared; (c) a uniform store under divergent control, read after the
-// branches meet, makes it per-lane too.
+// branches meet, makes it per-lane too. The indices are computed at run
+// time, so the arrays stay in memory (constant indices would make them
+// registers).
 __kernel void private_arrays(__global int *out, int u)
 {
     int t = get_global_id(0);
     int a[4];                           //~ shape: varying //~ warning[L0206]
-    a[0] = t;
+    a[u & 3] = t;
     int b[4];                           //~ shape: uniform
     b[u & 3] = 42;
     b[3] = 7;
     int c[2];                           //~ shape: varying //~ warning[L0206]
-    c[0] = 0;
+    c[u & 1] = 0;
     if (t & 1)                          //~ branch: divergent
-        c[0] = 1;
-    out[t] = a[0] + b[3] + c[0];
+        c[u & 1] = 1;
+    out[t] = a[u & 3] + b[3] + c[u & 1];
 }
 
 // Thesis Fig. 6.12 (AllocaSSA). The thesis claims X becomes varying and Y

@@ -51,7 +51,7 @@ __kernel void private_staging(__global const half *in, __global float *out, int 
     if (i >= n)
         return;
     // half objects cannot be declared: private staging is ushort storage.
-    ushort bits[2];  //~ warning[L0206]
+    ushort bits[2];
     __private half *tmp = (__private half *)bits;
     float2 pair = vload_half2(i, in);
     vstore_half(pair.y, 0, tmp);

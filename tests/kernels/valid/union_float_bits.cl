@@ -23,11 +23,11 @@ __kernel void float_bits(__global const float *in, __global float *rsq,
     int i = get_global_id(0);  //~ shape: contiguous
     if (i >= n)
         return;
-    FloatBits x;
+    FloatBits x;  //~ warning[L0206]
     x.f = in[i];
     expo[i] = (int)((x.u >> 23) & 0xff) - 127 + (x.bytes[0] & 0);
 
-    FloatBits y = { in[i] };
+    FloatBits y = { in[i] };  //~ warning[L0206]
     y.u = 0x5f3759df - (y.u >> 1);
     float half_x = 0.5f * in[i];
     rsq[i] = y.f * (1.5f - half_x * y.f * y.f);

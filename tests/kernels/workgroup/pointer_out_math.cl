@@ -35,7 +35,7 @@ __kernel void decompose(__global const float *x, __global const float *y,
     float m = modf(v, &whole[lid]);
     float c;
     float s = sincos(v, &c);
-    int parts[2];  //~ warning[L0206]
+    int parts[2];
     float mant = frexp(v, &parts[0]);
     float rem = remquo(v, w, &parts[1]);
     int sign;

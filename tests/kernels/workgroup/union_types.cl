@@ -36,7 +36,7 @@ __kernel void float_bits_histogram(__global const float *in, __global uint *hist
         neg = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    float_bits b;
+    float_bits b;  //~ warning[L0206]
     b.f = in[get_global_id(0)];
     uint exponent = (b.u >> 23) & 0xff;  //~ shape: varying
     atomic_inc(&bins[exponent]);  //~ warning[L0209]
@@ -57,7 +57,7 @@ __kernel void pack_pixels(__global const uchar4 *rgba, __global uint *packed, in
     int i = get_global_id(0);
     if (i >= n)
         return;
-    union pixel p;
+    union pixel p;  //~ warning[L0206]
     p.rgba = rgba[i];  //~ access: rgba[i]=contiguous
     packed[i] = p.word;  //~ access: packed[i]=store:contiguous
 }

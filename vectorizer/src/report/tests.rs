@@ -153,7 +153,7 @@ struct Findings {
 
 fn findings(ka: &KernelAnalysis, sources: SourceMap) -> Findings {
     let r = Reporter {
-        arrays: Default::default(),
+        private_kinds: Default::default(),
         f: &ka.func,
         cfg: &ka.cfg,
         div: &ka.div,

@@ -236,6 +236,7 @@ impl State {
 /// Runs a pass of the vectorizer crate; `None` for a name it does not know.
 ///
 /// - `lower`: OpenCL C to scalar IR (every kernel of the file);
+/// - `promote`: private objects accessed at constant offsets to SSA values;
 /// - `canonicalize`: canonical loops (preheaders, one latch, LCSSA);
 /// - `divergence`: the shapes and divergence facts, printed as `lanes
 ///   explain --format ir` prints them (must be last);
@@ -247,6 +248,12 @@ pub fn vectorizer_pass(t: &TestFile, pass: &str, state: State) -> Option<Result<
     };
     Some(match pass {
         "lower" => lower(t),
+        "promote" => state.scalar(t).map(|mut fs| {
+            fs.iter_mut().for_each(|f| {
+                lanes_vectorizer::promote::promote(f);
+            });
+            State::Scalar(fs)
+        }),
         "canonicalize" => state.scalar(t).and_then(|mut fs| {
             for f in &mut fs {
                 canonicalize(f).map_err(|e| t.error(format!(" {}: {e}", f.name)))?;
