@@ -93,7 +93,7 @@ codes! {
     Scatter = "L0203", Warning, "scatter: store to lane-varying addresses";
     StridedAccess = "L0204", Warning, "strided memory access";
     VaryingDivision = "L0205", Warning, "integer division or remainder on lane-varying values";
-    PerLanePrivateArray = "L0206", Warning, "private array made per-lane";
+    PerLanePrivateArray = "L0206", Warning, "private object made per-lane";
     SameAddressStore = "L0207", Warning, "all lanes store to one address";
     AtomicSameAddress = "L0208", Warning, "atomic on one address from all lanes";
     AtomicVaryingAddress = "L0209", Warning, "atomic on lane-varying addresses";
