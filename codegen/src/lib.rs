@@ -33,6 +33,7 @@ mod refuse;
 mod rust;
 #[cfg(test)]
 mod tests;
+mod wide_masks;
 mod workgroup;
 
 /// The math lowering used by the emitter.
@@ -84,6 +85,11 @@ fn isa_of(name: &str) -> Option<Isa> {
 }
 
 impl TargetSpec {
+    /// AVX-512's `k` registers hold lane masks as bits.
+    pub fn has_mask_registers(&self) -> bool {
+        self.cpu.contains("avx512") || self.features.contains("+avx512f")
+    }
+
     /// What lowering needs to know about the target: whether it has fused
     /// multiply-add, so that contraction is lowered (`host`: the ISA of
     /// the best target this machine runs).
@@ -576,6 +582,7 @@ pub fn compile_kernels(
         module: &module,
         b: &builder,
         w: spec.width,
+        wide_masks: !spec.has_mask_registers(),
     };
     for k in &kernels {
         emit_kernel(&cx, k).map_err(|m| vec![at(k, m)])?;
@@ -595,6 +602,12 @@ pub fn compile_kernels(
     module
         .run_passes(passes, &tm, PassBuilderOptions::create())
         .map_err(|e| whole(format!("LLVM optimization failed: {e}")))?;
+    if cx.wide_masks {
+        wide_masks::widen_mask_phis(&cx).map_err(&whole)?;
+        module
+            .verify()
+            .map_err(|e| whole(format!("LLVM rejected the widened masks: {e}")))?;
+    }
     let ir = module.print_to_string().to_string();
     let bitcode = module.write_bitcode_to_memory().as_slice().to_vec();
     Ok(Compiled {

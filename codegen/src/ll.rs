@@ -34,6 +34,9 @@ pub struct Cx<'a, 'ctx> {
     pub module: &'a Module<'ctx>,
     pub b: &'a Builder<'ctx>,
     pub w: u32,
+    /// Lane masks cross blocks as `<W x i32>` (see `wide_masks.rs`):
+    /// targets without mask registers.
+    pub wide_masks: bool,
 }
 
 pub fn is_vec(v: BasicValueEnum<'_>) -> bool {

@@ -149,6 +149,11 @@ struct LoopPlan {
     exit: VarId,
     /// Distinct exit targets whose outermost exited loop is this one.
     targets: Vec<BlockId>,
+    /// The target `exit` starts at on entry: lanes leaving towards it need
+    /// no write. A target reached by a uniform branch is preferred, so that
+    /// the loop does not blend `exit` on every iteration for an exit that
+    /// all lanes take at once.
+    default_target: usize,
     /// Some exit also leaves an enclosing loop: its lanes retire, and the
     /// dispatch mask must be tracked instead of being the entry mask.
     retires: bool,
@@ -427,6 +432,7 @@ impl<'a> Vectorizer<'a> {
                     entry,
                     exit,
                     targets: Vec::new(),
+                    default_target: 0,
                     retires: false,
                     dispatch: lp.header,
                     entry_mask: None,
@@ -551,10 +557,35 @@ impl<'a> Vectorizer<'a> {
             let m = self.vars.read_start(&mut self.f, entry, d);
             self.mask_src.push(MaskSrc::Lane);
             self.mask.push(m);
+            let plan_targets = targets.remove(&l).unwrap_or_default();
+            let default_target = self.default_target(l, &plan_targets);
             let plan = self.plans.get_mut(&l).expect("plan");
             plan.dispatch = d;
-            plan.targets = targets.remove(&l).unwrap_or_default();
+            plan.targets = plan_targets;
+            plan.default_target = default_target;
         }
+    }
+
+    /// The exit target of loop `l` that `exit` starts at: the first one
+    /// reached by a uniform branch inside the loop, else the first.
+    fn default_target(&self, l: LoopId, targets: &[BlockId]) -> usize {
+        let lp = &self.cfg.loops().loops[l.index()];
+        let uniform_exit = |s: BlockId| {
+            lp.blocks.iter().any(|&p| {
+                let Some(term) = self.f.terminator(p) else {
+                    return false;
+                };
+                let cond = match &self.f.inst(term).kind {
+                    InstKind::CondBr { cond, .. } => *cond,
+                    InstKind::Switch { value, .. } => *value,
+                    _ => return false,
+                };
+                self.div.is_uniform(cond)
+                    && self.f.successors(p).contains(&s)
+                    && self.exited_loops(p, s).last() == Some(&l)
+            })
+        };
+        targets.iter().position(|&s| uniform_exit(s)).unwrap_or(0)
     }
 
     /// Edge masks of `p`'s terminator, one per distinct target.
@@ -698,12 +729,12 @@ impl<'a> Vectorizer<'a> {
                     ));
                 }
                 if let Some(l) = outer_plan {
-                    let (exit, done, k, retires) = {
+                    let (exit, done, k, retires, default) = {
                         let plan = &self.plans[&l];
                         let k = plan.targets.iter().position(|&t| t == s).unwrap_or(0);
-                        (plan.exit, plan.entry, k, plan.retires)
+                        (plan.exit, plan.entry, k, plan.retires, plan.default_target)
                     };
-                    if self.plans[&l].targets.len() > 1 {
+                    if self.plans[&l].targets.len() > 1 && k != default {
                         let kc = self.f.const_int(k as i64, Ty::I32);
                         self.select_write(exit, p, e, kc, Ty::I32, src);
                     }
@@ -719,6 +750,11 @@ impl<'a> Vectorizer<'a> {
                         (plan.live, plan.entry, plan.preheader, plan.latch)
                     };
                     self.vars.write(live, p, None, e);
+                    if p == pre && self.plans[&l].targets.len() > 1 {
+                        let plan = &self.plans[&l];
+                        let k = self.f.const_int(plan.default_target as i64, Ty::I32);
+                        self.vars.write(plan.exit, p, None, k);
+                    }
                     let plan = self.plans.get_mut(&l).expect("plan");
                     if p == pre {
                         plan.entry_mask = Some(e);
