@@ -603,7 +603,7 @@ pub fn compile_kernels(
         .run_passes(passes, &tm, PassBuilderOptions::create())
         .map_err(|e| whole(format!("LLVM optimization failed: {e}")))?;
     if cx.wide_masks {
-        wide_masks::widen_mask_phis(&cx).map_err(&whole)?;
+        wide_masks::widen_masks(&cx).map_err(&whole)?;
         module
             .verify()
             .map_err(|e| whole(format!("LLVM rejected the widened masks: {e}")))?;

@@ -1,22 +1,33 @@
-//! Lane masks carried across blocks as `<W x i32>` on targets without mask
-//! registers (SSE, AVX2, NEON).
+//! Lane masks as `<W x i32>` on targets without mask registers (SSE4, AVX2,
+//! NEON), as ISPC keeps them.
 //!
-//! A `<W x i1>` φ has no register of its own there: LLVM's x86 back end
-//! keeps it packed into 16-bit lanes of an `xmm` register, so a divergent
-//! loop's mask is packed (`vpackssdw`) where it is made and unpacked
-//! (`vpmovzxwd`, `vpslld`) at every use, several instructions per
+//! There a `<W x i1>` value has no register of its own: LLVM's x86 back end
+//! keeps a mask that crosses blocks (a divergent loop's live mask) packed
+//! into 16-bit lanes of an `xmm` register, and often does the logic of
+//! masks (`and`, `or`, `xor`, selects between masks) there too, packing
+//! each compare result (`vpackssdw`) and unpacking it for every blend or
+//! masked access (`vpmovsxwd`, `vpslld`): several instructions per loop
 //! iteration on the loop's critical path. As `<W x i32>` (all ones or zero
-//! per lane) it is what a vector compare gives and what `vblendvps` reads.
+//! per lane) a mask is what a vector compare gives and what `vblendvps`
+//! and `vmaskmov` read.
 //!
-//! This runs after the optimization pipeline because InstCombine folds a
-//! φ of sign extensions back into a sign extension of a φ; the back end
-//! then folds each `sext` of a compare and each `icmp ne 0` feeding a
-//! select away.
+//! Every mask φ, `and`, `or`, `xor` and select between masks is rebuilt on
+//! `<W x i32>`; a mask made otherwise (a compare, a call, a splat) is sign
+//! extended where it is made; a user that needs `<W x i1>` (a select of
+//! data, a masked access, a reduction) gets `wide != 0` just before it, which
+//! the back end folds into the sign bit those instructions read. This runs
+//! after LLVM's optimization pipeline, whose InstCombine would narrow the
+//! rebuilt logic back.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use inkwell::types::AnyTypeEnum;
-use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, InstructionOpcode, PhiValue};
+use inkwell::llvm_sys::core as c;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+use inkwell::types::{AnyTypeEnum, VectorType};
+use inkwell::values::{
+    AnyValue, AnyValueEnum, AsValueRef, BasicValue, BasicValueEnum, FunctionValue,
+    InstructionOpcode, InstructionValue, PhiValue,
+};
 use inkwell::IntPredicate;
 
 use crate::ll::Cx;
@@ -27,87 +38,252 @@ fn err(e: impl std::fmt::Debug) -> String {
     format!("widening masks: {e:?}")
 }
 
-/// Rewrites every `<W x i1>` φ of the module as a `<W x i32>` φ.
-pub fn widen_mask_phis(cx: &Cx<'_, '_>) -> R<()> {
+/// Rewrites the masks of every function of the module.
+pub fn widen_masks(cx: &Cx<'_, '_>) -> R<()> {
     let mut f = cx.module.get_first_function();
     while let Some(func) = f {
-        widen_function(cx, func)?;
+        Widen::new(cx, func).run()?;
         f = func.get_next_function();
     }
     Ok(())
 }
 
-fn is_mask(cx: &Cx<'_, '_>, t: AnyTypeEnum<'_>) -> bool {
-    match t {
-        AnyTypeEnum::VectorType(v) => {
-            v.get_size() == cx.w && v.get_element_type() == cx.ctx.bool_type().into()
+struct Widen<'a, 'b, 'ctx> {
+    cx: &'a Cx<'b, 'ctx>,
+    func: FunctionValue<'ctx>,
+    wide: VectorType<'ctx>,
+    /// The mask instructions rebuilt on `<W x i32>`.
+    rebuilt: HashSet<InstructionValue<'ctx>>,
+    /// The wide value of every mask met so far.
+    wide_of: HashMap<LLVMValueRef, BasicValueEnum<'ctx>>,
+}
+
+impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
+    fn new(cx: &'a Cx<'b, 'ctx>, func: FunctionValue<'ctx>) -> Self {
+        Widen {
+            cx,
+            func,
+            wide: cx.ctx.i32_type().vec_type(cx.w),
+            rebuilt: HashSet::new(),
+            wide_of: HashMap::new(),
         }
-        _ => false,
+    }
+
+    fn is_mask(&self, t: AnyTypeEnum<'ctx>) -> bool {
+        match t {
+            AnyTypeEnum::VectorType(v) => {
+                v.get_size() == self.cx.w && v.get_element_type() == self.cx.ctx.bool_type().into()
+            }
+            _ => false,
+        }
+    }
+
+    fn run(mut self) -> R<()> {
+        let mut order = Vec::new();
+        for bb in self.func.get_basic_blocks() {
+            for i in bb.get_instructions() {
+                let logic = matches!(
+                    i.get_opcode(),
+                    InstructionOpcode::Phi
+                        | InstructionOpcode::And
+                        | InstructionOpcode::Or
+                        | InstructionOpcode::Xor
+                        | InstructionOpcode::Select
+                );
+                if logic && self.is_mask(i.get_type()) {
+                    self.rebuilt.insert(i);
+                    order.push(i);
+                }
+            }
+        }
+        if order.is_empty() {
+            return Ok(());
+        }
+        // φs first, so that back edges find them.
+        for &i in &order {
+            if i.get_opcode() == InstructionOpcode::Phi {
+                self.cx.b.position_before(&i);
+                let twin = self.cx.b.build_phi(self.wide, "mask").map_err(err)?;
+                self.wide_of.insert(i.as_value_ref(), twin.as_basic_value());
+            }
+        }
+        for &i in &order {
+            self.widen(basic(i)?)?;
+        }
+        for &i in &order {
+            if i.get_opcode() != InstructionOpcode::Phi {
+                continue;
+            }
+            let phi = PhiValue::try_from(i).map_err(err)?;
+            let twin = PhiValue::try_from(
+                self.wide_of[&i.as_value_ref()]
+                    .as_instruction_value()
+                    .ok_or("a φ without its twin")?,
+            )
+            .map_err(err)?;
+            for k in 0..phi.count_incoming() {
+                let (v, from) = phi
+                    .get_incoming(k)
+                    .ok_or("a φ without its incoming value")?;
+                let x = self.widen(v)?;
+                twin.add_incoming(&[(&x as &dyn BasicValue, from)]);
+            }
+        }
+        // Users outside the rebuilt logic get `wide != 0`.
+        for &i in &order {
+            let wide = self.wide_of[&i.as_value_ref()];
+            let mut uses = Vec::new();
+            let mut u = i.get_first_use();
+            while let Some(x) = u {
+                let user = match x.get_user() {
+                    AnyValueEnum::InstructionValue(i) => Some(i),
+                    AnyValueEnum::PhiValue(p) => Some(p.as_instruction()),
+                    other => BasicValueEnum::try_from(other)
+                        .ok()
+                        .and_then(|b| b.as_instruction_value()),
+                };
+                if let Some(user) = user {
+                    if !self.rebuilt.contains(&user) {
+                        uses.push(user);
+                    }
+                }
+                u = x.get_next_use();
+            }
+            for user in uses {
+                self.cx.b.position_before(&user);
+                let narrow = self.narrow(wide)?;
+                for k in 0..user.get_num_operands() {
+                    let is_i = matches!(
+                        user.get_operand(k),
+                        Some(inkwell::values::Operand::Value(v)) if v.as_value_ref() == i.as_value_ref()
+                    );
+                    if is_i {
+                        user.set_operand(k, narrow);
+                    }
+                }
+            }
+        }
+        for &i in &order {
+            // SAFETY: `i` and the poison value have the same type; the
+            // rebuilt instructions are only used by each other now.
+            unsafe {
+                let poison = c::LLVMGetPoison(c::LLVMTypeOf(i.as_value_ref()));
+                c::LLVMReplaceAllUsesWith(i.as_value_ref(), poison);
+            }
+        }
+        for i in order {
+            i.erase_from_basic_block();
+        }
+        Ok(())
+    }
+
+    fn narrow(&self, wide: BasicValueEnum<'ctx>) -> R<BasicValueEnum<'ctx>> {
+        Ok(self
+            .cx
+            .b
+            .build_int_compare(
+                IntPredicate::NE,
+                wide.into_vector_value(),
+                self.wide.const_zero(),
+                "",
+            )
+            .map_err(err)?
+            .into())
+    }
+
+    /// The `<W x i32>` form of the mask `v`.
+    fn widen(&mut self, v: BasicValueEnum<'ctx>) -> R<BasicValueEnum<'ctx>> {
+        if let Some(&w) = self.wide_of.get(&v.as_value_ref()) {
+            return Ok(w);
+        }
+        let inst = v.as_instruction_value();
+        let w = match inst.filter(|i| self.rebuilt.contains(i)) {
+            Some(i) => self.rebuild(i)?,
+            None => {
+                // Made otherwise: extended where it is made.
+                match inst {
+                    Some(i) => {
+                        let next = i
+                            .get_next_instruction()
+                            .ok_or("a mask after the terminator")?;
+                        self.cx.b.position_before(&next);
+                    }
+                    None if is_constant(v) => {}
+                    None => {
+                        let entry = self.func.get_first_basic_block().ok_or("no entry block")?;
+                        let first = entry
+                            .get_instructions()
+                            .find(|i| i.get_opcode() != InstructionOpcode::Phi)
+                            .ok_or("an empty entry block")?;
+                        self.cx.b.position_before(&first);
+                    }
+                }
+                self.cx
+                    .b
+                    .build_int_s_extend(v.into_vector_value(), self.wide, "")
+                    .map_err(err)?
+                    .into()
+            }
+        };
+        self.wide_of.insert(v.as_value_ref(), w);
+        Ok(w)
+    }
+
+    /// `i` (an `and`, `or`, `xor` or select of masks) on wide operands,
+    /// placed where `i` is.
+    fn rebuild(&mut self, i: InstructionValue<'ctx>) -> R<BasicValueEnum<'ctx>> {
+        let operand = |k: u32| match i.get_operand(k) {
+            Some(inkwell::values::Operand::Value(v)) => Ok(v),
+            _ => Err(format!(
+                "widening masks: operand {k} of {:?}",
+                i.get_opcode()
+            )),
+        };
+        let b = self.cx.b;
+        let w: BasicValueEnum = match i.get_opcode() {
+            InstructionOpcode::And | InstructionOpcode::Or | InstructionOpcode::Xor => {
+                let x = self.widen(operand(0)?)?.into_vector_value();
+                let y = self.widen(operand(1)?)?.into_vector_value();
+                b.position_before(&i);
+                match i.get_opcode() {
+                    InstructionOpcode::And => b.build_and(x, y, ""),
+                    InstructionOpcode::Or => b.build_or(x, y, ""),
+                    _ => b.build_xor(x, y, ""),
+                }
+                .map_err(err)?
+                .into()
+            }
+            InstructionOpcode::Select => {
+                let cond = operand(0)?;
+                let x = self.widen(operand(1)?)?;
+                let y = self.widen(operand(2)?)?;
+                let cond = match cond.as_instruction_value() {
+                    Some(ci) if self.rebuilt.contains(&ci) => {
+                        let wc = self.widen(cond)?;
+                        b.position_before(&i);
+                        self.narrow(wc)?
+                    }
+                    _ => cond,
+                };
+                b.position_before(&i);
+                match cond {
+                    BasicValueEnum::VectorValue(v) => b.build_select(v, x, y, ""),
+                    BasicValueEnum::IntValue(v) => b.build_select(v, x, y, ""),
+                    other => return Err(format!("widening masks: a select on {other:?}")),
+                }
+                .map_err(err)?
+            }
+            other => return Err(format!("widening masks: a mask made by {other:?}")),
+        };
+        Ok(w)
     }
 }
 
-/// Every mask φ gets a wide twin and, after the φs of its block, the
-/// compare that gives its old value back. The twins take the twin of an
-/// incoming mask φ as it is and extend any other incoming mask at the end
-/// of the block it comes from.
-fn widen_function<'ctx>(cx: &Cx<'_, 'ctx>, func: FunctionValue<'ctx>) -> R<()> {
-    let wide = cx.ctx.i32_type().vec_type(cx.w);
-    let mut twins: Vec<(PhiValue<'ctx>, PhiValue<'ctx>, BasicValueEnum<'ctx>)> = Vec::new();
-    for bb in func.get_basic_blocks() {
-        let phis: Vec<PhiValue<'ctx>> = bb
-            .get_instructions()
-            .take_while(|i| i.get_opcode() == InstructionOpcode::Phi)
-            .filter(|i| is_mask(cx, i.get_type()))
-            .filter_map(|i| PhiValue::try_from(i).ok())
-            .collect();
-        let Some(first_other) = bb
-            .get_instructions()
-            .find(|i| i.get_opcode() != InstructionOpcode::Phi)
-        else {
-            continue;
-        };
-        for phi in phis {
-            cx.b.position_before(&phi.as_instruction());
-            let twin = cx.b.build_phi(wide, "mask").map_err(err)?;
-            cx.b.position_before(&first_other);
-            let narrow =
-                cx.b.build_int_compare(
-                    IntPredicate::NE,
-                    twin.as_basic_value().into_vector_value(),
-                    wide.const_zero(),
-                    "",
-                )
-                .map_err(err)?;
-            twins.push((phi, twin, narrow.into()));
-        }
-    }
-    let twin_of: HashMap<_, _> = twins
-        .iter()
-        .map(|(phi, twin, _)| (phi.as_instruction(), *twin))
-        .collect();
-    for (phi, twin, _) in &twins {
-        for k in 0..phi.count_incoming() {
-            let (v, from) = phi
-                .get_incoming(k)
-                .ok_or("a φ without its incoming value")?;
-            let x: BasicValueEnum = match v.as_instruction_value().and_then(|i| twin_of.get(&i)) {
-                Some(t) => t.as_basic_value(),
-                None => {
-                    let term = from.get_terminator().ok_or("a block without terminator")?;
-                    cx.b.position_before(&term);
-                    cx.b.build_int_s_extend(v.into_vector_value(), wide, "")
-                        .map_err(err)?
-                        .into()
-                }
-            };
-            twin.add_incoming(&[(&x as &dyn BasicValue, from)]);
-        }
-    }
-    for (phi, _, narrow) in twins {
-        let old = phi.as_instruction();
-        let n = narrow.as_instruction_value().ok_or("a folded compare")?;
-        old.replace_all_uses_with(&n);
-        old.erase_from_basic_block();
-    }
-    Ok(())
+fn is_constant(v: BasicValueEnum<'_>) -> bool {
+    // SAFETY: a query on a valid value.
+    unsafe { !c::LLVMIsAConstant(v.as_value_ref()).is_null() }
+}
+
+fn basic(i: InstructionValue<'_>) -> R<BasicValueEnum<'_>> {
+    BasicValueEnum::try_from(i.as_any_value_enum()).map_err(err)
 }
