@@ -218,6 +218,32 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         self.cx.w
     }
 
+    /// `x` and the element type when `offset` is `x * 2`, `x * 4` or
+    /// `x * 8` on `i64`.
+    fn scaled_offset(&self, offset: ValueId) -> Option<(ValueId, BasicTypeEnum<'ctx>)> {
+        let ValueDef::Inst(i) = self.f.values[offset.index()].def else {
+            return None;
+        };
+        let InstKind::Bin {
+            op: BinOp::Mul,
+            lhs,
+            rhs,
+        } = self.f.inst(i).kind
+        else {
+            return None;
+        };
+        if self.f.ty(lhs) != Ty::I64 || !self.is_vec(lhs) {
+            return None;
+        }
+        let ctx = self.cx.ctx;
+        match self.f.as_const(rhs)? {
+            Const::Int(2, _) => Some((lhs, ctx.i16_type().into())),
+            Const::Int(4, _) => Some((lhs, ctx.i32_type().into())),
+            Const::Int(8, _) => Some((lhs, ctx.i64_type().into())),
+            _ => None,
+        }
+    }
+
     fn run(&mut self) -> R<()> {
         let cx = self.cx;
         let f = self.f;
@@ -733,7 +759,19 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 if bvec && !ovec {
                     o = cx.splat(o)?;
                 }
-                let r = cx.gep_bytes(p, o)?;
+                let r = match self.scaled_offset(*offset).filter(|_| ovec) {
+                    // `base + x * size` as `&base[x]`: LLVM then gathers
+                    // with `x` as the index and `size` as the scale, in
+                    // 32-bit lanes (`vpgatherdd`, one instruction for 8
+                    // lanes) when `x` is a sign-extended `int`; byte offsets
+                    // need 64-bit lanes (two `vpgatherqd`).
+                    Some((x, elem)) => {
+                        let x = self.get(x, true)?;
+                        let p = if bvec { p } else { cx.splat(p)? };
+                        cx.gep_elems(elem, p, x)?
+                    }
+                    None => cx.gep_bytes(p, o)?,
+                };
                 self.set(id, r)
             }
             InstKind::WorkItem { query, dim } => {

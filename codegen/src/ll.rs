@@ -281,6 +281,27 @@ impl<'a, 'ctx> Cx<'a, 'ctx> {
         }
     }
 
+    /// `&base[index]` for elements of type `elem` (a vector GEP when
+    /// either is a vector).
+    pub fn gep_elems(
+        &self,
+        elem: BasicTypeEnum<'ctx>,
+        base: BasicValueEnum<'ctx>,
+        index: BasicValueEnum<'ctx>,
+    ) -> R<BasicValueEnum<'ctx>> {
+        let mut idx = [index.as_value_ref()];
+        unsafe {
+            Ok(bv(c::LLVMBuildGEP2(
+                self.raw_b(),
+                elem.as_type_ref(),
+                base.as_value_ref(),
+                idx.as_mut_ptr(),
+                1,
+                NONAME.as_ptr(),
+            )))
+        }
+    }
+
     pub fn load(
         &self,
         ty: BasicTypeEnum<'ctx>,
