@@ -25,6 +25,8 @@ use crate::ir::{BlockId, Const, Function, InstId, InstKind, Src, Ty, ValueId};
 /// field is a register per lane.
 pub const MAX_FIELDS: usize = 32;
 
+pub use indexed::MAX_ELEMENTS as MAX_INDEXED_ELEMENTS;
+
 /// Why a private object stays in memory: the instruction and what it does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Blocker {
@@ -474,5 +476,28 @@ fn simplify_phis(
     removed
 }
 
+mod indexed;
 #[cfg(test)]
 mod tests;
+
+/// Small arrays indexed at run time with values the same on every lane of
+/// a SIMD group of `width` (see `indexed`) become SSA values too; returns
+/// how many. Runs the divergence analysis on a canonical copy only when
+/// some array could qualify.
+pub fn promote_uniformly_indexed(f: &mut Function, width: u32) -> usize {
+    if indexed::plans(f, &|_| true).is_empty() {
+        return 0;
+    }
+    let mut probe = f.clone();
+    if crate::cfg::canonicalize(&mut probe).is_err() {
+        return 0;
+    }
+    let cfg = Cfg::compute(&probe);
+    let div = crate::divergence::analyze(&probe, &cfg, width);
+    let plans = indexed::plans(f, &|v| div.is_uniform(v));
+    if plans.is_empty() {
+        return 0;
+    }
+    indexed::expand(f, &plans);
+    promote(f)
+}

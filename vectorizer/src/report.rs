@@ -52,6 +52,7 @@ pub fn analyze_kernel_with(
     // Private structs, vectors and arrays with constant offsets become
     // registers before the analyses see them.
     crate::promote::promote(&mut func);
+    crate::promote::promote_uniformly_indexed(&mut func, width);
     crate::cfg::canonicalize(&mut func).map_err(|e| {
         vec![Diagnostic::new(
             Code::UnsupportedByVectorizer,
@@ -1442,15 +1443,17 @@ impl Reporter<'_> {
                 if self.div.is_uniform(*offset) =>
             {
                 format!(
-                    "`{}` indexes it with a value computed at run time (the same on every lane): only {kind}s whose every index is a constant are kept in registers",
-                    self.snippet(span)
+                    "`{}` indexes it with a value computed at run time (the same on every lane): only {kind}s whose every index is a constant, or of at most {} elements indexed with values the same on every lane, are kept in registers",
+                    self.snippet(span),
+                    crate::promote::MAX_INDEXED_ELEMENTS
                 )
             }
             _ => {
                 let why = match b {
-                    Blocker::DynamicIndex(_) => {
-                        format!("only {kind}s whose every index is a constant are kept in registers")
-                    }
+                    Blocker::DynamicIndex(_) => format!(
+                        "only {kind}s whose indices are constants, or the same on every lane (at most {} elements), are kept in registers",
+                        crate::promote::MAX_INDEXED_ELEMENTS
+                    ),
                     Blocker::Reinterpreted(_) => {
                         "a register holds each field with the one type it is written and read with".into()
                     }

@@ -228,22 +228,22 @@ __kernel void trivial_join_at_loop_exit(__global int *out, int n, int skip)
 // prior analyses miss): (a) a varying value stored at a uniform index makes
 // the array per-lane; (b) a uniform value stored at uniform indices keeps it
 // shared; (c) a uniform store under divergent control, read after the
-// branches meet, makes it per-lane too. The indices are computed at run
-// time, so the arrays stay in memory (constant indices would make them
-// registers).
+// branches meet, makes it per-lane too. The arrays are larger than the 16
+// elements kept in registers when indexed at run time, so they stay in
+// memory.
 __kernel void private_arrays(__global int *out, int u)
 {
     int t = get_global_id(0);
-    int a[4];                           //~ shape: varying //~ warning[L0206]
-    a[u & 3] = t;
-    int b[4];                           //~ shape: uniform
-    b[u & 3] = 42;
+    int a[32];                          //~ shape: varying //~ warning[L0206]
+    a[u & 31] = t;
+    int b[32];                          //~ shape: uniform
+    b[u & 31] = 42;
     b[3] = 7;
-    int c[2];                           //~ shape: varying //~ warning[L0206]
-    c[u & 1] = 0;
+    int c[32];                          //~ shape: varying //~ warning[L0206]
+    c[u & 31] = 0;
     if (t & 1)                          //~ branch: divergent
-        c[u & 1] = 1;
-    out[t] = a[u & 3] + b[3] + c[u & 1];
+        c[u & 31] = 1;
+    out[t] = a[u & 31] + b[3] + c[u & 31];
 }
 
 // Thesis Fig. 6.12 (AllocaSSA). The thesis claims X becomes varying and Y

@@ -39,12 +39,12 @@ __kernel void mat3_apply(__global const float *mats, __global const float *v,
     if (i >= n)  //~ branch: divergent
         return;
 
-    float m[3][3];  //~ shape: varying //~ warning[L0206]
+    float m[3][3];  //~ shape: varying
     for (int r = 0; r < 3; r++)  //~ shape: uniform //~ loop: uniform
         for (int c = 0; c < 3; c++)  //~ shape: uniform //~ loop: uniform
             m[r][c] = mats[9 * i + 3 * r + c];  //~ access: mats[9 * i + 3 * r + c]=strided(36) //~ warning[L0204]
 
-    float x[3] = { v[3 * i], v[3 * i + 1], v[3 * i + 2] };  //~ shape: varying //~ access: v[3 * i]=strided(12), v[3 * i + 1]=strided(12), v[3 * i + 2]=strided(12) //~ warning[L0206] warning[L0204] warning[L0204] warning[L0204]
+    float x[3] = { v[3 * i], v[3 * i + 1], v[3 * i + 2] };  //~ shape: varying //~ access: v[3 * i]=strided(12), v[3 * i + 1]=strided(12), v[3 * i + 2]=strided(12) //~ warning[L0204] warning[L0204] warning[L0204]
     for (int r = 0; r < 3; r++) {  //~ shape: uniform //~ loop: uniform
         float acc = 0.0f;  //~ shape: varying
         for (int c = 0; c < 3; c++)  //~ shape: uniform //~ loop: uniform

@@ -261,3 +261,64 @@ fn same_results_with_values_flowing_through_divergent_joins_and_loops() {
         ],
     );
 }
+
+/// Lowers, promotes constant offsets, then expands and promotes uniform
+/// indices for width 8.
+fn promoted_indexed(src: &str) -> (Function, Function) {
+    let (before, mut after) = promoted(src);
+    super::promote_uniformly_indexed(&mut after, 8);
+    if let Err(e) = crate::ir::verify::verify(&after) {
+        panic!("verifier: {e:#?}\n{}", print(&after, &Plain));
+    }
+    (before, after)
+}
+
+#[test]
+fn small_arrays_indexed_with_uniform_values_become_values() {
+    let src = "
+    __kernel void mat3(__global const float *mats, __global const float *v, __global float *out, int n)
+    {
+        int i = get_global_id(0);
+        float m[3][3];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                m[r][c] = mats[9 * (i % 4) + 3 * r + c];
+        float x[3] = { v[i], v[i + 1], v[i + 2] };
+        for (int r = 0; r < n; r++) {
+            float acc = 0.0f;
+            for (int c = 0; c < 3; c++)
+                acc += m[r % 3][c] * x[c];
+            out[3 * i + r % 3] = acc;
+        }
+    }";
+    let (before, after) = promoted_indexed(src);
+    assert_eq!(allocas(&before).len(), 2);
+    assert!(allocas(&after).is_empty(), "{}", print(&after, &Plain));
+    same_results(
+        &before,
+        &after,
+        8,
+        vec![
+            floats(&inputs(36, 5)),
+            floats(&inputs(16, 9)),
+            floats(&[0.0; 24]),
+            ArgValue::Scalar(crate::ir::Const::int(4, crate::ir::Ty::I32)),
+        ],
+    );
+}
+
+#[test]
+fn varying_indices_and_large_arrays_stay_in_memory() {
+    let (_, after) = promoted_indexed(
+        "__kernel void k(__global const int *in, __global int *out, int u) {
+            int i = get_global_id(0);
+            int lane[4] = { 1, 2, 3, 4 };
+            int big[32];
+            for (int j = 0; j < 32; j++)
+                big[j] = j * u;
+            lane[in[i] & 3] = 0;
+            out[i] = lane[u & 3] + big[u & 31];
+        }",
+    );
+    assert_eq!(allocas(&after).len(), 2, "{}", print(&after, &Plain));
+}
