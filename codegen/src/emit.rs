@@ -759,8 +759,12 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 if bvec && !ovec {
                     o = cx.splat(o)?;
                 }
-                let r = match self.scaled_offset(*offset).filter(|_| ovec) {
-                    // `base + x * size` as `&base[x]`: LLVM then gathers
+                let gathered = inst
+                    .result
+                    .is_some_and(|r| matches!(self.vf.shape(r), Shape::Varying { .. }));
+                let r = match self.scaled_offset(*offset).filter(|_| ovec && gathered) {
+                    // The address of a gather or scatter, `base + x * size`,
+                    // as `&base[x]`: LLVM then gathers
                     // with `x` as the index and `size` as the scale, in
                     // 32-bit lanes (`vpgatherdd`, one instruction for 8
                     // lanes) when `x` is a sign-extended `int`; byte offsets
