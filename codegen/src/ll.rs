@@ -34,8 +34,8 @@ pub struct Cx<'a, 'ctx> {
     pub module: &'a Module<'ctx>,
     pub b: &'a Builder<'ctx>,
     pub w: u32,
-    /// Lane masks cross blocks as `<W x i32>` (see `wide_masks.rs`):
-    /// targets without mask registers.
+    /// Lane masks are rebuilt as `<W x i32>` after optimization (see
+    /// `wide_masks.rs`): targets without mask registers.
     pub wide_masks: bool,
 }
 
@@ -267,18 +267,7 @@ impl<'a, 'ctx> Cx<'a, 'ctx> {
         base: BasicValueEnum<'ctx>,
         offset: BasicValueEnum<'ctx>,
     ) -> R<BasicValueEnum<'ctx>> {
-        let i8t = self.ctx.i8_type();
-        let mut idx = [offset.as_value_ref()];
-        unsafe {
-            Ok(bv(c::LLVMBuildGEP2(
-                self.raw_b(),
-                i8t.as_type_ref(),
-                base.as_value_ref(),
-                idx.as_mut_ptr(),
-                1,
-                NONAME.as_ptr(),
-            )))
-        }
+        self.gep_elems(self.ctx.i8_type().into(), base, offset)
     }
 
     /// `&base[index]` for elements of type `elem` (a vector GEP when
