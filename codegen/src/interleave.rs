@@ -23,8 +23,11 @@
 //! their preconditions with `sub_group_all`), barriers and work-group
 //! collectives.
 
+use std::collections::HashSet;
+
 use lanes_frontend::hir;
-use lanes_vectorizer::ir::{BlockId, Function, InstKind, WorkItem};
+use lanes_vectorizer::cfg::Loop;
+use lanes_vectorizer::ir::{BlockId, Function, InstId, InstKind, ValueId, WorkItem};
 use lanes_vectorizer::report::KernelAnalysis;
 use lanes_vectorizer::shape::Shape;
 use lanes_vectorizer::vectorize::VectorFunction;
@@ -62,11 +65,14 @@ pub struct Interleaved {
 /// instructions with varying results). G is the largest power of two with
 /// G · c <= [`CHAINS`] and G · W <= [`MAX_LANES`]. Loops with more work per
 /// iteration (nbody's force computation) already keep the units busy, and
-/// interleaving them only adds registers. Kernels with divergent loops are
-/// left alone: the lanes of G groups would wait for the slowest of them.
+/// interleaving them only adds registers. Kernels with divergent loops
+/// follow [`divergent_groups`].
 pub fn groups(ka: &KernelAnalysis, width: u32) -> u32 {
-    if !interleavable(&ka.func) || !ka.div.divergent_loops.is_empty() {
+    if !interleavable(&ka.func) {
         return 1;
+    }
+    if !ka.div.divergent_loops.is_empty() {
+        return divergent_groups(ka, width);
     }
     let chains = ka
         .cfg
@@ -85,6 +91,162 @@ pub fn groups(ka: &KernelAnalysis, width: u32) -> u32 {
         g *= 2;
     }
     g
+}
+
+/// Lanes in flight for a divergent loop whose exit waits on a float
+/// recurrence (mandelbrot's `z = z*z + c`: three dependent float operations,
+/// 10-12 cycles, against about 20 instructions a SIMD group issues per
+/// iteration, 5 cycles on four vector pipes): two groups of 8 fill the wait,
+/// more run out of the 16 vector registers of AVX2.
+pub const FLOAT_RECURRENCE_LANES: u32 = 16;
+
+/// Lanes in flight for a divergent loop whose exit waits on a load it
+/// carries (binary search: the next probe's address is the result of this
+/// one's gather, 20 cycles from L1, more from L2 and beyond).
+pub const LOAD_RECURRENCE_LANES: u32 = 32;
+
+/// What the exit test of a divergent loop waits for from one iteration to
+/// the next: the longest kind of operation on a cycle through a varying
+/// value the loop carries and its exit depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Recurrence {
+    /// Integer operations (a counter `j++`): the core runs iterations of
+    /// one SIMD group ahead by itself.
+    Integer,
+    Float,
+    Load,
+}
+
+/// How many SIMD groups run one body when the kernel has divergent loops
+/// (and nothing that sees the number of lanes): G·W lanes keep G masks and
+/// exit states side by side and the loop runs while any of the G·W lanes
+/// is active, so each group's lanes may wait for the slowest of the G
+/// groups. That pays when every divergent loop is latency-bound: its exit
+/// waits on a float recurrence ([`FLOAT_RECURRENCE_LANES`]) or on a load
+/// it carries ([`LOAD_RECURRENCE_LANES`]). A loop whose exit only waits on
+/// integer steps (spmv_csr's row loop, bound by its memory accesses and
+/// with trip counts that differ a lot between lanes) keeps one group.
+fn divergent_groups(ka: &KernelAnalysis, width: u32) -> u32 {
+    let loops = &ka.cfg.loops().loops;
+    let lanes = ka
+        .div
+        .divergent_loops
+        .keys()
+        .filter_map(|l| loops.get(l.index()))
+        .map(|l| match exit_recurrence(ka, l) {
+            Recurrence::Integer => width,
+            Recurrence::Float => FLOAT_RECURRENCE_LANES,
+            Recurrence::Load => LOAD_RECURRENCE_LANES,
+        })
+        .min()
+        .unwrap_or(width);
+    (lanes.min(MAX_LANES) / width).max(1)
+}
+
+/// The [`Recurrence`] the exits of loop `l` wait on.
+fn exit_recurrence(ka: &KernelAnalysis, l: &Loop) -> Recurrence {
+    let f = &ka.func;
+    let def_in_loop = |v: ValueId| f.def_inst(v).filter(|&i| l.contains(f.inst(i).block));
+    let inputs = |i: InstId| inputs(ka, l, i);
+    // The values the exit tests depend on inside the loop, through φs.
+    let mut exit_slice = HashSet::new();
+    let mut work: Vec<ValueId> = l
+        .exiting
+        .iter()
+        .filter_map(|&b| f.terminator(b))
+        .flat_map(|t| f.inst(t).kind.operands())
+        .collect();
+    while let Some(v) = work.pop() {
+        if exit_slice.insert(v) {
+            if let Some(i) = def_in_loop(v) {
+                work.extend(inputs(i));
+            }
+        }
+    }
+    let carried = f.blocks[l.header.index()]
+        .insts
+        .iter()
+        .map(|&i| (i, f.inst(i)))
+        .filter(|(_, i)| i.kind.is_phi())
+        .filter_map(|(id, i)| Some((id, i.result?)))
+        .filter(|&(_, v)| exit_slice.contains(&v) && !ka.div.is_uniform(v));
+    let mut worst = Recurrence::Integer;
+    for (phi, p) in carried {
+        // Values of the loop that depend on `p` ...
+        let mut depends = HashSet::from([p]);
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for &b in &l.blocks {
+                for &i in &f.blocks[b.index()].insts {
+                    let inst = f.inst(i);
+                    let Some(r) = inst.result else { continue };
+                    if i != phi
+                        && !depends.contains(&r)
+                        && inputs(i).iter().any(|o| depends.contains(o))
+                    {
+                        depends.insert(r);
+                        grew = true;
+                    }
+                }
+            }
+        }
+        // ... and that the next iteration's `p` depends on: the cycle.
+        let InstKind::Phi { incoming } = &f.inst(phi).kind else {
+            continue;
+        };
+        let mut seen = HashSet::new();
+        let mut work: Vec<ValueId> = incoming
+            .iter()
+            .filter(|(from, _)| l.contains(*from))
+            .map(|&(_, v)| v)
+            .collect();
+        while let Some(v) = work.pop() {
+            if v == p || !depends.contains(&v) || !seen.insert(v) {
+                continue;
+            }
+            let Some(i) = def_in_loop(v) else { continue };
+            let inst = f.inst(i);
+            let kind = match inst.kind {
+                InstKind::Load { .. } => Recurrence::Load,
+                _ if inst.ty.is_float() => Recurrence::Float,
+                _ => Recurrence::Integer,
+            };
+            worst = worst.max(kind);
+            work.extend(inputs(i));
+        }
+    }
+    worst
+}
+
+/// The values instruction `i` of loop `l` depends on: its operands and,
+/// for a φ that joins paths inside the loop body, the conditions of the
+/// branches that choose its incoming value (binary search's `lo` and `hi`
+/// depend on the comparison of the loaded probe so).
+fn inputs(ka: &KernelAnalysis, l: &Loop, i: InstId) -> Vec<ValueId> {
+    let f = &ka.func;
+    let inst = f.inst(i);
+    let mut out = inst.kind.operands();
+    let InstKind::Phi { incoming } = &inst.kind else {
+        return out;
+    };
+    if inst.block == l.header {
+        return out;
+    }
+    for &(from, _) in incoming {
+        let deciding = std::iter::once(from).chain(ka.cfg.control_deps(from).iter().copied());
+        for b in deciding.filter(|&b| l.contains(b)) {
+            if let Some(t) = f.terminator(b) {
+                if matches!(
+                    f.inst(t).kind,
+                    InstKind::CondBr { .. } | InstKind::Switch { .. }
+                ) {
+                    out.extend(f.inst(t).kind.operands());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Instructions with varying results (vector instructions: uniform and

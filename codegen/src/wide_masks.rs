@@ -23,7 +23,7 @@ use std::collections::{HashMap, HashSet};
 
 use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
-use inkwell::types::{AnyTypeEnum, VectorType};
+use inkwell::types::{AnyType, AnyTypeEnum, VectorType};
 use inkwell::values::{
     AnyValue, AnyValueEnum, AsValueRef, BasicValue, BasicValueEnum, FunctionValue,
     InstructionOpcode, InstructionValue, PhiValue,
@@ -51,7 +51,6 @@ pub fn widen_masks(cx: &Cx<'_, '_>) -> R<()> {
 struct Widen<'a, 'b, 'ctx> {
     cx: &'a Cx<'b, 'ctx>,
     func: FunctionValue<'ctx>,
-    wide: VectorType<'ctx>,
     /// The mask instructions rebuilt on `<W x i32>`.
     rebuilt: HashSet<InstructionValue<'ctx>>,
     /// The wide value of every mask met so far.
@@ -63,19 +62,29 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
         Widen {
             cx,
             func,
-            wide: cx.ctx.i32_type().vec_type(cx.w),
             rebuilt: HashSet::new(),
             wide_of: HashMap::new(),
         }
     }
 
+    /// A mask of one SIMD group or of several (the bodies of interleaved
+    /// SIMD groups, `interleave.rs`, have masks of G·W lanes).
     fn is_mask(&self, t: AnyTypeEnum<'ctx>) -> bool {
         match t {
             AnyTypeEnum::VectorType(v) => {
-                v.get_size() == self.cx.w && v.get_element_type() == self.cx.ctx.bool_type().into()
+                v.get_size() % self.cx.w == 0
+                    && v.get_element_type() == self.cx.ctx.bool_type().into()
             }
             _ => false,
         }
+    }
+
+    /// The `<N x i32>` type of a mask of type `t` (`<N x i1>`).
+    fn wide_type(&self, t: AnyTypeEnum<'ctx>) -> VectorType<'ctx> {
+        self.cx
+            .ctx
+            .i32_type()
+            .vec_type(t.into_vector_type().get_size())
     }
 
     fn run(mut self) -> R<()> {
@@ -103,7 +112,11 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
         for &i in &order {
             if i.get_opcode() == InstructionOpcode::Phi {
                 self.cx.b.position_before(&i);
-                let twin = self.cx.b.build_phi(self.wide, "mask").map_err(err)?;
+                let twin = self
+                    .cx
+                    .b
+                    .build_phi(self.wide_type(i.get_type()), "mask")
+                    .map_err(err)?;
                 self.wide_of.insert(i.as_value_ref(), twin.as_basic_value());
             }
         }
@@ -178,15 +191,11 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
     }
 
     fn narrow(&self, wide: BasicValueEnum<'ctx>) -> R<BasicValueEnum<'ctx>> {
+        let wide = wide.into_vector_value();
         Ok(self
             .cx
             .b
-            .build_int_compare(
-                IntPredicate::NE,
-                wide.into_vector_value(),
-                self.wide.const_zero(),
-                "",
-            )
+            .build_int_compare(IntPredicate::NE, wide, wide.get_type().const_zero(), "")
             .map_err(err)?
             .into())
     }
@@ -220,7 +229,11 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
                 }
                 self.cx
                     .b
-                    .build_int_s_extend(v.into_vector_value(), self.wide, "")
+                    .build_int_s_extend(
+                        v.into_vector_value(),
+                        self.wide_type(v.get_type().as_any_type_enum()),
+                        "",
+                    )
                     .map_err(err)?
                     .into()
             }

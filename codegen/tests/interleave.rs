@@ -88,6 +88,102 @@ fn interleaved_kernels_equal_the_interpreter_avx512() {
 
 const GEMM: &str = include_str!("../../bench/kernels/gemm.cl");
 
+/// Divergent loops that run several SIMD groups in one body: a float
+/// recurrence with a `break` and two results, a walk through dependent
+/// loads, a Newton iteration with a per-lane stopping test.
+const DIVERGENT: &str = r#"
+__kernel void escape_time(__global const float *c, __global int *count,
+                          __global float *z, int max_iter)
+{
+    int i = get_global_id(0);
+    float cr = c[2 * i];
+    float ci = c[2 * i + 1];
+    float zr = 0.0f, zi = 0.0f;
+    int n = 0;
+    for (; n < 16 * max_iter; n++) {
+        float zr2 = zr * zr;
+        float zi2 = zi * zi;
+        if (zr2 + zi2 > 4.0f)
+            break;
+        zi = 2.0f * zr * zi + ci;
+        zr = zr2 - zi2 + cr;
+    }
+    count[i] = n;
+    z[i] = zr + zi;
+}
+
+__kernel void chase(__global const int *next, __global int *out, int steps)
+{
+    int i = get_global_id(0);
+    if (i >= 20 * steps)
+        return;
+    int j = i & 1023;
+    int hops = 0;
+    while (j != 0 && hops < 8 * steps) {
+        j = next[j] & 1023;
+        hops++;
+    }
+    out[i] = j + 4096 * hops;
+}
+
+__kernel void newton_sqrt(__global const float *x, __global float *root,
+                          __global int *steps)
+{
+    int i = get_global_id(0);
+    float a = fabs(x[i]) * 100.0f + 0.5f;
+    float g = a;
+    int k = 0;
+    while (fabs(g * g - a) > 1e-4f * a && k < 40) {
+        g = 0.5f * (g + a / g);
+        k++;
+    }
+    root[i] = g;
+    steps[i] = k;
+}
+"#;
+
+/// The kernels of [`DIVERGENT`] run as many SIMD groups per body as the
+/// rule says on each target and equal the interpreter under work-group rows that are not a
+/// multiple of G·W (whole runs, groups left over, a partial group, a
+/// `return` before the loop in some lanes).
+fn divergent_loops(target: &str) {
+    let spec = lanes_codegen::target_spec(target).unwrap();
+    let unit = unit_of(DIVERGENT);
+    for k in unit.hir.kernels() {
+        let kc = lanes_codegen::kernel_code_for(&unit.hir, k, &spec).unwrap();
+        // Float recurrences: 16 lanes in flight; the walk through loads: 32.
+        let lanes = if kc.name == "chase" { 32 } else { 16 };
+        let want = (lanes / spec.width).max(1);
+        let got = kc.interleaved.as_ref().map_or(1, |i| i.groups);
+        assert_eq!(got, want, "{} on {target}", kc.name);
+    }
+    let all = |_: &lanes_frontend::hir::Unit, _| true;
+    let units = vec![("divergent.cl".into(), unit)];
+    if let Some(kernels) = compare_corpus(target, 2, units, &all, &shapes) {
+        assert_eq!(kernels, 3);
+    }
+}
+
+#[test]
+fn divergent_loops_equal_the_interpreter_sse4() {
+    divergent_loops("sse4-i32x4");
+}
+
+#[test]
+fn divergent_loops_equal_the_interpreter_avx2() {
+    divergent_loops("avx2-i32x8");
+}
+
+#[test]
+fn divergent_loops_equal_the_interpreter_avx2_x16() {
+    divergent_loops("avx2-i32x16");
+}
+
+#[test]
+fn divergent_loops_equal_the_interpreter_avx512() {
+    divergent_loops("avx512skx-x16");
+}
+
 #[test]
 fn the_rule() {
     // One chain: 8 groups of 8 lanes (8 chains), 4 of 16, 8 of 4.
@@ -116,7 +212,26 @@ __kernel void moments(__global const float *w, __global const float4 *p,
     // leaves idle (nbody's forces: 3 chains, about 20 vector instructions).
     let nbody = include_str!("../../bench/kernels/nbody.cl");
     assert_eq!(groups(nbody, "avx2-i32x8"), 1);
-    // No loop, an integer chain, a divergent loop: one group.
+    // Divergent loops whose exit waits on a float recurrence: 16 lanes in
+    // flight; on a load the loop carries: 32; on integer steps: one group.
+    let mandelbrot = include_str!("../../bench/kernels/mandelbrot.cl");
+    let search = include_str!("../../bench/kernels/binary_search.cl");
+    let spmv = include_str!("../../bench/kernels/spmv_csr.cl");
+    for (src, target, g) in [
+        (mandelbrot, "avx2-i32x8", 2),
+        (mandelbrot, "sse4-i32x4", 4),
+        (mandelbrot, "avx512skx-x16", 1),
+        (search, "avx2-i32x8", 4),
+        (search, "sse4-i32x4", 8),
+        (search, "avx512skx-x16", 2),
+        (spmv, "avx2-i32x8", 1),
+    ] {
+        if g > 0 {
+            assert_eq!(groups(src, target), g, "{target}: {src}");
+        }
+    }
+    // No loop, an integer chain, a divergent loop bound by its integer
+    // counter: one group.
     let none = [
         r#"__kernel void k(__global float *a) { int i = get_global_id(0); a[i] = a[i] * 2.0f; }"#,
         r#"__kernel void k(__global int *a, int n) {
@@ -237,4 +352,100 @@ fn gemm_inner_loop_has_eight_chains() {
         .collect();
     assert_eq!(accs.len(), 8, "{fmas:?}");
     assert!(accs.iter().all(|a| a.starts_with("%ymm")), "{fmas:?}");
+}
+
+/// Loops of `asm` as the lines from a label to the last jump back to it.
+fn loops(asm: &str) -> Vec<Vec<&str>> {
+    let lines: Vec<&str> = asm.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(label) = l.strip_suffix(':').filter(|s| s.starts_with(".LBB")) else {
+            continue;
+        };
+        let back = lines[i + 1..]
+            .iter()
+            .rposition(|x| x.starts_with('j') && x.split_whitespace().nth(1) == Some(label));
+        if let Some(end) = back {
+            out.push(lines[i + 1..i + 2 + end].to_vec());
+        }
+    }
+    out
+}
+
+/// The innermost loops of `asm` that contain an instruction starting with
+/// `op`: for each such instruction, the shortest loop around it.
+fn innermost_loops_with<'a>(asm: &'a str, op: &str) -> Vec<Vec<&'a str>> {
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    let mut all = loops(asm);
+    all.sort_by_key(Vec::len);
+    for l in all {
+        let has = l.iter().any(|x| x.starts_with(op));
+        // Shorter loops come first: a loop around one already taken is not innermost.
+        let outer = out
+            .iter()
+            .any(|inner| l.windows(inner.len()).any(|w| w == inner.as_slice()));
+        if has && !outer {
+            out.push(l);
+        }
+    }
+    out
+}
+
+/// binary_search on AVX2 runs four SIMD groups in one body: its search
+/// loop issues four gathers, one per group, into four registers, and tests
+/// the four groups' masks together (`vpor`s and one `vptest` per test).
+#[test]
+fn binary_search_loop_has_four_gathers() {
+    let src = include_str!("../../bench/kernels/binary_search.cl");
+    let (_, asm) = emit_avx2("binary_search.cl", src, 2);
+    let loops = innermost_loops_with(&asm, "vpgatherdd");
+    let four: Vec<&Vec<&str>> = loops
+        .iter()
+        .filter(|l| l.iter().filter(|x| x.starts_with("vpgatherdd")).count() == 4)
+        .collect();
+    // The body for four groups (with its all-active copy); the one-group
+    // body's loops have one gather.
+    assert!(!four.is_empty(), "{loops:#?}");
+    for l in four {
+        let dests: std::collections::BTreeSet<&str> = l
+            .iter()
+            .filter(|x| x.starts_with("vpgatherdd"))
+            .map(|x| x.rsplit(',').next().unwrap().trim())
+            .collect();
+        assert_eq!(dests.len(), 4, "{l:#?}");
+        // The four masks are tested together, not one `vptest` per group.
+        let tests = l.iter().filter(|x| x.starts_with("vptest")).count();
+        assert!((1..4).contains(&tests), "{l:#?}");
+        // The masks stay in `ymm` registers (no packing into 16-bit lanes).
+        assert!(!l.iter().any(|x| x.starts_with("vpackssdw")), "{l:#?}");
+    }
+}
+
+/// mandelbrot on AVX2 runs two SIMD groups in one body: its escape loop
+/// advances two `z` recurrences (two `zr*zr - zi*zi` multiply-subtracts
+/// into different registers) and tests the two masks with one `vptest`.
+#[test]
+fn mandelbrot_loop_has_two_recurrences() {
+    let src = include_str!("../../bench/kernels/mandelbrot.cl");
+    let (_, asm) = emit_avx2("mandelbrot.cl", src, 2);
+    let loops = innermost_loops_with(&asm, "vfmsub231ps");
+    let two: Vec<&Vec<&str>> = loops
+        .iter()
+        .filter(|l| l.iter().filter(|x| x.starts_with("vfmsub231ps")).count() == 2)
+        .collect();
+    assert!(!two.is_empty(), "{loops:#?}");
+    for l in two {
+        let dests: std::collections::BTreeSet<&str> = l
+            .iter()
+            .filter(|x| x.starts_with("vfmsub231ps"))
+            .map(|x| x.rsplit(',').next().unwrap().trim())
+            .collect();
+        assert_eq!(dests.len(), 2, "{l:#?}");
+        assert_eq!(
+            l.iter().filter(|x| x.starts_with("vptest")).count(),
+            1,
+            "{l:#?}"
+        );
+        assert!(!l.iter().any(|x| x.starts_with("vpackssdw")), "{l:#?}");
+    }
 }
