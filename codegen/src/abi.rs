@@ -384,6 +384,11 @@ pub fn emit_entry_points<'ctx>(
         let yz = cx.binop(Op::LLVMAnd, y, z)?;
         cx.binop(Op::LLVMAnd, x, yz)?
     };
+    // A kernel without loops walks its work-group row by row (see
+    // `passes`); one with loops column by column.
+    let row_by_row = lanes_vectorizer::cfg::Cfg::compute(&kc.vf.func)
+        .loops()
+        .is_empty();
     // The passes over the SIMD groups of a work-group of `size`.
     let passes = |(full, part): (FunctionValue<'ctx>, FunctionValue<'ctx>),
                   size: &[BasicValueEnum<'ctx>]|
@@ -412,15 +417,68 @@ pub fn emit_entry_points<'ctx>(
             cx.b.position_at_end(bb);
             cx.store(turn, cx.i64c(0), 8)?;
             cx.store(next, cx.i32c(0), 4)?;
-            // SIMD groups column by column: the W columns of one SIMD group
-            // are visited for every row before the next W columns, so a column
-            // block of memory a kernel walks (gemm's B[k][j..j+W]) is reused
-            // from L1 across the rows of the work-group. Work-items of a group
-            // are unordered in OpenCL without barriers.
-            let rows =
-                |x: BasicValueEnum<'ctx>, lanes: BasicValueEnum<'ctx>, f: FunctionValue<'ctx>| {
-                    put(geo::XSTART, x)?;
-                    put(geo::NLANES, lanes)?;
+            // The SIMD groups of one row of the work-group, left to right:
+            // runs of several in one body first, then one at a time, then
+            // the partial group at the end of the row. `each(x, lanes, f)`
+            // runs body `f` at local column `x`.
+            let row = |each: &dyn Fn(
+                BasicValueEnum<'ctx>,
+                BasicValueEnum<'ctx>,
+                FunctionValue<'ctx>,
+            ) -> R<()>| {
+                let mut first_full = cx.i64c(0);
+                if let Some((body, n)) = bodies.wide {
+                    let run = cx.i64c(n * w);
+                    let runs = cx.binop(Op::LLVMUDiv, size[0], run)?;
+                    for_range(cx, groups, cx.i64c(0), runs, |c| {
+                        let x = cx.binop(Op::LLVMMul, c, run)?;
+                        each(x, run, body)
+                    })?;
+                    first_full = cx.binop(Op::LLVMMul, runs, cx.i64c(n))?;
+                }
+                for_range(cx, groups, first_full, nfull, |c| {
+                    let x = cx.binop(Op::LLVMMul, c, wc)?;
+                    each(x, wc, full)
+                })?;
+                let has_rem = cx.icmp(IP::LLVMIntNE, rem, cx.i64c(0))?;
+                if_then_else(
+                    cx,
+                    groups,
+                    has_rem,
+                    || {
+                        let x = cx.binop(Op::LLVMMul, nfull, wc)?;
+                        each(x, rem, part)
+                    },
+                    || Ok(()),
+                )
+            };
+            let at = |x: BasicValueEnum<'ctx>, lanes: BasicValueEnum<'ctx>| -> R<()> {
+                put(geo::XSTART, x)?;
+                put(geo::NLANES, lanes)
+            };
+            if row_by_row {
+                // Row after row: consecutive SIMD groups write consecutive
+                // memory (whole cache lines in turn, which streaming stores
+                // need), and a 1-D kernel's SIMD group loop is innermost.
+                for_range(cx, groups, cx.i64c(0), size[2], |lz| {
+                    put(geo::LZ, lz)?;
+                    for_range(cx, groups, cx.i64c(0), size[1], |ly| {
+                        put(geo::LY, ly)?;
+                        row(&|x, lanes, f| {
+                            at(x, lanes)?;
+                            call(f, k as u64)
+                        })
+                    })
+                })?;
+            } else {
+                // SIMD groups column by column: the W columns of one SIMD
+                // group are visited for every row before the next W
+                // columns, so a column block of memory a kernel walks
+                // (gemm's B[k][j..j+W]) is reused from L1 across the rows
+                // of the work-group. Work-items of a group are unordered
+                // in OpenCL without barriers.
+                row(&|x, lanes, f| {
+                    at(x, lanes)?;
                     for_range(cx, groups, cx.i64c(0), size[2], |lz| {
                         put(geo::LZ, lz)?;
                         for_range(cx, groups, cx.i64c(0), size[1], |ly| {
@@ -428,33 +486,8 @@ pub fn emit_entry_points<'ctx>(
                             call(f, k as u64)
                         })
                     })
-                };
-            // Runs of SIMD groups in one body first, then one at a time.
-            let mut first_full = cx.i64c(0);
-            if let Some((body, n)) = bodies.wide {
-                let run = cx.i64c(n * w);
-                let runs = cx.binop(Op::LLVMUDiv, size[0], run)?;
-                for_range(cx, groups, cx.i64c(0), runs, |c| {
-                    let x = cx.binop(Op::LLVMMul, c, run)?;
-                    rows(x, run, body)
                 })?;
-                first_full = cx.binop(Op::LLVMMul, runs, cx.i64c(n))?;
             }
-            for_range(cx, groups, first_full, nfull, |c| {
-                let x = cx.binop(Op::LLVMMul, c, wc)?;
-                rows(x, wc, full)
-            })?;
-            let has_rem = cx.icmp(IP::LLVMIntNE, rem, cx.i64c(0))?;
-            if_then_else(
-                cx,
-                groups,
-                has_rem,
-                || {
-                    let x = cx.binop(Op::LLVMMul, nfull, wc)?;
-                    rows(x, rem, part)
-                },
-                || Ok(()),
-            )?;
             be(cx.b.build_unconditional_branch(pass_end))?;
         }
         cx.b.position_at_end(pass_end);
@@ -528,6 +561,15 @@ pub fn emit_entry_points<'ctx>(
     })?;
     if let Some(wg) = &wg {
         free_work_group_memory(cx, wg)?;
+    }
+    // Non-temporal stores are weakly ordered: done before returning.
+    let bodies_fns = [bodies.several, bodies.one].into_iter().flatten();
+    if bodies_fns
+        .flat_map(|(full, part)| [full, part])
+        .chain(bodies.wide.map(|(w, _)| w))
+        .any(crate::emit::streaming::has_streaming_stores)
+    {
+        cx.intrinsic_void("llvm.x86.sse.sfence", &[], &[])?;
     }
     be(cx.b.build_return(Some(&i32t.const_zero())))?;
 

@@ -37,6 +37,7 @@ mod all_active;
 mod atomic;
 mod collective;
 mod mask_versions;
+pub mod streaming;
 pub mod strided;
 
 /// Fields of the group context the entry points pass to a body: an array
@@ -95,6 +96,42 @@ fn align_of(align: u64, ty: Ty) -> u32 {
     } else {
         1
     }
+}
+
+/// The operands of `lhs pred rhs` before a widening both went through,
+/// when the narrower compare gives the same result: sign extension keeps
+/// signed and unsigned order, zero extension unsigned order. `(int)gid <
+/// n` becomes `sext(i) < sext(n)` on `i64` in the lowering; LLVM narrows
+/// it back only while both sides are `sext` instructions, not once one is
+/// a splat of a scalar `sext` (four 64-bit compares on AVX2 instead of one).
+fn narrow_compare(f: &Function, pred: CmpPred, lhs: ValueId, rhs: ValueId) -> (ValueId, ValueId) {
+    let ext = |v: ValueId| match f.def_inst(v).map(|i| &f.inst(i).kind) {
+        Some(InstKind::Cast { op, value }) if f.ty(*value).is_int() => Some((*op, *value)),
+        _ => None,
+    };
+    let unsigned = matches!(
+        pred,
+        CmpPred::Eq | CmpPred::Ne | CmpPred::Ult | CmpPred::Ule | CmpPred::Ugt | CmpPred::Uge
+    );
+    match (ext(lhs), ext(rhs)) {
+        (Some((a_op, a)), Some((b_op, b)))
+            if a_op == b_op
+                && f.ty(a) == f.ty(b)
+                && (a_op == CastOp::SExt || a_op == CastOp::ZExt && unsigned) =>
+        {
+            (a, b)
+        }
+        _ => (lhs, rhs),
+    }
+}
+
+/// True when the module is for x86-64.
+pub fn is_x86(cx: &Cx<'_, '_>) -> bool {
+    cx.module
+        .get_triple()
+        .as_str()
+        .to_bytes()
+        .starts_with(b"x86_64")
 }
 
 /// Emits the body of `vf` as an internal function `name(params..., ptr ctx)`.
@@ -164,6 +201,7 @@ pub fn emit_body<'ctx>(
         copy: None,
         copy_start: None,
         strided: strided::plan(vf),
+        streams: streaming::plan(vf, full && is_x86(cx)),
         grouped: HashMap::new(),
         versioned: Vec::new(),
         pinned: HashMap::new(),
@@ -201,6 +239,8 @@ struct FnGen<'a, 'b, 'ctx> {
     copy_start: Option<BasicBlock<'ctx>>,
     /// Constant-stride accesses emitted together (see `strided.rs`).
     strided: strided::Plan,
+    /// Stores that may be non-temporal (`streaming.rs`).
+    streams: std::collections::HashSet<InstId>,
     /// Values of grouped loads, loaded at their group's first load.
     grouped: HashMap<InstId, BasicValueEnum<'ctx>>,
     /// By block: emitted in mask versions (`mask_versions.rs`).
@@ -692,8 +732,9 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             }
             InstKind::Cmp { pred, lhs, rhs } => {
                 let vec = rv || self.is_vec(*lhs) || self.is_vec(*rhs);
-                let x = self.get(*lhs, vec)?;
-                let y = self.get(*rhs, vec)?;
+                let (lhs, rhs) = narrow_compare(f, *pred, *lhs, *rhs);
+                let x = self.get(lhs, vec)?;
+                let y = self.get(rhs, vec)?;
                 let r = compare(cx, *pred, x, y)?;
                 self.set(id, r)
             }
@@ -739,6 +780,9 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             InstKind::Load { ptr, align } => {
                 let r = self.load(b, *ptr, ty, *align)?;
                 self.set(id, r)
+            }
+            InstKind::Store { ptr, value, align } if self.streams.contains(&id) => {
+                self.streaming_store(b, *ptr, *value, *align)
             }
             InstKind::Store { ptr, value, align } => self.store(b, *ptr, *value, *align),
             InstKind::PtrAdd { base, offset } => {

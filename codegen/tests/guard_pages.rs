@@ -14,10 +14,10 @@
 mod common;
 
 use common::*;
-use lanes_codegen::{compile_kernels, host_can_run, kernel_code_for, target_spec, Jit, Options};
+use lanes_codegen::{host_can_run, target_spec};
 use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
 use lanes_frontend::unit::check_text;
-use lanes_vectorizer::interp::{ArgValue, NdRange};
+use lanes_vectorizer::interp::NdRange;
 
 const SRC: &str = concat!(
     include_str!("../../tests/kernels/valid/strided_records.cl"),
@@ -368,19 +368,7 @@ fn run_target(target: &str) {
     let unit = check_text("g.cl", None, SRC, &PreprocessOptions::default(), &RealFs);
     assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
     for case in cases(w as u64) {
-        let kid = unit.hir.function_by_name(case.kernel).unwrap();
-        let scalar =
-            lanes_vectorizer::report::analyze_kernel_with(&unit.hir, kid, w, &spec.lowering())
-                .ok()
-                .unwrap()
-                .func;
-        let kc = kernel_code_for(&unit.hir, kid, &spec)
-            .unwrap_or_else(|d| panic!("{}: {}", case.kernel, d[0].message));
-        let jit = Jit::new(
-            compile_kernels(vec![kc.clone()], &spec, &Options::default())
-                .unwrap_or_else(|d| panic!("{}", d[0].message)),
-        )
-        .unwrap();
+        let (scalar, kc, jit) = compile_one(&unit, case.kernel, &spec);
         for guard_after in [true, false] {
             let mut rng = Rng::new(hash(case.kernel) ^ w as u64);
             // Arguments: random contents; index buffers stay in range.
@@ -421,50 +409,16 @@ fn run_target(target: &str) {
             let want = run_interp(&scalar, &kc, &args, &case.range, w)
                 .unwrap_or_else(|e| panic!("{}: interpreter: {e}", case.kernel));
             // The launch, with the buffers' guarded copies.
-            let mut slots: Vec<Box<*mut u8>> = Vec::new();
-            let mut scal: Vec<Box<[u64; 2]>> = Vec::new();
-            let mut argv: Vec<*mut std::ffi::c_void> = Vec::new();
-            for (a, g) in args.iter().zip(&guarded) {
-                match (a, g) {
-                    (_, Some(g)) => {
-                        slots.push(Box::new(g.ptr));
-                        argv.push(&**slots.last().unwrap() as *const *mut u8 as *mut _);
-                    }
-                    (Arg::Scalar(t, i, f), None) => {
-                        let bits = match t {
-                            lanes_vectorizer::ir::Ty::F32 => (*f as f32).to_bits() as u64,
-                            lanes_vectorizer::ir::Ty::F64 => f.to_bits(),
-                            _ => *i,
-                        };
-                        scal.push(Box::new([bits, 0]));
-                        argv.push(scal.last().unwrap().as_ptr() as *mut _);
-                    }
-                    (Arg::Local(bytes), None) => {
-                        scal.push(Box::new([*bytes, 0]));
-                        argv.push(scal.last().unwrap().as_ptr() as *mut _);
-                    }
-                    _ => unreachable!(),
-                }
-            }
-            let launch = jit.launcher(case.kernel).unwrap();
-            let range = lanes_range(&case.range);
-            let rc = unsafe { launch(argv.as_ptr(), &range, 0, usize::MAX) };
-            assert_eq!(rc, 0);
-            for ((p, a), g) in kc.params.iter().zip(&args).zip(&guarded) {
-                let (Arg::Buffer(_, elem), Some(g)) = (a, g) else {
-                    continue;
-                };
-                let Some(ArgValue::Buffer(wb)) = want.get(param_of_ir(p)) else {
-                    continue;
-                };
-                if let Some(d) = compare(*elem, g.bytes(), wb) {
-                    panic!(
-                        "{target} {} (guard {}): buffer `{}`: {d}",
-                        case.kernel,
-                        if guard_after { "after" } else { "before" },
-                        p.name
-                    );
-                }
+            let ptrs: Vec<Option<*mut u8>> =
+                guarded.iter().map(|g| g.as_ref().map(|g| g.ptr)).collect();
+            assert_eq!(launch_at(&jit, case.kernel, &args, &ptrs, &case.range), 0);
+            let got = |i: usize| guarded[i].as_ref().map(Guarded::bytes);
+            if let Some((name, d)) = first_difference(&kc, &args, &want, got) {
+                panic!(
+                    "{target} {} (guard {}): buffer `{name}`: {d}",
+                    case.kernel,
+                    if guard_after { "after" } else { "before" },
+                );
             }
         }
     }

@@ -895,3 +895,90 @@ pub fn emit_avx2(name: &str, src: &str, opt_level: u8) -> (String, String) {
         .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
     (compiled.llvm_ir(), compiled.assembly().unwrap())
 }
+
+/// Launches `kernel` over `range` with each buffer argument at the address
+/// in `ptrs` (the same position; `None` for the others), scalars and
+/// `__local` sizes from `args`. Returns the entry point's result.
+pub fn launch_at(
+    jit: &Jit,
+    kernel: &str,
+    args: &[Arg],
+    ptrs: &[Option<*mut u8>],
+    range: &NdRange,
+) -> i32 {
+    let mut slots: Vec<Box<*mut u8>> = Vec::new();
+    let mut scal: Vec<Box<[u64; 2]>> = Vec::new();
+    let mut argv: Vec<*mut std::ffi::c_void> = Vec::new();
+    for (a, p) in args.iter().zip(ptrs) {
+        match (a, p) {
+            (_, Some(p)) => {
+                slots.push(Box::new(*p));
+                argv.push(&**slots.last().unwrap() as *const *mut u8 as *mut _);
+            }
+            (Arg::Scalar(t, i, f), None) => {
+                let bits = match t {
+                    Ty::F32 => (*f as f32).to_bits() as u64,
+                    Ty::F64 => f.to_bits(),
+                    _ => *i,
+                };
+                scal.push(Box::new([bits, 0]));
+                argv.push(scal.last().unwrap().as_ptr() as *mut _);
+            }
+            (Arg::Local(bytes), None) => {
+                scal.push(Box::new([*bytes, 0]));
+                argv.push(scal.last().unwrap().as_ptr() as *mut _);
+            }
+            _ => panic!("argument without a value"),
+        }
+    }
+    let launch = jit.launcher(kernel).expect("launcher");
+    let range = lanes_range(range);
+    // SAFETY: the arguments match the kernel's parameters and every buffer
+    // is large enough for the launch the test makes.
+    unsafe { launch(argv.as_ptr(), &range, 0, usize::MAX) }
+}
+
+/// The first buffer whose bytes (`got` of its argument position) differ
+/// from the interpreter's `want`: its name and the difference.
+pub fn first_difference<'a>(
+    k: &KernelCode,
+    args: &[Arg],
+    want: &[ArgValue],
+    got: impl Fn(usize) -> Option<&'a [u8]>,
+) -> Option<(String, String)> {
+    for (i, (p, a)) in k.params.iter().zip(args).enumerate() {
+        let (Arg::Buffer(_, elem), Some(g)) = (a, got(i)) else {
+            continue;
+        };
+        let Some(ArgValue::Buffer(wb)) = want.get(param_of_ir(p)) else {
+            continue;
+        };
+        if let Some(d) = compare(*elem, g, wb) {
+            return Some((p.name.clone(), d));
+        }
+    }
+    None
+}
+
+/// Kernel `name` of `unit` for `spec`: its scalar IR (what the interpreter
+/// runs), its code, and that code JIT-compiled with default options.
+pub fn compile_one(
+    unit: &CheckedUnit,
+    name: &str,
+    spec: &lanes_codegen::TargetSpec,
+) -> (lanes_vectorizer::ir::Function, KernelCode, Jit) {
+    let kid = unit.hir.function_by_name(name).unwrap();
+    let scalar =
+        lanes_vectorizer::report::analyze_kernel_with(&unit.hir, kid, spec.width, &spec.lowering())
+            .ok()
+            .unwrap()
+            .func;
+    let kc = lanes_codegen::kernel_code_for(&unit.hir, kid, spec)
+        .unwrap_or_else(|d| panic!("{name}: {}", d[0].message));
+    let jit = Jit::new(
+        lanes_codegen::compile_kernels(vec![kc.clone()], spec, &lanes_codegen::Options::default())
+            .unwrap_or_else(|d| panic!("{}", d[0].message)),
+    )
+    .unwrap();
+    (scalar, kc, jit)
+}

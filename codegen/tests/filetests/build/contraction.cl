@@ -18,5 +18,5 @@ kernel void saxpy_separate(global float *y, global const float *x, float a) {
 // check: @saxpy_separate_groups(
 // not: @llvm.fma
 // check: $(p=%\d+) = fmul <8 x float>
-// nextln: fadd <8 x float> $p,
+// check: fadd <8 x float> $p,
 // not: @llvm.fma

@@ -19,7 +19,7 @@ kernel void divide(global uint *out, global const uint *in, global const uint *d
 // not: udiv <8 x i32>
 // not: urem <8 x i32>
 // check: if.then.i:
-// nextln: $(x=%\d+) = tail call <8 x i32> @llvm.masked.load.v8i32.p0(
+// check: $(x=%\d+) = tail call <8 x i32> @llvm.masked.load.v8i32.p0(
 // nextln: lshr <8 x i32> $x, $(s=%\d+)
 // nextln: and <8 x i32> $x, $(m=%\d+)
 // check: if.then.all_active.i:
