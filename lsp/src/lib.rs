@@ -14,6 +14,8 @@
 //!   answered with `ContentModified` (-32801), a panic with an internal error.
 //!   A request whose document changed while it ran is answered with
 //!   `ContentModified` too, so no answer describes an older text.
+//!   Diagnostics are computed on one thread of their own
+//!   (`analysis_thread`: one malloc arena for the front end's revisions).
 //! - Diagnostics are pushed 5 ms after the last edit of a document.
 //! - Commands: `lanes.build` (object + header, `$/progress`),
 //!   `lanes.showVectorIR`, `lanes.showAsm`, `lanes.explain`, each with the
@@ -22,6 +24,7 @@
 //!
 //! No protocol types leave this crate (DESIGN §4).
 
+mod analysis_thread;
 mod background;
 mod changes;
 mod commands;

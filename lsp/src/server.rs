@@ -17,6 +17,7 @@ use tower_lsp_server::gen_lsp_types::*;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::{Client, LanguageServer};
 
+use crate::analysis_thread::{panic_message, AnalysisThread, Outcome};
 use crate::changes;
 use crate::commands;
 use crate::config;
@@ -86,6 +87,8 @@ pub(crate) struct Inner {
     pub catalogue: Option<String>,
     /// The low-priority thread that runs precondition inference.
     worker: crate::background::Worker,
+    /// The thread that computes the diagnostics of every edit.
+    analysis: AnalysisThread,
     /// Set by `shutdown`: the process exit status is 0 only after it.
     shutdown_requested: Arc<std::sync::atomic::AtomicBool>,
     /// The writer of stdout, when the server runs on [`crate::transport`]:
@@ -141,6 +144,7 @@ impl Backend {
             }),
             catalogue: installed_catalogue(),
             worker: crate::background::Worker::new(),
+            analysis: AnalysisThread::new(),
             shutdown_requested,
             raw_out: None,
         }))
@@ -162,6 +166,24 @@ impl Backend {
         T: Send + 'static,
         F: Fn(&Conv<'_>) -> T + Send + Sync + 'static,
     {
+        self.snapshot_run(uri, f, false).await
+    }
+
+    /// [`Backend::with_snapshot`] on the analysis thread (for the
+    /// diagnostics of an edit: see [`crate::analysis_thread`]).
+    async fn with_snapshot_on_analysis_thread<T, F>(&self, uri: &Uri, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Conv<'_>) -> T + Send + Sync + 'static,
+    {
+        self.snapshot_run(uri, f, true).await
+    }
+
+    async fn snapshot_run<T, F>(&self, uri: &Uri, f: F, analysis_thread: bool) -> Result<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Conv<'_>) -> T + Send + Sync + 'static,
+    {
         let key = uri.to_string();
         let f = Arc::new(f);
         for _ in 0..3 {
@@ -174,11 +196,18 @@ impl Backend {
             };
             let docs = self.catalogue();
             let (k, f) = (key.clone(), f.clone());
-            let out = run_blocking(move || {
+            let job = move || {
                 let c = Conv::new(&snap, file, k, docs.as_deref());
                 f(&c)
-            })
-            .await;
+            };
+            let out = if analysis_thread {
+                match self.0.analysis.run(job).await {
+                    Some(outcome) => answer(outcome),
+                    None => Err(internal("internal error in lanes: no analysis thread")),
+                }
+            } else {
+                run_blocking(job).await
+            };
             let current = self.state().docs.get(&key).map(|d| d.version);
             match out {
                 Ok(v) if current == Some(version) => return Ok(v),
@@ -309,7 +338,7 @@ impl Backend {
         let uri = uri_owned(key);
         let started = std::time::Instant::now();
         let diags = self
-            .with_snapshot(&uri, |c| {
+            .with_snapshot_on_analysis_thread(&uri, |c| {
                 let t = std::time::Instant::now();
                 let ds = ide::diagnostics::diagnostics(c.db, c.file);
                 let computed = t.elapsed();
@@ -546,18 +575,22 @@ where
     })
     .await;
     match joined {
-        Ok(Ok(Ok(v))) => Ok(v),
-        Ok(Ok(Err(_cancelled))) => Err(content_modified()),
-        Ok(Err(panic)) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
+        Ok(outcome) => answer(outcome),
+        Err(e) => Err(internal(format!("internal error in lanes: {e}"))),
+    }
+}
+
+/// The answer for what running a request gave: a cancelled one is
+/// answered with `ContentModified`, a panic with an internal error.
+fn answer<T>(outcome: Outcome<T>) -> Result<T> {
+    match outcome {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(_cancelled)) => Err(content_modified()),
+        Err(panic) => {
+            let what = panic_message(&*panic);
             eprintln!("lanes lsp: internal error (panic) in a request: {what}");
             Err(internal(format!("internal error in lanes: {what}")))
         }
-        Err(e) => Err(internal(format!("internal error in lanes: {e}"))),
     }
 }
 
