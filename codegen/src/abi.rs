@@ -384,11 +384,13 @@ pub fn emit_entry_points<'ctx>(
         let yz = cx.binop(Op::LLVMAnd, y, z)?;
         cx.binop(Op::LLVMAnd, x, yz)?
     };
-    // A kernel without loops walks its work-group row by row (see
-    // `passes`); one with loops column by column.
-    let row_by_row = lanes_vectorizer::cfg::Cfg::compute(&kc.vf.func)
-        .loops()
-        .is_empty();
+    // A kernel without loops and barriers walks its work-group row by row
+    // (see `passes`); the others column by column (stencil_2d, with
+    // barriers, was slower row by row: bench/RESULTS.md).
+    let row_by_row = plan.is_none()
+        && lanes_vectorizer::cfg::Cfg::compute(&kc.vf.func)
+            .loops()
+            .is_empty();
     // The passes over the SIMD groups of a work-group of `size`.
     let passes = |(full, part): (FunctionValue<'ctx>, FunctionValue<'ctx>),
                   size: &[BasicValueEnum<'ctx>]|

@@ -201,7 +201,7 @@ pub fn emit_body<'ctx>(
         copy: None,
         copy_start: None,
         strided: strided::plan(vf),
-        streams: streaming::plan(vf, full && is_x86(cx)),
+        streams: streaming::plan(vf, full && plan.is_none() && is_x86(cx)),
         grouped: HashMap::new(),
         versioned: Vec::new(),
         pinned: HashMap::new(),

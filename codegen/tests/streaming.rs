@@ -47,6 +47,18 @@ __kernel void rows_of(__global float *out, __global const float *in, int n, int 
         for (int k = 0; k < m; k++)
             out[k * n + i] = in[i] * (float)k;
 }
+
+// Barriers: the SIMD groups run column by column and store as before.
+__kernel void reverse_tiles(__global const float *in, __global float *out,
+                            __local float *tile)
+{
+    int l = get_local_id(0);
+    int g = get_global_id(0);
+    int s = get_local_size(0);
+    tile[l] = in[g];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[g] = tile[s - 1 - l];
+}
 "#;
 
 /// The assembly of `kernel`'s function in the avx2-i32x8 assembly of SRC.
@@ -73,8 +85,8 @@ fn written_once_buffers_stream_and_end_with_a_fence() {
 }
 
 #[test]
-fn buffers_read_back_or_written_in_loops_do_not_stream() {
-    for k in ["scale_in_place", "rows_of"] {
+fn buffers_read_back_written_in_loops_or_past_barriers_do_not_stream() {
+    for k in ["scale_in_place", "rows_of", "reverse_tiles"] {
         let asm = asm_of(k);
         assert!(!asm.contains("movnt"), "{k} streams:\n{asm}");
         assert!(!asm.contains("sfence"), "{k} has a fence:\n{asm}");
