@@ -14,7 +14,7 @@
 //! Every mask φ, `and`, `or`, `xor` and select between masks is rebuilt on
 //! `<W x i32>`; a mask made otherwise (a compare, a call, a splat) is sign
 //! extended where it is made; a user that needs `<W x i1>` (a select of
-//! data, a masked access, a reduction) gets `wide != 0` just before it, which
+//! data, a masked access, a reduction) gets `wide < 0` just before it, which
 //! the back end folds into the sign bit those instructions read. This runs
 //! after LLVM's optimization pipeline, whose InstCombine would narrow the
 //! rebuilt logic back.
@@ -142,7 +142,7 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
                 twin.add_incoming(&[(&x as &dyn BasicValue, from)]);
             }
         }
-        // Users outside the rebuilt logic get `wide != 0`.
+        // Users outside the rebuilt logic get `wide < 0`.
         for &i in &order {
             let wide = self.wide_of[&i.as_value_ref()];
             let mut uses = Vec::new();
@@ -192,10 +192,13 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
 
     fn narrow(&self, wide: BasicValueEnum<'ctx>) -> R<BasicValueEnum<'ctx>> {
         let wide = wide.into_vector_value();
+        // The sign bit, which is what `vblendv`, `vmaskmov` and gathers
+        // read: the back end uses the wide mask itself (`!= 0` costs a
+        // compare with zero before each of them).
         Ok(self
             .cx
             .b
-            .build_int_compare(IntPredicate::NE, wide, wide.get_type().const_zero(), "")
+            .build_int_compare(IntPredicate::SLT, wide, wide.get_type().const_zero(), "")
             .map_err(err)?
             .into())
     }
@@ -270,6 +273,18 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
                 let cond = operand(0)?;
                 let x = self.widen(operand(1)?)?;
                 let y = self.widen(operand(2)?)?;
+                if self.is_mask(cond.get_type().as_any_type_enum()) {
+                    // Lane by lane between masks: `(c & x) | (!c & y)`, which
+                    // the back end folds to one `and`, `andn` or `or` when an
+                    // arm is constant (`select c, x, false` is `c & x`).
+                    let c = self.widen(cond)?.into_vector_value();
+                    let (x, y) = (x.into_vector_value(), y.into_vector_value());
+                    b.position_before(&i);
+                    let then = b.build_and(c, x, "").map_err(err)?;
+                    let not_c = b.build_not(c, "").map_err(err)?;
+                    let els = b.build_and(not_c, y, "").map_err(err)?;
+                    return Ok(b.build_or(then, els, "").map_err(err)?.into());
+                }
                 let cond = match cond.as_instruction_value() {
                     Some(ci) if self.rebuilt.contains(&ci) => {
                         let wc = self.widen(cond)?;
