@@ -14,8 +14,9 @@
 //! Every mask φ, `and`, `or`, `xor` and select between masks is rebuilt on
 //! `<W x i32>`; a mask made otherwise (a compare, a call, a splat) is sign
 //! extended where it is made; a user that needs `<W x i1>` (a select of
-//! data, a masked access, a reduction) gets `wide < 0` just before it, which
-//! the back end folds into the sign bit those instructions read. This runs
+//! data, a masked access) gets `wide < 0` just before it, which the back
+//! end folds into the sign bit those instructions read; a test of all lanes
+//! (`any`, `all`) gets `wide != 0`, a `vptest` of the wide mask. This runs
 //! after LLVM's optimization pipeline, whose InstCombine would narrow the
 //! rebuilt logic back.
 
@@ -142,7 +143,7 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
                 twin.add_incoming(&[(&x as &dyn BasicValue, from)]);
             }
         }
-        // Users outside the rebuilt logic get `wide < 0`.
+        // Users outside the rebuilt logic get `wide < 0` (or `!= 0`).
         for &i in &order {
             let wide = self.wide_of[&i.as_value_ref()];
             let mut uses = Vec::new();
@@ -164,7 +165,11 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
             }
             for user in uses {
                 self.cx.b.position_before(&user);
-                let narrow = self.narrow(wide)?;
+                let narrow = if tests_lanes_together(user) {
+                    self.nonzero(wide)?
+                } else {
+                    self.narrow(wide)?
+                };
                 for k in 0..user.get_num_operands() {
                     let is_i = matches!(
                         user.get_operand(k),
@@ -188,6 +193,18 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
             i.erase_from_basic_block();
         }
         Ok(())
+    }
+
+    /// `wide != 0`, for a user that tests all lanes at once (`any`, `all`):
+    /// `vptest` of the wide mask itself.
+    fn nonzero(&self, wide: BasicValueEnum<'ctx>) -> R<BasicValueEnum<'ctx>> {
+        let wide = wide.into_vector_value();
+        Ok(self
+            .cx
+            .b
+            .build_int_compare(IntPredicate::NE, wide, wide.get_type().const_zero(), "")
+            .map_err(err)?
+            .into())
     }
 
     fn narrow(&self, wide: BasicValueEnum<'ctx>) -> R<BasicValueEnum<'ctx>> {
@@ -304,6 +321,26 @@ impl<'a, 'b, 'ctx> Widen<'a, 'b, 'ctx> {
             other => return Err(format!("widening masks: a mask made by {other:?}")),
         };
         Ok(w)
+    }
+}
+
+/// `user` reduces a mask to one bit (a bitcast to an integer, a
+/// `llvm.vector.reduce.*`): the back end tests the lanes together.
+fn tests_lanes_together(user: InstructionValue<'_>) -> bool {
+    match user.get_opcode() {
+        InstructionOpcode::BitCast => true,
+        InstructionOpcode::Call => {
+            // SAFETY: queries on a valid call instruction.
+            unsafe {
+                let callee = c::LLVMGetCalledValue(user.as_value_ref());
+                let mut len = 0;
+                let name = c::LLVMGetValueName2(callee, &mut len);
+                !name.is_null()
+                    && std::slice::from_raw_parts(name.cast::<u8>(), len)
+                        .starts_with(b"llvm.vector.reduce.")
+            }
+        }
+        _ => false,
     }
 }
 
