@@ -7,6 +7,9 @@
 //! Zen 3 and Skylake), while the two FMA units could start two per cycle.
 //! Running G groups in one body gives G independent chains, and loads that
 //! are the same for the G groups (gemm's `A[i*nk + k]`) are made once.
+//! A divergent loop whose exit waits on a recurrence (mandelbrot's `z`,
+//! binary search's dependent gathers) is a chain the same way: G groups'
+//! iterations overlap, each group with its own masks and exit state.
 //!
 //! The body for G groups is the kernel vectorized for G·W lanes, lane
 //! `g·W + l` being lane `l` of the `g`-th SIMD group of a run of G along
