@@ -15,6 +15,7 @@
 //! The entry mask is [`WorkItem::LaneMask`] (all lanes, except in the
 //! remainder group of a row).
 
+mod hoist;
 mod linearize;
 mod read;
 mod serialize;
@@ -33,6 +34,7 @@ use crate::ir::{
 use crate::shape::Shape;
 use ssa::{VarId, Vars};
 
+pub use hoist::apply as hoist_invariant_loads;
 pub use read::parse;
 
 /// A kernel in vector IR (see the module documentation).
@@ -108,6 +110,17 @@ pub fn vectorize(
     }) {
         return Err(error(i.src.span, "images are not vectorized"));
     }
+    // Loads that every iteration of a masked loop repeats are made once.
+    let hoisted = hoist::apply(func, cfg0, div).and_then(|mut g| {
+        crate::cfg::canonicalize(&mut g).ok()?;
+        let cfg = Cfg::compute(&g);
+        let d = crate::divergence::analyze_pinned(&g, &cfg, div.width, &div.varying_allocas);
+        Some((g, cfg, d))
+    });
+    let (func, cfg0, div) = match &hoisted {
+        Some((g, cfg, d)) => (g, cfg, d),
+        None => (func, cfg0, div),
+    };
     // Loops that walk per-lane streams run better one lane at a time.
     if let Some(mut g) = serialize::apply(func, cfg0, div) {
         if crate::cfg::canonicalize(&mut g).is_ok() {

@@ -272,6 +272,17 @@ pub fn vectorizer_pass(t: &TestFile, pass: &str, state: State) -> Option<Result<
                     .collect(),
             )
         }),
+        "hoist" => state.scalar(t).map(|fs| {
+            State::Scalar(
+                fs.into_iter()
+                    .map(|f| {
+                        let cfg = Cfg::compute(&f);
+                        let div = lanes_vectorizer::divergence::analyze(&f, &cfg, width);
+                        vectorize::hoist_invariant_loads(&f, &cfg, &div).unwrap_or(f)
+                    })
+                    .collect(),
+            )
+        }),
         "vectorize" => state.scalar(t).and_then(|fs| {
             fs.iter()
                 .map(|f| {

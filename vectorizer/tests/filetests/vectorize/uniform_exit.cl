@@ -13,12 +13,12 @@ kernel void escape(global uint *out, global const float *c, uint max_iter) {
     }
     out[i] = it;
 }
-// check: br $(enter=%\d+), $(head=bb\d+\.while\.cond), $(dispatch=bb\d+\.loop\.dispatch)
-// check: $head: ; mask $(live=%\d+)
+// check: $(head=bb\d+\.while\.cond): ; mask $(live=%\d+)
 // nextln: $live = phi i1
-// check: $(exit=%\d+) = phi i32 [bb0.entry: i32 0], [bb3.while.body: $(next=%\d+)] : varying
+// check: $(exit=%\d+) = phi i32 [$(pre=bb\d+\.[a-z.]+): i32 0], [bb3.while.body: $(next=%\d+)] : varying
 // not: select i32
 // check: br $(uniform=%\d+), $(rhs=bb\d+\.land\.rhs), $(body=bb\d+\.while\.body)
 // check: $rhs: ; mask
 // check: select i32 $(leave=%\d+), i32 1, $exit
+// check: br $(more=%\d+), $head, $(dispatch=bb\d+\.loop\.dispatch)
 // check: $dispatch:
