@@ -4,7 +4,9 @@
 //! SIMD groups, with masked loads, stores, gathers, scatters and uniform
 //! accesses in blocks that run with an empty mask, and work-group kernels
 //! (barriers, `__local` arguments and variables, atomics) whose last
-//! work-group is smaller, and the constant-stride records of
+//! work-group is smaller, loads hoisted out of divergent loops (made only
+//! for the lanes that run the loop's first iteration), and the
+//! constant-stride records of
 //! `strided_records.cl` (packed loads and stores, their masked form in
 //! partial groups), with each buffer ending at the last element the scalar
 //! program accesses. An access past the end
@@ -62,6 +64,25 @@ __kernel void tail_sum(__global const float *x, __global float *out, int n)
     for (int k = i; k < n; k++)
         s += x[k];
     out[i] = s;
+}
+
+// A search loop whose first iteration runs only in lanes i < m: u[i],
+// loaded once before the loop, is read by those lanes only (u has m
+// elements, the guard page follows it).
+__kernel void search_from(__global const float *cdf, __global const float *u,
+                          __global int *out, int n, int m)
+{
+    int i = get_global_id(0);
+    if (i >= n)
+        return;
+    int index = -1;
+    for (int x = i; x < m; x++) {
+        if (cdf[x] >= u[i]) {
+            index = x;
+            break;
+        }
+    }
+    out[i] = index;
 }
 
 // A __local tile filled by a smaller last work-group (its last SIMD group
@@ -312,6 +333,22 @@ fn cases(w: u64) -> Vec<Case> {
             scalars: vec![("n", n as i64, 0.0)],
             buffers: vec![("x", 4 * n as usize), ("out", 4 * n as usize)],
             range: r1(n, w + 2),
+        },
+        Case {
+            kernel: "search_from",
+            scalars: vec![("n", n as i64, 0.0), ("m", 2 * w as i64 + 3, 0.0)],
+            buffers: vec![
+                ("cdf", 4 * (2 * w + 3) as usize),
+                ("u", 4 * (2 * w + 3) as usize),
+                ("out", 4 * n as usize),
+            ],
+            range: r1(n, w + 2),
+        },
+        Case {
+            kernel: "search_from",
+            scalars: vec![("n", n as i64, 0.0), ("m", 1, 0.0)],
+            buffers: vec![("cdf", 4), ("u", 4), ("out", 4 * n as usize)],
+            range: r1(n, 2 * w),
         },
         Case {
             kernel: "reverse_in_group",
