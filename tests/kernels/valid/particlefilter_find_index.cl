@@ -24,7 +24,7 @@ __kernel void find_index_kernel(__global double *arrayX, __global double *arrayY
         int index = -1;
         int x;
         for (x = 0; x < Nparticles; x++) {  //~ loop: divergent //~ warning[L0201]
-            if (CDF[x] >= u[i]) {  //~ branch: divergent //~ access: CDF[x]=uniform, u[i]=contiguous
+            if (CDF[x] >= u[i]) {  //~ access: CDF[x]=uniform, u[i]=contiguous
                 index = x;
                 break;
             }
