@@ -66,9 +66,26 @@ __kernel void tail_sum(__global const float *x, __global float *out, int n)
     out[i] = s;
 }
 
-// A search loop whose first iteration runs only in lanes i < m: u[i],
-// loaded once before the loop, is read by those lanes only (u has m
-// elements, the guard page follows it).
+// A search loop: u[i] is loaded once, before the loop, and only when the
+// first iteration runs (m > 0); with m = 0 no lane reads u.
+__kernel void search_all(__global const float *cdf, __global const float *u,
+                         __global int *out, int n, int m)
+{
+    int i = get_global_id(0);
+    if (i >= n)
+        return;
+    int index = -1;
+    for (int x = 0; x < m; x++) {
+        if (cdf[x] >= u[i]) {
+            index = x;
+            break;
+        }
+    }
+    out[i] = index;
+}
+
+// The same from a lane-dependent start: the first iteration runs only in
+// lanes i < m, which alone read u[i] (u has m elements).
 __kernel void search_from(__global const float *cdf, __global const float *u,
                           __global int *out, int n, int m)
 {
@@ -332,6 +349,18 @@ fn cases(w: u64) -> Vec<Case> {
             kernel: "tail_sum",
             scalars: vec![("n", n as i64, 0.0)],
             buffers: vec![("x", 4 * n as usize), ("out", 4 * n as usize)],
+            range: r1(n, w + 2),
+        },
+        Case {
+            kernel: "search_all",
+            scalars: vec![("n", n as i64, 0.0), ("m", 3, 0.0)],
+            buffers: vec![("cdf", 12), ("u", 4 * n as usize), ("out", 4 * n as usize)],
+            range: r1(n, w + 2),
+        },
+        Case {
+            kernel: "search_all",
+            scalars: vec![("n", n as i64, 0.0), ("m", 0, 0.0)],
+            buffers: vec![("cdf", 4), ("u", 4), ("out", 4 * n as usize)],
             range: r1(n, w + 2),
         },
         Case {
