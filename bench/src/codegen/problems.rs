@@ -171,6 +171,7 @@ pub const NAMES: &[&str] = &[
     "histogram",
     "stencil_2d",
     "nbody_local",
+    "find_index",
 ];
 
 /// The kernels with barriers and `__local` memory (a part of [`NAMES`]).
@@ -183,6 +184,7 @@ pub const WORK_GROUP_NAMES: &[&str] = &[
     "histogram",
     "stencil_2d",
     "nbody_local",
+    "find_index",
 ];
 
 /// Deterministic pseudo-random numbers (xorshift64*), so every run and every
@@ -481,6 +483,44 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(3, Tol::Int(0.0))],
                 c_extent: nkeys,
                 c_glue: glue!(p, i, p, p, i),
+            }
+        }
+        "find_index" => {
+            // Rodinia's resampling: CDF of random weights, thresholds
+            // u[i] = (u1 + i) / N, so particle i stops near x = i.
+            let n = 1usize << 14;
+            let (work_dim, global, local) = range_1d(n);
+            let weights: Vec<f32> = (0..n).map(|_| rng.f32(0.5, 1.5)).collect();
+            let total: f32 = weights.iter().sum();
+            let mut cdf = Vec::with_capacity(n);
+            let mut acc = 0.0f32;
+            for w in &weights {
+                acc += w / total;
+                cdf.push(acc);
+            }
+            let u1 = rng.f32(0.0, 1.0) / n as f32;
+            let u: Vec<f32> = (0..n).map(|i| u1 + i as f32 / n as f32).collect();
+            Problem {
+                name: "find_index",
+                file: "find_index",
+                kernel: "find_index_kernel",
+                size: format!("{}K particles", n >> 10),
+                work_dim,
+                global,
+                local,
+                args: vec![
+                    Arg::Buf(Buf::F32((0..n).map(|_| rng.f32(-1.0, 1.0)).collect())),
+                    Arg::Buf(Buf::F32((0..n).map(|_| rng.f32(-1.0, 1.0)).collect())),
+                    Arg::Buf(Buf::F32(cdf)),
+                    Arg::Buf(Buf::F32(u)),
+                    Arg::Buf(Buf::F32(vec![0.0; n])),
+                    Arg::Buf(Buf::F32(vec![0.0; n])),
+                    Arg::Buf(Buf::F32(weights)),
+                    Arg::I32(n as i32),
+                ],
+                checks: vec![(4, Tol::Float(0.0)), (5, Tol::Float(0.0))],
+                c_extent: n,
+                c_glue: glue!(p, p, p, p, p, p, p, i),
             }
         }
         "spmv_csr" => {
