@@ -16,9 +16,6 @@
 mod common;
 
 use common::*;
-use lanes_codegen::{host_can_run, target_spec};
-use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
-use lanes_frontend::unit::check_text;
 use lanes_vectorizer::interp::NdRange;
 
 const SRC: &str = concat!(
@@ -425,14 +422,10 @@ fn cases(w: u64) -> Vec<Case> {
 }
 
 fn run_target(target: &str) {
-    let spec = target_spec(target).unwrap();
-    if !host_can_run(&spec) {
-        eprintln!("SKIPPED: this machine cannot run {target}");
+    let Some((spec, unit)) = runnable_unit(target, "g.cl", SRC) else {
         return;
-    }
+    };
     let w = spec.width;
-    let unit = check_text("g.cl", None, SRC, &PreprocessOptions::default(), &RealFs);
-    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
     for case in cases(w as u64) {
         let (scalar, kc, jit) = compile_one(&unit, case.kernel, &spec);
         for guard_after in [true, false] {

@@ -8,9 +8,6 @@
 mod common;
 
 use common::*;
-use lanes_codegen::{host_can_run, target_spec};
-use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
-use lanes_frontend::unit::check_text;
 use lanes_vectorizer::interp::NdRange;
 
 const SRC: &str = r#"
@@ -151,14 +148,10 @@ fn cases() -> Vec<Case> {
 }
 
 fn run_target(target: &str) {
-    let spec = target_spec(target).unwrap();
-    if !host_can_run(&spec) {
-        eprintln!("SKIPPED: this machine cannot run {target}");
+    let Some((spec, unit)) = runnable_unit(target, "s.cl", SRC) else {
         return;
-    }
+    };
     let w = spec.width;
-    let unit = check_text("s.cl", None, SRC, &PreprocessOptions::default(), &RealFs);
-    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
     for case in cases() {
         let (scalar, kc, jit) = compile_one(&unit, case.kernel, &spec);
         for skew in [0, 4, 8] {

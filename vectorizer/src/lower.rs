@@ -43,7 +43,7 @@ mod types;
 pub(crate) mod workgroup;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use ssa::SsaVar;
 

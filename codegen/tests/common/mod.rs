@@ -960,6 +960,24 @@ pub fn first_difference<'a>(
     None
 }
 
+/// The target named `target` and `src` checked as `file`, or `None` (with a
+/// SKIPPED line) when this machine cannot run the target.
+pub fn runnable_unit(
+    target: &str,
+    file: &str,
+    src: &str,
+) -> Option<(lanes_codegen::TargetSpec, CheckedUnit)> {
+    let spec = lanes_codegen::target_spec(target).unwrap();
+    if !lanes_codegen::host_can_run(&spec) {
+        eprintln!("SKIPPED: this machine cannot run {target}");
+        return None;
+    }
+    let unit =
+        lanes_frontend::unit::check_text(file, None, src, &PreprocessOptions::default(), &RealFs);
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
+    Some((spec, unit))
+}
+
 /// Kernel `name` of `unit` for `spec`: its scalar IR (what the interpreter
 /// runs), its code, and that code JIT-compiled with default options.
 pub fn compile_one(

@@ -24,7 +24,7 @@ fn check(src: &str) -> CheckedUnit {
 
 /// Lowers the first kernel of `src` (which must check without errors) and
 /// verifies the result.
-fn lower(src: &str) -> Function {
+pub(crate) fn lower(src: &str) -> Function {
     let unit = check(src);
     let k = unit.hir.kernels()[0];
     let f = match lower_kernel(&unit.hir, k) {

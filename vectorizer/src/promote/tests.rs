@@ -2,26 +2,11 @@
 //! others stay in memory, and that the promoted kernel computes what the
 //! kernel with its objects in memory computes (reference interpreter).
 
-use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
-use lanes_frontend::unit::check_text;
-
 use super::{blocker, promote, Blocker};
 use crate::interp::{run, ArgValue, NdRange};
 use crate::ir::print::{print, Plain};
 use crate::ir::{Function, InstKind};
-
-fn lower(src: &str) -> Function {
-    let unit = check_text("test.cl", None, src, &PreprocessOptions::default(), &RealFs);
-    let errors: Vec<String> = unit
-        .diagnostics
-        .iter()
-        .filter(|d| d.is_error())
-        .map(|d| format!("{d:?}"))
-        .collect();
-    assert!(errors.is_empty(), "front-end errors: {errors:#?}");
-    let k = unit.hir.kernels()[0];
-    crate::lower::lower_kernel(&unit.hir, k).expect("lowers")
-}
+use crate::lower::tests::lower;
 
 fn allocas(f: &Function) -> Vec<crate::ir::InstId> {
     f.blocks

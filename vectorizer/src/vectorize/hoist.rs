@@ -123,25 +123,22 @@ impl LoopView<'_> {
 
     /// `v` has the same value in every iteration: defined before the loop,
     /// or speculatable arithmetic on such values.
-    fn invariant(&self, f: &Function, v: ValueId, depth: u32) -> bool {
-        if !self.defined_inside(f, v) {
-            return true;
-        }
-        let Some(d) = f.def_inst(v) else { return true };
-        let kind = &f.inst(d).kind;
-        if depth > 16 || !is_speculatable(kind) {
-            return false;
-        }
-        let mut ok = true;
-        kind.for_each_operand(|o| ok &= self.invariant(f, o, depth + 1));
-        ok
+    fn invariant(&self, f: &Function, v: ValueId) -> bool {
+        self.computable_before(f, v, false, 0)
     }
 
     /// `v` as it is in the first iteration, computable before the loop:
     /// header φs read their entry value, everything else on the way must be
     /// speculatable.
-    fn first_iteration(&self, f: &Function, v: ValueId, depth: u32) -> bool {
-        if !self.defined_inside(f, v) || self.entry_values.contains_key(&v) {
+    fn first_iteration(&self, f: &Function, v: ValueId) -> bool {
+        self.computable_before(f, v, true, 0)
+    }
+
+    /// `v` can be evaluated in the preheader: a value from before the loop,
+    /// a header φ (read as its entry value) when `entry_phis`, or
+    /// speculatable arithmetic on such values.
+    fn computable_before(&self, f: &Function, v: ValueId, entry_phis: bool, depth: u32) -> bool {
+        if !self.defined_inside(f, v) || (entry_phis && self.entry_values.contains_key(&v)) {
             return true;
         }
         let Some(d) = f.def_inst(v) else { return true };
@@ -150,7 +147,7 @@ impl LoopView<'_> {
             return false;
         }
         let mut ok = true;
-        kind.for_each_operand(|o| ok &= self.first_iteration(f, o, depth + 1));
+        kind.for_each_operand(|o| ok &= self.computable_before(f, o, entry_phis, depth + 1));
         ok
     }
 }
@@ -175,11 +172,11 @@ fn first_path(
         let next = match &f.inst(t).kind {
             InstKind::Br(n) => *n,
             InstKind::CondBr { cond, then, els } => match (lp.contains(*then), lp.contains(*els)) {
-                (true, false) if view.first_iteration(f, *cond, 0) => {
+                (true, false) if view.first_iteration(f, *cond) => {
                     conds.push((*cond, true));
                     *then
                 }
-                (false, true) if view.first_iteration(f, *cond, 0) => {
+                (false, true) if view.first_iteration(f, *cond) => {
                     conds.push((*cond, false));
                     *els
                 }
@@ -309,7 +306,7 @@ fn hoist_loop(f: &mut Function, cfg: &Cfg, lp: &Loop) -> bool {
     for (b, conds) in &path {
         for &i in &f.block(*b).insts {
             if let InstKind::Load { ptr, .. } = f.inst(i).kind {
-                if view.invariant(f, ptr, 0) {
+                if view.invariant(f, ptr) {
                     groups.entry(conds.len()).or_default().push(i);
                 }
             }
