@@ -22,10 +22,15 @@
 //! single-thread figures, the last one this process may use by default;
 //! the all-thread figures run on the CPUs the process was given),
 //! `--no-write`.
+//!
+//! The machine's limits (STREAM triad bandwidth and FMA peak on the pinned
+//! core) are measured before and after the kernels, and the table gives each
+//! kernel's share of the one that bounds it ([`limits`]).
 
 mod cc;
 #[cfg(test)]
 mod lanes;
+mod limits;
 mod object;
 pub(crate) mod opencl;
 mod problems;
@@ -36,7 +41,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use problems::{Buf, Problem, Tol, NAMES};
+use limits::Limits;
+use problems::{Buf, Problem, Tol, Work, NAMES};
 
 /// One implementation of one kernel, ready to run (compiled, data in place).
 pub trait Instance {
@@ -83,6 +89,8 @@ struct Row {
     all: [Cell; 4],
     check: String,
     notes: Vec<String>,
+    /// The work of one run, for the share of the machine's limits.
+    work: Option<Work>,
 }
 
 struct Options {
@@ -670,6 +678,7 @@ fn bench_kernel(
         all,
         check,
         notes,
+        work: p.limit,
     }
 }
 
@@ -685,7 +694,7 @@ fn geomean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
 }
 
-fn table(rows: &[Row], threads: usize) -> String {
+fn table(rows: &[Row], threads: usize, limits: &Limits) -> String {
     let mut s = String::new();
     let t = format!("{threads} threads");
     let mut head = String::from("| kernel | size |");
@@ -698,11 +707,11 @@ fn table(rows: &[Row], threads: usize) -> String {
     for l in &LABELS[1..] {
         let _ = write!(head, " lanes vs {l}, 1 / {threads} threads |");
     }
-    head.push_str(" results |");
+    head.push_str(" lanes / gcc, 1 thread: share of the limit | results |");
     let _ = writeln!(s, "{head}");
     let _ = writeln!(
         s,
-        "|---|---|{}---|",
+        "|---|---|{}--:|---|",
         "--:|".repeat(2 * LABELS.len() + LABELS.len() - 1)
     );
     // Per peer: single-thread ratios, all-thread ratios.
@@ -721,7 +730,8 @@ fn table(rows: &[Row], threads: usize) -> String {
             }
             let _ = write!(line, " {} / {} |", show_ratio(pair[0]), show_ratio(pair[1]));
         }
-        let _ = writeln!(s, "{line} {} |", r.check);
+        let share = limits::show_shares(limits, r.work.as_ref(), r.one[0].ms(), r.one[3].ms());
+        let _ = writeln!(s, "{line} {share} | {} |", r.check);
     }
     let mut g = format!("| geometric mean | |{}", " |".repeat(2 * LABELS.len()));
     for [one, all] in &ratios {
@@ -732,7 +742,7 @@ fn table(rows: &[Row], threads: usize) -> String {
             show_ratio(geomean(all))
         );
     }
-    let _ = writeln!(s, "{g} |");
+    let _ = writeln!(s, "{g} | |");
     s
 }
 
@@ -826,7 +836,11 @@ pub fn main(args: &[String]) {
         .iter()
         .map(|n| problems::build(n).expect("known kernel"))
         .collect();
-    let files: Vec<&str> = problems_built.iter().map(|p| p.file).collect();
+    let mut files: Vec<&str> = problems_built.iter().map(|p| p.file).collect();
+    // The STREAM reference point is the C triad.
+    if !files.contains(&"stream_triad") {
+        files.push("stream_triad");
+    }
     let clib = cc::CLib::build(&kernels_dir().join("c"), &files);
     match &clib {
         Ok(l) => println!("gcc: {} {}", l.version, cc::FLAGS.join(" ")),
@@ -855,6 +869,29 @@ pub fn main(args: &[String]) {
     println!("lanes: target {target}; {lanes_what}");
     let cpu = o.cpu.unwrap_or_else(last_cpu);
 
+    let peak_src = Path::new(env!("CARGO_MANIFEST_DIR")).join("peak/fma_peak.c");
+    let scratch = std::env::temp_dir().join(format!("lanes-bench-peak-{}", std::process::id()));
+    let measure_limits = |when: &str| {
+        let allowed = affinity();
+        let mut notes = Vec::new();
+        if let Err(e) = set_affinity(&only(cpu)) {
+            notes.push(format!("limits not measured pinned: {e}"));
+        }
+        let (l, more) = limits::measure(clib.as_ref().ok(), &peak_src, &scratch);
+        notes.extend(more);
+        if let Err(e) = allowed.and_then(|set| set_affinity(&set)) {
+            notes.push(format!("could not unpin: {e}"));
+        }
+        let show = |v: Option<f64>| v.map_or("—".into(), |v| format!("{v:.1}"));
+        println!(
+            "limits {when}: STREAM triad {} GB/s, FMA peak {} GFLOP/s (CPU {cpu})",
+            show(l.stream_gbs),
+            show(l.fma_gflops)
+        );
+        (l, notes)
+    };
+    let (limits_before, mut limit_notes) = measure_limits("before");
+
     let mut rows = Vec::new();
     for p in &problems_built {
         println!("{} ({})", p.name, p.size);
@@ -878,6 +915,11 @@ pub fn main(args: &[String]) {
         rows.push(row);
     }
     drop(problems_built);
+    let (limits_after, more) = measure_limits("after");
+    limit_notes.extend(more);
+    let _ = std::fs::remove_dir_all(&scratch);
+    let limits = Limits::best(limits_before, limits_after);
+    let show_limit = |v: Option<f64>| v.map_or("not measured".into(), |v| format!("{v:.1}"));
 
     let mut extra = String::new();
     if let Some(ks) = &o.kernels {
@@ -946,7 +988,25 @@ pub fn main(args: &[String]) {
          gcc's: floats within a normwise tolerance, integers exactly (mandelbrot: 0.5% of \
          pixels may differ on the set's chaotic border).\n"
     );
-    sec.push_str(&table(&rows, threads));
+    let _ = writeln!(
+        sec,
+        "The machine's limits on CPU {cpu}, measured before and after the kernels (the higher \
+         of the two is used): STREAM triad (bench/kernels/c/stream_triad.c, one thread, 3 x \
+         128 MiB, 12 bytes per element) {} / {} GB/s; FMA peak (bench/peak/fma_peak.c, \
+         256-bit FMAs in 10 independent chains) {} / {} GFLOP/s. The share column is each \
+         kernel's rate against the limit that bounds it by its operations per byte (a \
+         roofline, bench/src/codegen/limits.rs): GB/s of compulsory traffic over the STREAM \
+         bandwidth, or GFLOP/s over the FMA peak; — for kernels bound by neither (searches, \
+         data-dependent iteration counts, math-library calls).\n",
+        show_limit(limits_before.stream_gbs),
+        show_limit(limits_after.stream_gbs),
+        show_limit(limits_before.fma_gflops),
+        show_limit(limits_after.fma_gflops),
+    );
+    sec.push_str(&table(&rows, threads, &limits));
+    if !limit_notes.is_empty() {
+        let _ = writeln!(sec, "\nLimits: {}", limit_notes.join("; "));
+    }
     if rows.iter().any(|r| !r.notes.is_empty()) {
         let _ = writeln!(sec, "\nNotes:\n");
         // The same reason for every kernel is said once.
@@ -1015,13 +1075,23 @@ mod tests {
             all: [t(0.5), t(1.0), t(3.0), Cell::Missing],
             check: "ok".into(),
             notes: Vec::new(),
+            work: Some(Work {
+                bytes: 12e6,
+                flops: 2e6,
+            }),
         };
-        let table = table(&[row], 2);
+        let machine = Limits {
+            stream_gbs: Some(20.0),
+            fma_gflops: Some(100.0),
+        };
+        let table = table(&[row], 2, &machine);
         let cells: Vec<usize> = table.lines().map(|l| l.matches('|').count()).collect();
         assert!(cells.iter().all(|&n| n == cells[0]), "{table}");
         // lanes vs Intel on 1 thread: 2.0 / 1.0; vs PoCL on 2 threads: 3.0 / 0.5.
         assert!(table.contains("| 2.00 / 2.00 |"), "{table}");
         assert!(table.contains("| — / 6.00 |"), "{table}");
+        // 12 MB in 1 ms (lanes) and 4 ms (gcc) against 20 GB/s.
+        assert!(table.contains("| 60% / 15% STREAM |"), "{table}");
     }
 
     /// Records the order of calls; fails from call `fail_at` on.

@@ -140,6 +140,26 @@ pub struct Problem {
     /// Extent of the C function's outer loop (rows or items), split across threads.
     pub c_extent: usize,
     pub c_glue: CGlue,
+    /// The work one run does, for its share of the machine's limits
+    /// ([`super::limits`]); None where neither bandwidth nor the FMA peak is
+    /// what bounds it (latency-bound searches, data-dependent iteration
+    /// counts, math-library calls).
+    pub limit: Option<Work>,
+}
+
+/// Compulsory memory traffic (every element read once, every element
+/// written once) and floating-point operations (an FMA counts 2) of one run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Work {
+    pub bytes: f64,
+    pub flops: f64,
+}
+
+fn work(bytes: usize, flops: usize) -> Option<Work> {
+    Some(Work {
+        bytes: bytes as f64,
+        flops: flops as f64,
+    })
 }
 
 impl Problem {
@@ -261,6 +281,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(0, Tol::Float(1e-6))],
                 c_extent: n,
                 c_glue: glue!(p, p, p, f, i),
+                limit: work(12 * n, 2 * n),
             }
         }
         "gemm" => {
@@ -288,6 +309,10 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(5, Tol::Float(1e-5))],
                 c_extent: ni,
                 c_glue: glue!(i, i, i, f, f, p, p, p),
+                limit: work(
+                    4 * (ni * nk + nk * nj + 2 * ni * nj),
+                    ni * nj * (2 * nk + 3),
+                ),
             }
         }
         "jacobi_2d" => {
@@ -311,6 +336,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(1, Tol::Float(1e-6))],
                 c_extent: n,
                 c_glue: glue!(p, p, i),
+                limit: work(4 * n * n + 4 * (n - 2) * (n - 2), 5 * (n - 2) * (n - 2)),
             }
         }
         "convolution_2d" => {
@@ -338,6 +364,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(1, Tol::Float(1e-5))],
                 c_extent: h,
                 c_glue: glue!(p, p, p, i, i, i),
+                limit: work(8 * w * h + 4 * fw * fw, 2 * fw * fw * w * h),
             }
         }
         "sobel" => {
@@ -360,6 +387,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(1, Tol::Float(1e-5))],
                 c_extent: h,
                 c_glue: glue!(p, p, i, i),
+                limit: work(8 * w * h, 18 * (w - 2) * (h - 2)),
             }
         }
         "mandelbrot" => {
@@ -386,6 +414,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(0, Tol::Int(5e-3))],
                 c_extent: h,
                 c_glue: glue!(p, i, i, f, f, f, u),
+                limit: None,
             }
         }
         "black_scholes" => {
@@ -412,6 +441,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(0, Tol::Float(1e-5)), (1, Tol::Float(1e-5))],
                 c_extent: n,
                 c_glue: glue!(p, p, p, p, p, f, f, i),
+                limit: None,
             }
         }
         "nbody" => {
@@ -453,6 +483,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(2, Tol::Float(1e-5)), (3, Tol::Float(1e-4))],
                 c_extent: n,
                 c_glue: glue!(p, p, p, p, i, f, f),
+                limit: work(4 * 16 * n, 20 * n * n),
             }
         }
         "binary_search" => {
@@ -483,6 +514,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(3, Tol::Int(0.0))],
                 c_extent: nkeys,
                 c_glue: glue!(p, i, p, p, i),
+                limit: None,
             }
         }
         "find_index" => {
@@ -521,6 +553,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(4, Tol::Float(0.0)), (5, Tol::Float(0.0))],
                 c_extent: n,
                 c_glue: glue!(p, p, p, p, p, p, p, i),
+                limit: None,
             }
         }
         "spmv_csr" => {
@@ -560,6 +593,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(5, Tol::Float(1e-5))],
                 c_extent: nrows,
                 c_glue: glue!(i, p, p, p, p, p),
+                limit: work(4 * (nrows + 1) + 8 * nnz + 4 * ncols + 4 * nrows, 2 * nnz),
             }
         }
         "matmul_tiled" => {
@@ -581,6 +615,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(2, Tol::Float(1e-5))],
                 c_extent: n,
                 c_glue: glue!(p, p, p, i),
+                limit: work(12 * n * n, 2 * n * n * n),
             }
         }
         "reduction" => {
@@ -602,6 +637,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(1, Tol::Float(1e-5))],
                 c_extent: groups,
                 c_glue: glue!(p, p, i),
+                limit: work(4 * n + 4 * groups, n),
             }
         }
         "scan" => {
@@ -623,6 +659,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(1, Tol::Float(1e-5)), (2, Tol::Float(1e-5))],
                 c_extent: groups,
                 c_glue: glue!(p, p, p),
+                limit: work(8 * n + 4 * groups, 2 * n),
             }
         }
         "transpose" => {
@@ -644,6 +681,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(1, Tol::Float(0.0))],
                 c_extent: h,
                 c_glue: glue!(p, p, i, i),
+                limit: work(8 * w * h, 0),
             }
         }
         "histogram" => {
@@ -665,6 +703,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(1, Tol::Int(0.0))],
                 c_extent: groups,
                 c_glue: glue!(p, p),
+                limit: work(4 * n + 4 * 256 * groups, 0),
             }
         }
         "stencil_2d" => {
@@ -688,6 +727,7 @@ pub fn build(name: &str) -> Option<Problem> {
                 checks: vec![(1, Tol::Float(1e-6))],
                 c_extent: n,
                 c_glue: glue!(p, p, i, i, f),
+                limit: work(8 * n * n, 7 * n * n),
             }
         }
         "nbody_local" => {
