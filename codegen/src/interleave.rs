@@ -253,13 +253,16 @@ fn inputs(ka: &KernelAnalysis, l: &Loop, i: InstId) -> Vec<ValueId> {
 }
 
 /// Instructions with varying results (vector instructions: uniform and
-/// strided values are scalars) in `blocks`.
+/// strided values are scalars) in `blocks`. φs are not counted: a carried
+/// value stays in its register and issues nothing.
 fn vector_ops(ka: &KernelAnalysis, blocks: &[BlockId]) -> u32 {
     let f = &ka.func;
     blocks
         .iter()
         .flat_map(|b| &f.blocks[b.index()].insts)
-        .filter_map(|&i| f.insts[i.index()].result)
+        .map(|&i| &f.insts[i.index()])
+        .filter(|i| !i.kind.is_phi())
+        .filter_map(|i| i.result)
         .filter(|&v| matches!(ka.div.shape(v), Shape::Varying { .. }))
         .count() as u32
 }

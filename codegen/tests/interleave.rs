@@ -208,6 +208,17 @@ __kernel void moments(__global const float *w, __global const float4 *p,
 }
 "#;
     assert_eq!(groups(three, "avx2-i32x8"), 2);
+    // Four chains sharing one load: the carried values are not vector
+    // work (four φs, one load and four multiply-adds: 5 instructions), so
+    // the loop is latency-bound and two groups run (8 chains).
+    assert_eq!(groups(GEMM_4_ROWS, "avx2-i32x8"), 2);
+    // Without FMA (sse4) each chain is a multiply and an add: 9
+    // instructions, one group.
+    assert_eq!(groups(GEMM_4_ROWS, "sse4-i32x4"), 1);
+    // convolution_2d's inner loop: clamp, address, load and multiply-add,
+    // 8 vector instructions besides its sum's φ: one chain, 8 groups.
+    let convolution = include_str!("../../bench/kernels/convolution_2d.cl");
+    assert_eq!(groups(convolution, "avx2-i32x8"), 8);
     // A loop with more vector work per iteration than one chain step
     // leaves idle (nbody's forces: 3 chains, about 20 vector instructions).
     let nbody = include_str!("../../bench/kernels/nbody.cl");
@@ -352,6 +363,74 @@ fn gemm_inner_loop_has_eight_chains() {
         .collect();
     assert_eq!(accs.len(), 8, "{fmas:?}");
     assert!(accs.iter().all(|a| a.starts_with("%ymm")), "{fmas:?}");
+}
+
+/// gemm with a register block of four rows per work-item, as a kernel
+/// author would write it by hand (`ni` a multiple of 4).
+const GEMM_4_ROWS: &str = r#"
+__kernel void gemm4(int ni, int nj, int nk, float alpha, float beta,
+                    __global float *C, __global const float *A, __global const float *B)
+{
+    int j = get_global_id(0);
+    int i = 4 * get_global_id(1);
+    if (i >= ni || j >= nj)
+        return;
+    float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+    for (int k = 0; k < nk; k++) {
+        float b = B[k * nj + j];
+        a0 += A[i * nk + k] * b;
+        a1 += A[(i + 1) * nk + k] * b;
+        a2 += A[(i + 2) * nk + k] * b;
+        a3 += A[(i + 3) * nk + k] * b;
+    }
+    C[i * nj + j] = beta * C[i * nj + j] + alpha * a0;
+    C[(i + 1) * nj + j] = beta * C[(i + 1) * nj + j] + alpha * a1;
+    C[(i + 2) * nj + j] = beta * C[(i + 2) * nj + j] + alpha * a2;
+    C[(i + 3) * nj + j] = beta * C[(i + 3) * nj + j] + alpha * a3;
+}
+"#;
+
+/// The four-row gemm equals the interpreter on every target, with the
+/// groups the rule gives (two on the 4- and 8-lane targets, 8 chains).
+#[test]
+fn gemm_4_rows_equals_the_interpreter() {
+    let all = |_: &lanes_frontend::hir::Unit, _| true;
+    for target in ["sse4-i32x4", "avx2-i32x8", "avx2-i32x16", "avx512skx-x16"] {
+        let units = vec![("gemm4.cl".into(), unit_of(GEMM_4_ROWS))];
+        if let Some(kernels) = compare_corpus(target, 2, units, &all, &shapes) {
+            assert_eq!(kernels, 1, "{target}");
+        }
+    }
+}
+
+/// The four-row gemm on AVX2 runs two SIMD groups in one body: its inner
+/// loop is two loads of B, four broadcasts of A and eight multiply-adds
+/// into eight accumulators.
+#[test]
+fn gemm_4_rows_loop_has_eight_chains() {
+    let (_, asm) = emit_avx2("gemm4.cl", GEMM_4_ROWS, 2);
+    let accumulators = |l: &[&str]| -> std::collections::BTreeSet<String> {
+        l.iter()
+            .filter(|x| x.starts_with("vfmadd"))
+            .map(|f| f.rsplit(',').next().unwrap().trim().to_string())
+            .collect()
+    };
+    // The k loop: the loop whose multiply-adds have the most accumulators
+    // (the update of C after it is four multiply-adds per group too).
+    let loops = innermost_loops_with(&asm, "vfmadd");
+    let k_loop = loops
+        .iter()
+        .max_by_key(|l| accumulators(l).len())
+        .unwrap_or_else(|| panic!("no loop with multiply-adds:\n{asm}"));
+    let count = |op: &str| k_loop.iter().filter(|x| x.starts_with(op)).count();
+    assert_eq!(count("vfmadd"), 8, "{k_loop:?}");
+    let accs = accumulators(k_loop);
+    assert_eq!(accs.len(), 8, "{k_loop:?}");
+    assert!(accs.iter().all(|a| a.starts_with("%ymm")), "{k_loop:?}");
+    assert_eq!(count("vbroadcastss"), 4, "{k_loop:?}");
+    // B's two 32-byte loads (masked in the copy for a possibly partial
+    // run, whichever of the two copies the search found).
+    assert_eq!(count("vmovups") + count("vmaskmovps"), 2, "{k_loop:?}");
 }
 
 /// Loops of `asm` as the lines from a label to the last jump back to it.
