@@ -8,7 +8,8 @@
 //!
 //! Poison discipline: masked-off lanes may hold garbage, so nothing here
 //! lets a masked-off lane turn a scalar branch condition or an address into
-//! poison: no `nsw`/`nuw`/`exact`/`inbounds`, divisors of masked-off lanes
+//! poison: no `nsw`/`nuw`/`exact`/`inbounds` (signed index arithmetic is
+//! widened to 64 bits instead, see `widened`), divisors of masked-off lanes
 //! replaced by 1 where they could trap, shift amounts masked, `fptosi`
 //! results frozen, `undef` operands a frozen poison (a fixed arbitrary
 //! value).
@@ -761,6 +762,28 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 let r = cx.select(c, t, e)?;
                 self.set(id, r)
             }
+            InstKind::Cast {
+                op: CastOp::SExt,
+                value,
+            } if ty == Ty::I64 && self.widens(*value) => {
+                let vec = rv || self.is_vec(*value);
+                let r = self.widened(*value, vec, 0)?;
+                self.set(id, r)
+            }
+            InstKind::Cast {
+                op: CastOp::Trunc,
+                value,
+            } if rv && (8..64).contains(&ty.bits()) && self.is_row_id(*value) => {
+                // `(int)get_global_id(0)`: lane 0's id truncated, plus the
+                // lane numbers, so the `<W x i64>` ids (which the widened
+                // addresses read lane 0 of) need no narrowing shuffles.
+                let x = self.get(*value, true)?;
+                let x0 = cx.extract(x, 0)?;
+                let t = llty(cx, ty, false)?;
+                let n0 = cx.cast(Op::LLVMTrunc, x0, t)?;
+                let r = cx.binop(Op::LLVMAdd, cx.splat(n0)?, cx.iota(t.into_int_type()))?;
+                self.set(id, r)
+            }
             InstKind::Cast { op, value } => {
                 let vec = rv || self.is_vec(*value);
                 let x = self.get(*value, vec)?;
@@ -1180,6 +1203,116 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             CastOp::HalfToFp => crate::half::half_to_fp(cx, x, to == Ty::F64, vec),
             CastOp::FpToHalf => crate::half::fp_to_half(cx, x, from == Ty::F64, vec),
         }
+    }
+
+    /// True when `v`, a narrower signed `+`, `-` or `*` whose overflow is
+    /// undefined ([`Function::nsw`]) or an id truncated to `int`, is
+    /// sign-extended to `i64` in 64 bits ([`Self::widened`]): its shape is
+    /// uniform or unit-stride, so the result is a
+    /// scalar or lane 0 of a packed access, never a gather's index (which
+    /// stays 32-bit for `vpgatherdd`).
+    fn widens(&self, v: ValueId) -> bool {
+        // Across a barrier only the values the save plan keeps are
+        // available, not the operands a widened value is recomputed from.
+        self.saved().is_none()
+            && matches!(self.vf.shape(v), Shape::Strided { stride: -1..=1, .. })
+            && self.f.ty(v).is_int()
+            && self
+                .f
+                .def_inst(v)
+                .is_some_and(|d| match self.f.inst(d).kind {
+                    InstKind::Bin {
+                        op: BinOp::Add | BinOp::Sub | BinOp::Mul,
+                        ..
+                    } => self.f.nsw.contains(&v),
+                    InstKind::Cast {
+                        op: CastOp::Trunc,
+                        value,
+                    } => self.f.ty(v).bits() >= 32 && self.is_id(value),
+                    _ => false,
+                })
+    }
+
+    /// True when `v` is a global, local or group id (in `[0, 2^31)`).
+    fn is_id(&self, v: ValueId) -> bool {
+        self.f.ty(v) == Ty::I64
+            && self.f.def_inst(v).is_some_and(|d| {
+                matches!(
+                    self.f.inst(d).kind,
+                    InstKind::WorkItem {
+                        query: WorkItem::GlobalId | WorkItem::LocalId | WorkItem::GroupId,
+                        ..
+                    }
+                )
+            })
+    }
+
+    /// True when `v` is a global or local id of lanes one apart: lane 0's
+    /// id plus the lane number.
+    fn is_row_id(&self, v: ValueId) -> bool {
+        self.f.ty(v) == Ty::I64
+            && matches!(self.vf.shape(v), Shape::Strided { stride: 1, .. })
+            && self.f.def_inst(v).is_some_and(|d| {
+                matches!(
+                    self.f.inst(d).kind,
+                    InstKind::WorkItem {
+                        query: WorkItem::GlobalId | WorkItem::LocalId,
+                        ..
+                    }
+                )
+            })
+    }
+
+    /// `sext v to i64` computed in 64 bits: a signed `+`, `-`, `*` whose
+    /// overflow is undefined equals the same operation on its widened
+    /// operands on every lane that runs it, and a global, local or group
+    /// id truncated to `int` is the id itself (launches stay below 2^31
+    /// work-items per dimension, as the analysis assumes). LLVM then sees
+    /// `base + 4 * (i * n + j)` as an affine address it can walk with a
+    /// pointer, as clang's `nsw` lets it. No poison-generating flag is
+    /// emitted: a masked-off lane computes another value, not poison.
+    fn widened(&mut self, v: ValueId, vec: bool, depth: u32) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let f = self.f;
+        if let (true, Shape::Strided { stride, .. }) = (vec && self.widens(v), self.vf.shape(v)) {
+            // Lane 0 in a scalar plus the lane numbers times the stride:
+            // packed accesses read lane 0 only, which LLVM then takes from
+            // the scalar chain.
+            let x0 = self.widened(v, false, depth)?;
+            let i64t = cx.ctx.i64_type();
+            let steps = cx.binop(
+                Op::LLVMMul,
+                cx.iota(i64t),
+                cx.splat(cx.i64c(stride as u64))?,
+            )?;
+            return cx.binop(Op::LLVMAdd, cx.splat(x0)?, steps);
+        }
+        let kind = f.def_inst(v).map(|d| &f.inst(d).kind);
+        match kind {
+            Some(&InstKind::Bin { op, lhs, rhs }) if depth < 8 && self.widens(v) => {
+                let x = self.widened(lhs, vec, depth + 1)?;
+                let y = self.widened(rhs, vec, depth + 1)?;
+                let o = match op {
+                    BinOp::Add => Op::LLVMAdd,
+                    BinOp::Sub => Op::LLVMSub,
+                    _ => Op::LLVMMul,
+                };
+                return cx.binop(o, x, y);
+            }
+            Some(&InstKind::Cast {
+                op: CastOp::Trunc,
+                value,
+            }) if f.ty(v).bits() >= 32 && self.is_id(value) => {
+                return self.get(value, vec);
+            }
+            _ => {}
+        }
+        let x = self.get(v, vec)?;
+        if f.ty(v) == Ty::I64 {
+            return Ok(x);
+        }
+        let t = llty(cx, Ty::I64, vec)?;
+        cx.cast(Op::LLVMSExt, x, t)
     }
 
     // ---- memory -----------------------------------------------------------

@@ -1198,7 +1198,9 @@ pub struct Function {
     pub entry: BlockId,
     /// Results of signed integer `+`, `-`, `*` in the source: their overflow
     /// is undefined in OpenCL C, so reasoning may assume it does not happen
-    /// (LLVM's `nsw`). The back ends still wrap.
+    /// (LLVM's `nsw`). Printed as `add nsw`. The interpreter wraps; the
+    /// code generator sign-extends such values in 64 bits (docs/codegen.md,
+    /// "Signed index arithmetic in 64 bits").
     pub nsw: std::collections::BTreeSet<ValueId>,
 }
 

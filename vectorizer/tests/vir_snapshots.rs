@@ -120,7 +120,7 @@ kernel void logstar(global const float *x, global int *out) {
               br bb2.while.body
             bb2.while.body: ; mask %38, may be empty
               %14 = log f32(%51) : varying
-              %17 = add i32 %53, i32 1 : uniform
+              %17 = add nsw i32 %53, i32 1 : uniform
               %46 = sub_group.any i1(%38) : uniform
               br %46, bb1.while.cond, bb5.loop.dispatch
             bb3.while.end: ; mask %25
@@ -233,13 +233,13 @@ kernel void k(global float *a, global const int *idx) {
               %19 = mul i64 %17, i64 4 : varying (align 4)
               %20 = ptradd %0, %19 : varying
               %21 = load f32 %20, align 4 : varying
-              %23 = add i32 %16, i32 1 : varying
+              %23 = add nsw i32 %16, i32 1 : varying
               %24 = sext i32 %23 to i64 : varying
               %26 = mul i64 %24, i64 4 : varying (align 4)
               %27 = ptradd %0, %26 : varying
               %28 = load f32 %27, align 4 : varying
               %29 = fmul f32 %21, %28 : varying
-              %31 = add i32 %16, i32 2 : varying
+              %31 = add nsw i32 %16, i32 2 : varying
               %32 = sext i32 %31 to i64 : varying
               %34 = mul i64 %32, i64 4 : varying (align 4)
               %35 = ptradd %0, %34 : varying
@@ -353,7 +353,7 @@ kernel void k(global const float *a, global const float *w, global float *out,
               %17 = mul i64 %15, i64 4 : uniform (align 4)
               %18 = ptradd %1, %17 : uniform
               %19 = load f32 %18, align 4 : uniform
-              %22 = add i32 %7, %58 : strided(1)
+              %22 = add nsw i32 %7, %58 : strided(1)
               %23 = sext i32 %22 to i64 : strided(1)
               %25 = mul i64 %23, i64 4 : strided(4, align 4)
               %26 = ptradd %0, %25 : strided(4)
@@ -362,7 +362,7 @@ kernel void k(global const float *a, global const float *w, global float *out,
               %30 = fadd f32 %60, %28 : varying
               br bb4.for.inc
             bb4.for.inc: ; mask %49
-              %32 = add i32 %58, i32 1 : uniform
+              %32 = add nsw i32 %58, i32 1 : uniform
               br bb2.for.cond
             bb5.for.end: ; mask %49
               %34 = sext i32 %7 to i64 : strided(1)

@@ -11,7 +11,7 @@
 //!
 //! What the text does not hold is made up: source spans are the byte ranges
 //! of the lines in the text (file 0), `__constant` variables have zero bytes
-//! of the printed size, the source variables and the `nsw` set are empty.
+//! of the printed size, and the source variables are empty.
 //! Annotations (` : <fact>` after a value, `; <fact>` after a block label)
 //! are kept as text ([`Annotations`]); [`crate::vectorize::parse`] reads the
 //! shapes and masks of vector IR from them. A line that starts with `;` and
@@ -184,6 +184,9 @@ struct FunctionReader<'a> {
     current: Option<BlockId>,
     entry: Option<Pos>,
     inst_pos: Vec<Pos>,
+    /// The instruction being read is `add nsw` (or `sub`, `mul`): its
+    /// result goes into [`Function::nsw`].
+    nsw: bool,
 }
 
 impl<'a> FunctionReader<'a> {
@@ -203,6 +206,7 @@ impl<'a> FunctionReader<'a> {
             types: HashMap::new(),
             current: None,
             entry: None,
+            nsw: false,
             inst_pos: Vec::new(),
         }
     }
@@ -703,6 +707,9 @@ impl FunctionReader<'_> {
         match (result, has_value) {
             (Some((n, at)), true) => {
                 self.define(n, at, ty, ValueDef::Inst(id))?;
+                if std::mem::take(&mut self.nsw) {
+                    self.f.nsw.insert(ValueId(n));
+                }
                 if let Some(base) = pending_ptradd {
                     self.ptradds.push((n, base));
                 }
@@ -876,6 +883,7 @@ impl FunctionReader<'_> {
             _ => op,
         };
         if let Some(o) = binop(kind) {
+            self.nsw = c.eat_word("nsw");
             let ty = self.ty(c)?;
             let lhs = self.operand(c, Some(ty))?;
             c.expect(",")?;

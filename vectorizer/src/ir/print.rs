@@ -159,7 +159,12 @@ pub fn inst_text(f: &Function, i: super::InstId, ann: &dyn Annotate) -> String {
             format!("phi {} {}", inst.ty, parts.join(", "))
         }
         InstKind::Bin { op: o, lhs, rhs } => {
-            format!("{} {} {}, {}", o.name(), inst.ty, op(*lhs), op(*rhs))
+            let nsw = if inst.result.is_some_and(|r| f.nsw.contains(&r)) {
+                " nsw"
+            } else {
+                ""
+            };
+            format!("{}{nsw} {} {}, {}", o.name(), inst.ty, op(*lhs), op(*rhs))
         }
         InstKind::FNeg(v) => format!("fneg {} {}", inst.ty, op(*v)),
         InstKind::Cmp { pred, lhs, rhs } => format!(

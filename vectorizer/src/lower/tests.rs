@@ -131,7 +131,7 @@ fn loop_counter_is_a_phi_and_scalars_have_no_alloca() {
             "bb1.for.cond:\n  %",
             "= phi i32 [bb0.entry: i32 0], [bb3.for.inc: %",
             "bb3.for.inc:\n  %",
-            "= add i32 %",
+            "= add nsw i32 %",
             "br bb1.for.cond",
         ],
     );
@@ -723,7 +723,7 @@ fn deeply_nested_expressions_lower_on_a_small_stack() {
     assert!(!unit.has_errors(), "{:?}", unit.diagnostics.first());
     let k = unit.hir.kernels()[0];
     let f = lower_kernel(&unit.hir, k).expect("lowers");
-    assert!(count(&print(&f, &Plain), "add i32") >= 240);
+    assert!(count(&print(&f, &Plain), "add nsw i32") >= 240);
     // Nested statements, and 60 levels of inlined helpers each nesting
     // loops and conditions.
     let mut body = String::from("out[0] += x;");

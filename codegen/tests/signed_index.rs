@@ -1,0 +1,133 @@
+//! Differential tests of signed index arithmetic, which the back end
+//! sign-extends in 64 bits (`sext(i * n + j)` as `sext i * sext n + sext
+//! j`, a truncated id as the id): 2-D stencils with negative offsets,
+//! reversed and uniform offsets, ids through `get_local_id` and
+//! `get_group_id`, a gather whose index is signed arithmetic (kept 32-bit),
+//! partial SIMD groups and a global offset. Each kernel runs through the
+//! JIT and the interpreter for every target this machine runs, at -O0 and
+//! -O2 (see `common::check_kernel`).
+
+mod common;
+
+use common::*;
+use lanes_codegen::{host_can_run, target_spec, Options};
+use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
+use lanes_frontend::unit::check_text;
+
+const SRC: &str = r#"
+__kernel void jacobi(__global const float *A, __global float *B, int n)
+{
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1)
+        B[i * n + j] = 0.2f * (A[i * n + j] + A[i * n + (j - 1)] + A[i * n + (j + 1)]
+                               + A[(i + 1) * n + j] + A[(i - 1) * n + j]);
+}
+
+__kernel void sobel_like(__global const float *in, __global float *out, int width, int height)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    int idx = y * width + x;
+    if (x == 0 || y == 0 || x == width - 1 || y == height - 1) {
+        out[idx] = 0.0f;
+        return;
+    }
+    out[idx] = in[idx - width - 1] - in[idx + width + 1] + 2.0f * in[idx - 1];
+}
+
+__kernel void reversed(__global const int *in, __global int *out, int n)
+{
+    int i = get_global_id(0);
+    if (i < n)
+        out[n - 1 - i] = in[i * 2 - i] - in[(n - 1) - i];
+}
+
+__kernel void local_ids(__global const int *in, __global int *out, int k)
+{
+    int l = get_local_id(0);
+    int g = get_group_id(0);
+    int s = get_local_size(0);
+    int i = g * s + l;
+    out[i + k - 3] = in[i * 3 - 2 * i + k] * (l - k);
+}
+
+__kernel void gathered(__global const int *idx, __global const float *in, __global float *out, int n)
+{
+    int i = get_global_id(0);
+    if (i < n)
+        out[i] = in[idx[i] * 3 - i + 2 * i] + in[2 * i - idx[i] + 15];
+}
+
+__kernel void widened_long(__global const int *in, __global long *out, int n)
+{
+    int i = get_global_id(0);
+    long a = i * n - 7;
+    long b = (long)(in[i] * n + i);
+    out[i] = a * 1000 + b;
+}
+
+__kernel void row_loop(__global const float *A, __global float *out, int n)
+{
+    int i = get_global_id(0);
+    if (i >= n)
+        return;
+    float s = 0.0f;
+    for (int k = 0; k < n; k++)
+        s += A[i * n + k] - A[k * n + (n - 1 - i)];
+    out[i] = s;
+}
+"#;
+
+#[test]
+fn signed_index_arithmetic_matches_the_interpreter() {
+    let unit = check_text(
+        "signed_index.cl",
+        None,
+        SRC,
+        &PreprocessOptions::default(),
+        &RealFs,
+    );
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for target in [
+        "sse4-i32x4",
+        "sse4-i32x8",
+        "avx2-i32x8",
+        "avx2-i32x16",
+        "avx512skx-x8",
+        "avx512skx-x16",
+    ] {
+        let spec = target_spec(target).unwrap();
+        if !host_can_run(&spec) {
+            eprintln!("SKIPPED: this machine cannot run {target}");
+            continue;
+        }
+        for opt_level in [0, 2] {
+            for kid in unit.hir.kernels() {
+                let name = &unit.hir.function(kid).name;
+                let what = format!("{name} [{target} O{opt_level}]");
+                let o = check_kernel(&unit.hir, kid, &spec, &Options { opt_level }, &what);
+                if let Some(why) = o.not_run {
+                    failures.push(format!("{what}: not run: {why}"));
+                    continue;
+                }
+                if o.compared == 0 {
+                    failures.push(format!("{what}: every launch skipped: {:?}", o.skipped));
+                }
+                ran += o.compared;
+                failures.extend(o.failures);
+            }
+        }
+    }
+    eprintln!("{ran} launches compared");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
