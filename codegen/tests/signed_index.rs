@@ -5,7 +5,8 @@
 //! `get_group_id`, a gather whose index is signed arithmetic (kept 32-bit),
 //! partial SIMD groups and a global offset. Each kernel runs through the
 //! JIT and the interpreter for every target this machine runs, at -O0 and
-//! -O2 (see `common::check_kernel`).
+//! -O2 (see `common::check_kernel`). The assembly tests check that no
+//! access sign-extends its index and that gathers keep 32-bit indices.
 
 mod common;
 
@@ -130,4 +131,46 @@ fn signed_index_arithmetic_matches_the_interpreter() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The assembly of `kernel`'s function in the avx2-i32x8 assembly of SRC.
+fn asm_of(kernel: &str) -> String {
+    let (_, asm) = emit_avx2("signed_index.cl", SRC, 2);
+    let start = asm
+        .find(&format!("{kernel}_groups:"))
+        .unwrap_or_else(|| panic!("no {kernel}_groups in the assembly"));
+    let end = asm[start..]
+        .find(".Lfunc_end")
+        .map_or(asm.len(), |e| start + e);
+    asm[start..end].to_string()
+}
+
+/// Addresses from signed `int` indices need no sign extension per access
+/// (`movslq`, `cltq`, or `shl` by 32 and `sar`): the index is an `i64`
+/// sum, folded into the addressing mode. What is left is one `movslq` per
+/// `int` argument, before the loops (main had 20 in jacobi's function).
+#[test]
+fn signed_indices_are_not_sign_extended_per_access() {
+    for (k, int_args) in [("jacobi", 1), ("sobel_like", 2)] {
+        let asm = asm_of(k);
+        let sext: Vec<&str> = asm
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("movslq") || l.starts_with("cltq") || l.starts_with("sarq"))
+            .collect();
+        assert!(sext.len() <= int_args, "{k}: {sext:?}\n{asm}");
+        assert!(
+            asm.contains("vmovups") || asm.contains("vmaskmovps"),
+            "{k}:\n{asm}"
+        );
+    }
+}
+
+/// A gather whose index is signed arithmetic keeps 32-bit indices: one
+/// `vgatherdps` per 8 lanes, not two `vgatherqps` on 64-bit ones.
+#[test]
+fn gather_indices_stay_32_bit() {
+    let asm = asm_of("gathered");
+    assert!(asm.contains("vgatherdps"), "{asm}");
+    assert!(!asm.contains("vgatherqps"), "{asm}");
 }
