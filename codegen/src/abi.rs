@@ -23,6 +23,7 @@ use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue};
 use inkwell::AddressSpace as LlvmSpace;
 
 use lanes_vectorizer::ir::Ty;
+use lanes_vectorizer::schedule::{Schedule, SimdGroupOrder};
 
 use crate::emit::{geo, llty};
 use crate::ll::{Cx, R};
@@ -98,6 +99,7 @@ pub fn emit_entry_points<'ctx>(
     cx: &Cx<'_, 'ctx>,
     kc: &KernelCode,
     bodies: &Bodies<'ctx>,
+    schedule: &Schedule,
     plan: Option<&Plan>,
 ) -> R<Vec<FunctionValue<'ctx>>> {
     let ptr = cx.ctx.ptr_type(LlvmSpace::default());
@@ -384,13 +386,9 @@ pub fn emit_entry_points<'ctx>(
         let yz = cx.binop(Op::LLVMAnd, y, z)?;
         cx.binop(Op::LLVMAnd, x, yz)?
     };
-    // A kernel without loops and barriers walks its work-group row by row
-    // (see `passes`); the others column by column (stencil_2d, with
-    // barriers, was slower row by row: bench/RESULTS.md).
-    let row_by_row = plan.is_none()
-        && lanes_vectorizer::cfg::Cfg::compute(&kc.vf.func)
-            .loops()
-            .is_empty();
+    // The schedule's order of the SIMD groups (stencil_2d, with barriers,
+    // was slower row by row: bench/RESULTS.md).
+    let row_by_row = schedule.order == SimdGroupOrder::Rows;
     // The passes over the SIMD groups of a work-group of `size`.
     let passes = |(full, part): (FunctionValue<'ctx>, FunctionValue<'ctx>),
                   size: &[BasicValueEnum<'ctx>]|

@@ -1760,31 +1760,8 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
 
 /// The blocks reachable from the entry of `f`, in reverse post-order.
 pub fn reachable(f: &Function) -> Vec<BlockId> {
-    let n = f.blocks.len();
-    let mut seen = vec![false; n];
-    let mut post = Vec::new();
-    if f.entry.index() >= n {
-        return post;
-    }
-    // Iterative DFS: (block, next successor index).
-    let mut stack = vec![(f.entry, 0usize)];
-    seen[f.entry.index()] = true;
-    while let Some(&mut (b, ref mut k)) = stack.last_mut() {
-        let succs = f.successors(b);
-        if *k < succs.len() {
-            let s = succs[*k];
-            *k += 1;
-            if s.index() < n && !seen[s.index()] {
-                seen[s.index()] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
+    // The order the work-group schedule numbers barriers in.
+    lanes_vectorizer::schedule::reverse_post_order(f)
 }
 
 /// The alignment a save slot at byte offset `off` has (slots are aligned

@@ -639,8 +639,10 @@ fn emit_kernel(cx: &Cx<'_, '_>, k: &KernelCode) -> Result<(), String> {
             ));
         }
     }
-    let plan = workgroup::Plan::needed(&k.vf)
-        .then(|| workgroup::Plan::compute(&k.vf, &emit::reachable(f), cx.w));
+    let schedule = lanes_vectorizer::schedule::Schedule::of(&k.vf);
+    let plan = schedule
+        .work_group_memory
+        .then(|| workgroup::Plan::compute(&k.vf, &schedule, cx.w));
     // A body with barriers is emitted resumable for work-groups of several
     // SIMD groups and straight for a work-group of one, as far as the
     // required work-group size leaves either possible.
@@ -673,7 +675,7 @@ fn emit_kernel(cx: &Cx<'_, '_>, k: &KernelCode) -> Result<(), String> {
         }
         _ => None,
     };
-    abi::emit_entry_points(cx, k, &bodies, plan.as_ref())?;
+    abi::emit_entry_points(cx, k, &bodies, &schedule, plan.as_ref())?;
     for (full, part) in bodies.several.iter().chain(&bodies.one) {
         abi::add_fn_attr(cx, *full, "alwaysinline");
         abi::add_fn_attr(cx, *part, "alwaysinline");

@@ -244,8 +244,8 @@ fn work_item_queries_across_a_barrier_are_recomputed_not_kept_in_memory() {
     );
     let k = u.hir.kernels()[0];
     let kc = kernel_code(&u.hir, k, 8).unwrap();
-    let order = emit::reachable(&kc.vf.func);
-    let plan = workgroup::Plan::compute(&kc.vf, &order, 8);
+    let schedule = lanes_vectorizer::schedule::Schedule::of(&kc.vf);
+    let plan = workgroup::Plan::compute(&kc.vf, &schedule, 8);
     let f = &kc.vf.func;
     let query = |v: &lanes_vectorizer::ir::ValueId| {
         f.def_inst(*v)

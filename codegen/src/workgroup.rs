@@ -5,7 +5,8 @@
 //! A body with barriers is a resumable function: the entry points call it
 //! once per SIMD group with a *state* (0: from the start, k: after barrier
 //! k) and it returns at the next barrier with that barrier's number, or 0
-//! at the end. Every value live across some barrier is kept in the SIMD
+//! at the end. Every value the work-group schedule keeps across a region
+//! boundary ([`lanes_vectorizer::schedule`]) is kept in the SIMD
 //! group's *save area* instead of a register: stored where it is defined,
 //! loaded where it is used. Private objects (`alloca`s) of such a body live
 //! there too. Kernel-scope `__local` variables are laid out in one block
@@ -13,8 +14,8 @@
 
 use std::collections::HashMap;
 
-use lanes_frontend::ast::AddressSpace;
-use lanes_vectorizer::ir::{BlockId, InstId, InstKind, Ty, ValueDef, ValueId};
+use lanes_vectorizer::ir::{InstId, InstKind, ValueId};
+use lanes_vectorizer::schedule::Schedule;
 use lanes_vectorizer::vectorize::VectorFunction;
 
 /// Alignment of the save area of one SIMD group and of `__local` blocks.
@@ -52,17 +53,12 @@ impl Plan {
     /// True when the body needs the work-group calling convention (save
     /// area, `__local` block, state).
     pub fn needed(vf: &VectorFunction) -> bool {
-        let f = &vf.func;
-        !f.locals.is_empty()
-            || f.params
-                .iter()
-                .any(|p| p.ty == Ty::Ptr(AddressSpace::Local))
-            || f.insts.iter().any(|i| i.kind.is_work_group_sync())
+        Schedule::of(vf).work_group_memory
     }
 
-    /// The plan of `vf` for blocks reachable in `order` (reverse
-    /// post-order) at width `w`.
-    pub fn compute(vf: &VectorFunction, order: &[BlockId], w: u32) -> Plan {
+    /// The plan of `vf` under its work-group `schedule` at width `w`: the
+    /// values the schedule keeps across regions get save slots.
+    pub fn compute(vf: &VectorFunction, schedule: &Schedule, w: u32) -> Plan {
         let f = &vf.func;
         let mut plan = Plan::default();
         let mut local_off = 0u64;
@@ -74,16 +70,7 @@ impl Plan {
         }
         plan.local_bytes = local_off.div_ceil(ALIGN) * ALIGN;
 
-        plan.states = 1;
-        for &b in order {
-            for &i in &f.block(b).insts {
-                match f.inst(i).kind {
-                    InstKind::Barrier { .. } => plan.states += 1,
-                    InstKind::WorkGroup { .. } => plan.states += 2,
-                    _ => {}
-                }
-            }
-        }
+        plan.states = schedule.regions() as u32;
         if plan.states == 1 {
             return plan;
         }
@@ -95,16 +82,8 @@ impl Plan {
             save += bytes.max(1);
             off
         };
-        let mut live_across: Vec<ValueId> = live_across_barriers(vf, order).into_iter().collect();
-        live_across.sort();
-        for v in live_across {
-            let query = f.def_inst(v).map(|i| &f.inst(i).kind);
-            if let Some(InstKind::WorkItem { dim, .. }) = query {
-                if dim.is_none_or(|d| f.as_const(d).is_some()) {
-                    plan.remat.insert(v);
-                    continue;
-                }
-            }
+        plan.remat = schedule.requeried.iter().copied().collect();
+        for &v in &schedule.kept {
             let t = f.ty(v);
             let elem = t.bytes().max(1);
             let bytes = if vf.is_uniform(v) {
@@ -115,7 +94,7 @@ impl Plan {
             plan.spills
                 .insert(v, slot(bytes, bytes.next_power_of_two()));
         }
-        for &b in order {
+        for &b in &schedule.blocks {
             for &i in &f.block(b).insts {
                 let inst = f.inst(i);
                 if let InstKind::Alloca { size, align } = inst.kind {
@@ -129,134 +108,4 @@ impl Plan {
         plan.save_bytes = save.div_ceil(ALIGN) * ALIGN;
         plan
     }
-}
-
-/// The instruction results live just after some barrier: backward
-/// liveness over the reachable blocks, where a φ operand is used at the
-/// end of its predecessor and every instruction of a block uses the
-/// block's mask (the emitter reads it for memory accesses, guards and
-/// horizontal operations).
-fn live_across_barriers(
-    vf: &VectorFunction,
-    order: &[BlockId],
-) -> std::collections::HashSet<ValueId> {
-    use std::collections::HashSet;
-    let f = &vf.func;
-    let is_inst = |v: ValueId| {
-        matches!(
-            f.values.get(v.index()).map(|x| &x.def),
-            Some(ValueDef::Inst(_))
-        )
-    };
-    let index: HashMap<BlockId, usize> = order.iter().enumerate().map(|(k, &b)| (b, k)).collect();
-    let n = order.len();
-    // Per block: values used before any definition in it, values defined,
-    // φ operands per predecessor.
-    let mut gen: Vec<HashSet<ValueId>> = vec![HashSet::new(); n];
-    let mut kill: Vec<HashSet<ValueId>> = vec![HashSet::new(); n];
-    let mut phi_uses: Vec<HashSet<ValueId>> = vec![HashSet::new(); n];
-    for (k, &b) in order.iter().enumerate() {
-        let mask = vf.block_mask.get(b.index()).copied();
-        for &i in f.block(b).insts.iter().rev() {
-            let inst = f.inst(i);
-            if let Some(r) = inst.result {
-                gen[k].remove(&r);
-                kill[k].insert(r);
-            }
-            match &inst.kind {
-                InstKind::Phi { incoming } => {
-                    for &(p, v) in incoming {
-                        if let Some(&pk) = index.get(&p) {
-                            if is_inst(v) {
-                                phi_uses[pk].insert(v);
-                            }
-                        }
-                    }
-                }
-                k2 => {
-                    k2.for_each_operand(|v| {
-                        if is_inst(v) {
-                            gen[k].insert(v);
-                        }
-                    });
-                    if let Some(m) = mask.filter(|&m| is_inst(m)) {
-                        gen[k].insert(m);
-                    }
-                }
-            }
-        }
-    }
-    let succs: Vec<Vec<usize>> = order
-        .iter()
-        .map(|&b| {
-            f.successors(b)
-                .iter()
-                .filter_map(|s| index.get(s).copied())
-                .collect()
-        })
-        .collect();
-    let mut live_in: Vec<HashSet<ValueId>> = gen.clone();
-    let mut live_out: Vec<HashSet<ValueId>> = vec![HashSet::new(); n];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for k in (0..n).rev() {
-            let mut out: HashSet<ValueId> = phi_uses[k].clone();
-            for &s in &succs[k] {
-                out.extend(live_in[s].iter().copied());
-            }
-            let mut inn: HashSet<ValueId> = out.difference(&kill[k]).copied().collect();
-            inn.extend(gen[k].iter().copied());
-            if out != live_out[k] || inn != live_in[k] {
-                live_out[k] = out;
-                live_in[k] = inn;
-                changed = true;
-            }
-        }
-    }
-    // Walk each block with a barrier backwards from its end.
-    let mut across = HashSet::new();
-    for (k, &b) in order.iter().enumerate() {
-        let insts = &f.block(b).insts;
-        if !insts.iter().any(|&i| f.inst(i).kind.is_work_group_sync()) {
-            continue;
-        }
-        let mask = vf.block_mask.get(b.index()).copied();
-        let mut live = live_out[k].clone();
-        for &i in insts.iter().rev() {
-            let inst = f.inst(i);
-            if matches!(inst.kind, InstKind::Barrier { .. }) {
-                across.extend(live.iter().copied());
-                continue;
-            }
-            if let InstKind::WorkGroup { .. } = &inst.kind {
-                // Its result is made between its two barriers, from its
-                // operands and the mask (read again after the first).
-                across.extend(live.iter().copied());
-                inst.kind.for_each_operand(|v| {
-                    if is_inst(v) {
-                        across.insert(v);
-                    }
-                });
-                if let Some(m) = mask.filter(|&m| is_inst(m)) {
-                    across.insert(m);
-                }
-            }
-            if inst.kind.is_phi() {
-                break;
-            }
-            if let Some(r) = inst.result {
-                live.remove(&r);
-            }
-            inst.kind.for_each_operand(|v| {
-                if is_inst(v) {
-                    live.insert(v);
-                }
-            });
-            if let Some(m) = mask.filter(|&m| is_inst(m)) {
-                live.insert(m);
-            }
-        }
-    }
-    across
 }

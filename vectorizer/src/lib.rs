@@ -9,6 +9,7 @@ pub mod lower;
 pub mod precond;
 pub mod promote;
 pub mod report;
+pub mod schedule;
 pub mod shape;
 pub mod target;
 pub mod vectorize;

@@ -240,7 +240,9 @@ impl State {
 /// - `canonicalize`: canonical loops (preheaders, one latch, LCSSA);
 /// - `divergence`: the shapes and divergence facts, printed as `lanes
 ///   explain --format ir` prints them (must be last);
-/// - `vectorize`: scalar IR to vector IR.
+/// - `vectorize`: scalar IR to vector IR;
+/// - `schedule`: the vector IR followed by its work-group schedule (must be
+///   last).
 pub fn vectorizer_pass(t: &TestFile, pass: &str, state: State) -> Option<Result<State, String>> {
     let width = match t.option("width", 8u32) {
         Ok(w) => w,
@@ -293,6 +295,17 @@ pub fn vectorizer_pass(t: &TestFile, pass: &str, state: State) -> Option<Result<
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(State::Vector)
+        }),
+        "schedule" => state.vector(t).map(|vs| {
+            State::Printed(
+                vs.iter()
+                    .map(|v| {
+                        let schedule = lanes_vectorizer::schedule::Schedule::of(v);
+                        format!("{}{}", vectorize::print(v), schedule.print(v))
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            )
         }),
         _ => return None,
     })

@@ -1,0 +1,417 @@
+//! The work-group schedule of a vectorized kernel: how the SIMD groups of
+//! one work-group run its body (docs/codegen.md, "The work-group
+//! schedule"). The back end lowers it (`codegen/src/abi.rs` and
+//! `workgroup.rs`: region loops, save areas) and the vector-IR executor
+//! runs it ([`crate::interp::run_vector`]); the scalar interpreter does not
+//! use it (it runs work-items, and is the oracle of both).
+//!
+//! - **Regions.** The body's work-group synchronization points (a barrier,
+//!   or a collective, which is two) cut it into regions: region 0 starts at
+//!   the entry, region k just after synchronization point k, numbered in
+//!   the reverse post-order of the reachable blocks. Every SIMD group of
+//!   the work-group runs one region, to the next synchronization point or
+//!   the end, before any SIMD group starts the next: barriers are
+//!   work-group uniform (the analysis refuses others), so all stop at the
+//!   same one.
+//! - **What crosses a region boundary.** The instruction results live just
+//!   after some synchronization point are kept per SIMD group (the back
+//!   end's save area); nothing else survives a boundary. Work-item queries
+//!   among them are not kept but computed again from the SIMD group's
+//!   geometry.
+//! - **The order of the SIMD groups** in a region: column block by column
+//!   block, each through all rows, or row by row (see [`SimdGroupOrder`]).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt::Write;
+
+use crate::ir::{print, BlockId, Function, InstId, InstKind, Ty, ValueDef, ValueId};
+use crate::vectorize::VectorFunction;
+
+/// A point where the SIMD groups of a work-group wait for each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncPart {
+    /// A barrier.
+    Barrier,
+    /// Before a work-group collective: each SIMD group has left its
+    /// partial result in its slot of the work-group's scratch array.
+    CollectiveSlots,
+    /// After a collective: every SIMD group has read the slots.
+    CollectiveDone,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SyncPoint {
+    pub inst: InstId,
+    pub part: SyncPart,
+}
+
+/// The order the SIMD groups of a work-group run a region in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimdGroupOrder {
+    /// Column block by column block (W work-items of dimension 0), each
+    /// through all rows (dimensions 1 and 2): a column block of memory the
+    /// kernel walks (gemm's `B[k][j..j+W]`) is reused from L1 across rows.
+    Columns,
+    /// Row after row: consecutive SIMD groups write consecutive memory
+    /// (whole cache lines in turn, which streaming stores need). Kernels
+    /// without loops and without work-group memory.
+    Rows,
+}
+
+/// Where one SIMD group of a work-group sits: its first local column, its
+/// lanes (W, or fewer for the partial group at the end of a row), its row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimdGroupAt {
+    pub x: u64,
+    pub lanes: u64,
+    pub ly: u64,
+    pub lz: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schedule {
+    /// The reachable blocks in reverse post-order (the order
+    /// synchronization points are numbered in).
+    pub blocks: Vec<BlockId>,
+    /// Region k >= 1 starts just after `syncs[k - 1]`.
+    pub syncs: Vec<SyncPoint>,
+    /// Instruction results live just after some synchronization point:
+    /// kept by each SIMD group from one region to the next.
+    pub kept: BTreeSet<ValueId>,
+    /// Work-item queries live across a synchronization point: computed
+    /// again where they are used (a lane mask kept in memory would hide
+    /// from LLVM that a full SIMD group's mask is all true).
+    pub requeried: BTreeSet<ValueId>,
+    pub order: SimdGroupOrder,
+    /// True when the body needs work-group memory (`__local` variables or
+    /// arguments, or synchronization points).
+    pub work_group_memory: bool,
+}
+
+impl Schedule {
+    /// The schedule of `vf`.
+    pub fn of(vf: &VectorFunction) -> Schedule {
+        let f = &vf.func;
+        let blocks = reverse_post_order(f);
+        let mut syncs = Vec::new();
+        for &b in &blocks {
+            for &i in &f.block(b).insts {
+                match f.inst(i).kind {
+                    InstKind::Barrier { .. } => syncs.push(SyncPoint {
+                        inst: i,
+                        part: SyncPart::Barrier,
+                    }),
+                    InstKind::WorkGroup { .. } => {
+                        for part in [SyncPart::CollectiveSlots, SyncPart::CollectiveDone] {
+                            syncs.push(SyncPoint { inst: i, part });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let work_group_memory = !f.locals.is_empty()
+            || f.params
+                .iter()
+                .any(|p| p.ty == Ty::Ptr(lanes_frontend::ast::AddressSpace::Local))
+            || f.insts.iter().any(|i| i.kind.is_work_group_sync());
+        let order = if !work_group_memory && crate::cfg::Cfg::compute(f).loops().is_empty() {
+            SimdGroupOrder::Rows
+        } else {
+            SimdGroupOrder::Columns
+        };
+        let mut kept = BTreeSet::new();
+        let mut requeried = BTreeSet::new();
+        if !syncs.is_empty() {
+            for v in live_across_syncs(vf, &blocks) {
+                let query = f.def_inst(v).map(|i| &f.inst(i).kind);
+                match query {
+                    Some(InstKind::WorkItem { dim, .. })
+                        if dim.is_none_or(|d| f.as_const(d).is_some()) =>
+                    {
+                        requeried.insert(v)
+                    }
+                    _ => kept.insert(v),
+                };
+            }
+        }
+        Schedule {
+            blocks,
+            syncs,
+            kept,
+            requeried,
+            order,
+            work_group_memory,
+        }
+    }
+
+    /// Regions: one more than the synchronization points.
+    pub fn regions(&self) -> usize {
+        self.syncs.len() + 1
+    }
+
+    /// The region that starts after `inst` (its second half for a
+    /// collective), if `inst` is a synchronization point.
+    pub fn region_after(&self, inst: InstId) -> Option<usize> {
+        self.syncs
+            .iter()
+            .rposition(|s| s.inst == inst)
+            .map(|k| k + 1)
+    }
+
+    /// The SIMD groups of a work-group of `size` work-items at width `w`,
+    /// in the order they run each region.
+    pub fn simd_groups(&self, size: [u64; 3], w: u64) -> Vec<SimdGroupAt> {
+        let per_row = size[0].div_ceil(w);
+        let at = |c: u64, ly: u64, lz: u64| SimdGroupAt {
+            x: c * w,
+            lanes: (size[0] - c * w).min(w),
+            ly,
+            lz,
+        };
+        let mut out = Vec::new();
+        match self.order {
+            SimdGroupOrder::Rows => {
+                for lz in 0..size[2] {
+                    for ly in 0..size[1] {
+                        out.extend((0..per_row).map(|c| at(c, ly, lz)));
+                    }
+                }
+            }
+            SimdGroupOrder::Columns => {
+                for c in 0..per_row {
+                    for lz in 0..size[2] {
+                        out.extend((0..size[1]).map(|ly| at(c, ly, lz)));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The schedule as text, for file tests and `--emit vir` readers.
+    pub fn print(&self, vf: &VectorFunction) -> String {
+        let f = &vf.func;
+        let mut out = String::new();
+        let order = match self.order {
+            SimdGroupOrder::Columns => "column block by column block",
+            SimdGroupOrder::Rows => "row by row",
+        };
+        let _ = writeln!(
+            out,
+            "schedule @{}: {} region{}, SIMD groups {order}{}",
+            f.name,
+            self.regions(),
+            if self.regions() == 1 { "" } else { "s" },
+            if self.work_group_memory {
+                ", work-group memory"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(out, "  region 0: from the entry");
+        for (k, s) in self.syncs.iter().enumerate() {
+            let block = self
+                .blocks
+                .iter()
+                .find(|&&b| f.block(b).insts.contains(&s.inst))
+                .map_or("?".to_string(), |&b| block_label(f, b));
+            let what = match s.part {
+                SyncPart::Barrier => "",
+                SyncPart::CollectiveSlots => " (slots written)",
+                SyncPart::CollectiveDone => " (slots read)",
+            };
+            let _ = writeln!(
+                out,
+                "  region {}: after `{}`{what} in {block}",
+                k + 1,
+                print::inst_text(f, s.inst, &print::Plain)
+            );
+        }
+        let shape = |v: ValueId| {
+            if vf.is_uniform(v) {
+                "uniform"
+            } else {
+                "varying"
+            }
+        };
+        let kept: Vec<String> = self
+            .kept
+            .iter()
+            .map(|&v| format!("{} {} {}", print::operand(f, v), f.ty(v), shape(v)))
+            .collect();
+        let _ = writeln!(out, "  kept per SIMD group: [{}]", kept.join(", "));
+        let again: Vec<String> = self
+            .requeried
+            .iter()
+            .map(|&v| print::operand(f, v))
+            .collect();
+        let _ = writeln!(out, "  computed again: [{}]", again.join(", "));
+        out
+    }
+}
+
+fn block_label(f: &Function, b: BlockId) -> String {
+    let block = f.block(b);
+    if block.label.is_empty() {
+        format!("bb{}", b.0)
+    } else {
+        format!("bb{}.{}", b.0, block.label)
+    }
+}
+
+/// The blocks reachable from the entry, in reverse post-order (successors
+/// visited in their order).
+pub fn reverse_post_order(f: &Function) -> Vec<BlockId> {
+    let n = f.blocks.len();
+    let mut seen = vec![false; n];
+    let mut post = Vec::new();
+    if f.entry.index() >= n {
+        return post;
+    }
+    // Iterative DFS: (block, next successor index).
+    let mut stack = vec![(f.entry, 0usize)];
+    seen[f.entry.index()] = true;
+    while let Some(&mut (b, ref mut k)) = stack.last_mut() {
+        let succs = f.successors(b);
+        if *k < succs.len() {
+            let s = succs[*k];
+            *k += 1;
+            if s.index() < n && !seen[s.index()] {
+                seen[s.index()] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// The instruction results live just after some synchronization point:
+/// backward liveness over the reachable blocks, where a φ operand is used
+/// at the end of its predecessor and every instruction of a block uses the
+/// block's mask (memory accesses, guards and horizontal operations read
+/// it).
+fn live_across_syncs(vf: &VectorFunction, order: &[BlockId]) -> HashSet<ValueId> {
+    let f = &vf.func;
+    let is_inst = |v: ValueId| {
+        matches!(
+            f.values.get(v.index()).map(|x| &x.def),
+            Some(ValueDef::Inst(_))
+        )
+    };
+    let index: HashMap<BlockId, usize> = order.iter().enumerate().map(|(k, &b)| (b, k)).collect();
+    let n = order.len();
+    // Per block: values used before any definition in it, values defined,
+    // φ operands per predecessor.
+    let mut gen: Vec<HashSet<ValueId>> = vec![HashSet::new(); n];
+    let mut kill: Vec<HashSet<ValueId>> = vec![HashSet::new(); n];
+    let mut phi_uses: Vec<HashSet<ValueId>> = vec![HashSet::new(); n];
+    for (k, &b) in order.iter().enumerate() {
+        let mask = vf.block_mask.get(b.index()).copied();
+        for &i in f.block(b).insts.iter().rev() {
+            let inst = f.inst(i);
+            if let Some(r) = inst.result {
+                gen[k].remove(&r);
+                kill[k].insert(r);
+            }
+            match &inst.kind {
+                InstKind::Phi { incoming } => {
+                    for &(p, v) in incoming {
+                        if let Some(&pk) = index.get(&p) {
+                            if is_inst(v) {
+                                phi_uses[pk].insert(v);
+                            }
+                        }
+                    }
+                }
+                k2 => {
+                    k2.for_each_operand(|v| {
+                        if is_inst(v) {
+                            gen[k].insert(v);
+                        }
+                    });
+                    if let Some(m) = mask.filter(|&m| is_inst(m)) {
+                        gen[k].insert(m);
+                    }
+                }
+            }
+        }
+    }
+    let succs: Vec<Vec<usize>> = order
+        .iter()
+        .map(|&b| {
+            f.successors(b)
+                .iter()
+                .filter_map(|s| index.get(s).copied())
+                .collect()
+        })
+        .collect();
+    let mut live_in: Vec<HashSet<ValueId>> = gen.clone();
+    let mut live_out: Vec<HashSet<ValueId>> = vec![HashSet::new(); n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in (0..n).rev() {
+            let mut out: HashSet<ValueId> = phi_uses[k].clone();
+            for &s in &succs[k] {
+                out.extend(live_in[s].iter().copied());
+            }
+            let mut inn: HashSet<ValueId> = out.difference(&kill[k]).copied().collect();
+            inn.extend(gen[k].iter().copied());
+            if out != live_out[k] || inn != live_in[k] {
+                live_out[k] = out;
+                live_in[k] = inn;
+                changed = true;
+            }
+        }
+    }
+    // Walk each block with a synchronization point backwards from its end.
+    let mut across = HashSet::new();
+    for (k, &b) in order.iter().enumerate() {
+        let insts = &f.block(b).insts;
+        if !insts.iter().any(|&i| f.inst(i).kind.is_work_group_sync()) {
+            continue;
+        }
+        let mask = vf.block_mask.get(b.index()).copied();
+        let mut live = live_out[k].clone();
+        for &i in insts.iter().rev() {
+            let inst = f.inst(i);
+            if matches!(inst.kind, InstKind::Barrier { .. }) {
+                across.extend(live.iter().copied());
+                continue;
+            }
+            if let InstKind::WorkGroup { .. } = &inst.kind {
+                // Its result is made between its two halves, from its
+                // operands and the mask (read again after the first).
+                across.extend(live.iter().copied());
+                inst.kind.for_each_operand(|v| {
+                    if is_inst(v) {
+                        across.insert(v);
+                    }
+                });
+                if let Some(m) = mask.filter(|&m| is_inst(m)) {
+                    across.insert(m);
+                }
+            }
+            if inst.kind.is_phi() {
+                break;
+            }
+            if let Some(r) = inst.result {
+                live.remove(&r);
+            }
+            inst.kind.for_each_operand(|v| {
+                if is_inst(v) {
+                    live.insert(v);
+                }
+            });
+            if let Some(m) = mask.filter(|&m| is_inst(m)) {
+                live.insert(m);
+            }
+        }
+    }
+    across
+}

@@ -1,0 +1,25 @@
+// test: lower canonicalize vectorize schedule
+// The work-group schedule of a tile kernel with a barrier and a
+// collective: region 0 up to the barrier, region 1 from it to the
+// collective's first half, 2 between its halves, 3 after it. A SIMD group
+// keeps `l` (a value computed from a query: kept, not computed again), the
+// collective's operand (read again between its halves) and its result (a
+// uniform scalar); the lane mask is computed again.
+kernel void tile_sum(global float *out, global const float *in, local float *tile) {
+    int l = get_local_id(0);
+    tile[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float x = tile[get_local_size(0) - 1 - l];
+    float s = work_group_reduce_add(x);
+    out[get_global_id(0)] = x + s;
+}
+// check: bb0.entry: ; entry ; mask $(mask=%\d+)
+// check: $(l=%\d+) = trunc i64 $(lid=%\d+) to i32 : strided(1
+// check: $(s=%\d+) = work_group.reduce.fadd f32($(x=%\d+)) : uniform
+// check: schedule @tile_sum: 4 regions, SIMD groups column block by column block, work-group memory
+// nextln: region 0: from the entry
+// nextln: region 1: after `barrier local` in bb0.entry
+// nextln: region 2: after `$s = work_group.reduce.fadd f32($x)` (slots written)
+// nextln: region 3: after `$s = work_group.reduce.fadd f32($x)` (slots read)
+// nextln: kept per SIMD group: [$l i32 varying, $x f32 varying, $s f32 uniform]
+// nextln: computed again: [$mask]
