@@ -9,11 +9,18 @@
 //! - no lane accesses memory the scalar program would not (bounds,
 //!   ownership and initialization of private memory as in the interpreter).
 //!
+//! A work-group runs by its [`Schedule`], as the generated code does: each
+//! region (barrier to barrier) for every SIMD group, in the schedule's
+//! order, before the next region; a SIMD group keeps only the values the
+//! schedule says cross a region boundary (the others are forgotten, so a
+//! value missing from the schedule shows as a garbage read).
+//!
 //! It is the oracle of the vectorizer's own differential tests (against
 //! [`super::run`]), independent of the LLVM back end.
 
 use super::*;
 use crate::ir::BinOp;
+use crate::schedule::Schedule;
 use crate::shape::Shape;
 use crate::vectorize::VectorFunction;
 
@@ -28,7 +35,8 @@ pub fn run_vector(
     check_args(f, args)?;
     let opts = Options::new(vf.width);
     let mut m = Machine::new(f, geo, &opts, args);
-    let result = run_groups(vf, &mut m);
+    let schedule = Schedule::of(vf);
+    let result = run_groups(vf, &schedule, &mut m);
     // Buffers go back to the caller even after an error.
     for (i, a) in args.iter_mut().enumerate() {
         if let (ArgValue::Buffer(bytes), Some(&id)) = (a, m.buffer_objs.get(&i)) {
@@ -53,9 +61,46 @@ struct Group {
     owner: u64,
 }
 
-fn run_groups(vf: &VectorFunction, m: &mut Machine) -> Result<(), InterpError> {
+/// Where a SIMD group stands in the body: the next instruction to run.
+#[derive(Clone, Copy)]
+struct At {
+    block: BlockId,
+    prev: Option<BlockId>,
+    /// Index in the block's instructions; 0 runs its φs first.
+    pos: usize,
+}
+
+/// Why a SIMD group stopped.
+#[derive(Clone, Copy, PartialEq)]
+enum Stop {
+    Done,
+    /// At a synchronization point (a barrier or collective), not run yet.
+    Sync(InstId),
+}
+
+/// A SIMD group between regions: its geometry, values, private objects and
+/// place in the body.
+struct SimdGroup {
+    grp: Group,
+    vals: Vec<Vec<Val>>,
+    allocas: Vec<u32>,
+    at: At,
+}
+
+fn run_groups(
+    vf: &VectorFunction,
+    schedule: &Schedule,
+    m: &mut Machine,
+) -> Result<(), InterpError> {
     let g = m.geo;
     let w = vf.width as u64;
+    let f = &vf.func;
+    // Instruction results a SIMD group forgets at a region boundary.
+    let forgotten: Vec<ValueId> = (0..f.values.len())
+        .map(|i| ValueId(i as u32))
+        .filter(|&v| matches!(f.values[v.index()].def, ValueDef::Inst(_)))
+        .filter(|v| !schedule.kept.contains(v) && !schedule.requeried.contains(v))
+        .collect();
     let mut owner = 0u64;
     for gz in 0..g.groups[2] {
         for gy in 0..g.groups[1] {
@@ -65,43 +110,132 @@ fn run_groups(vf: &VectorFunction, m: &mut Machine) -> Result<(), InterpError> {
                 for d in 0..3 {
                     size[d] = g.local[d].min(g.global[d] - group[d] * g.local[d]);
                 }
+                // The work-group's `__local` objects.
+                let mut template = m.template.clone();
+                let mut locals = Vec::new();
+                for (name, bytes, value) in m.local_objs.clone() {
+                    let obj = m.mem.local(name, bytes).map_err(|e| InterpError {
+                        kind: e.kind,
+                        span: f.span,
+                        work_item: [0; 3],
+                        message: e.message,
+                        related: None,
+                    })?;
+                    locals.push(obj);
+                    template[value.index()] = Val::Ptr(Pointer {
+                        obj: Some(obj),
+                        off: 0,
+                    });
+                }
                 let per_row = size[0].div_ceil(w);
                 let num_sg = per_row * size[1] * size[2];
-                for sg in 0..num_sg {
-                    let row = sg / per_row;
-                    let x_first = (sg % per_row) * w;
-                    let (ly, lz) = (row % size[1], row / size[1]);
+                let mut sgs = Vec::new();
+                for at in schedule.simd_groups(size, w) {
                     let mut grp = Group {
                         gid: Vec::new(),
                         lid: Vec::new(),
                         group,
                         size,
                         exists: Vec::new(),
-                        sub_group_id: sg,
+                        sub_group_id: (at.lz * size[1] + at.ly) * per_row + at.x / w,
                         num_sub_groups: num_sg,
-                        lanes: (size[0] - x_first).min(w),
+                        lanes: at.lanes,
                         owner,
                     };
                     for l in 0..w {
-                        let lid = [x_first + l, ly, lz];
+                        let lid = [at.x + l, at.ly, at.lz];
                         let mut gid = [0u64; 3];
                         for d in 0..3 {
                             gid[d] = g.offset[d] + group[d] * g.local[d] + lid[d];
                         }
                         grp.gid.push(gid);
                         grp.lid.push(lid);
-                        grp.exists.push(x_first + l < size[0]);
+                        grp.exists.push(l < at.lanes);
                     }
                     owner += 1;
                     m.stats.sub_groups += 1;
                     m.stats.work_items += grp.lanes;
-                    run_group(vf, m, &grp)?;
+                    sgs.push(SimdGroup {
+                        grp,
+                        vals: template.iter().map(|&v| vec![v; w as usize]).collect(),
+                        allocas: Vec::new(),
+                        at: At {
+                            block: f.entry,
+                            prev: None,
+                            pos: 0,
+                        },
+                    });
                 }
+                let result = run_work_group(vf, m, &mut sgs, &forgotten);
+                for sg in &sgs {
+                    for &a in &sg.allocas {
+                        m.mem.free(a);
+                    }
+                }
+                for obj in locals {
+                    m.mem.free(obj);
+                }
+                result?;
                 m.stats.work_groups += 1;
             }
         }
     }
     Ok(())
+}
+
+/// Runs the regions of one work-group: every SIMD group to the next
+/// synchronization point, which all must have reached, then past it.
+fn run_work_group(
+    vf: &VectorFunction,
+    m: &mut Machine,
+    sgs: &mut [SimdGroup],
+    forgotten: &[ValueId],
+) -> Result<(), InterpError> {
+    let f = &vf.func;
+    let w = vf.width as usize;
+    loop {
+        let mut stops = Vec::with_capacity(sgs.len());
+        for sg in sgs.iter_mut() {
+            let mut r = Run {
+                vf,
+                m: &mut *m,
+                g: &sg.grp,
+                vals: std::mem::take(&mut sg.vals),
+                allocas: std::mem::take(&mut sg.allocas),
+            };
+            let stop = r.blocks(&mut sg.at);
+            sg.vals = std::mem::take(&mut r.vals);
+            sg.allocas = std::mem::take(&mut r.allocas);
+            stops.push(stop?);
+        }
+        let Some(&first) = stops.first() else {
+            return Ok(());
+        };
+        let Stop::Sync(id) = first else {
+            if let Some(k) = stops.iter().position(|&s| s != first) {
+                return Err(divergence(vf, &sgs[k].grp, stops[k]));
+            }
+            return Ok(());
+        };
+        if let Some(k) = stops.iter().position(|&s| s != first) {
+            return Err(divergence(vf, &sgs[k].grp, stops[k]));
+        }
+        let inst = f.inst(id);
+        if let InstKind::WorkGroup { op, args } = &inst.kind {
+            collective(vf, sgs, id, *op, args)?;
+        }
+        // A work-group of one SIMD group runs straight through (the back
+        // end's straight bodies keep every value in registers).
+        let several = sgs.len() > 1;
+        for sg in sgs.iter_mut() {
+            sg.at.pos += 1;
+            if several {
+                for &v in forgotten {
+                    sg.vals[v.index()] = vec![Val::Unset; w];
+                }
+            }
+        }
+    }
 }
 
 struct Run<'a, 'm, 'f> {
@@ -112,21 +246,143 @@ struct Run<'a, 'm, 'f> {
     allocas: Vec<u32>,
 }
 
-fn run_group(vf: &VectorFunction, m: &mut Machine, g: &Group) -> Result<(), InterpError> {
-    let w = vf.width as usize;
-    let vals = m.template.iter().map(|&v| vec![v; w]).collect();
-    let mut r = Run {
-        vf,
-        m,
-        g,
-        vals,
-        allocas: Vec::new(),
+/// SIMD groups of one work-group that stopped at different places: the
+/// schedule cannot run them (the analysis refuses such kernels, L0401).
+fn divergence(vf: &VectorFunction, g: &Group, stop: Stop) -> InterpError {
+    let f = &vf.func;
+    let (span, what) = match stop {
+        Stop::Sync(i) => (f.inst(i).src.span, "stopped at this synchronization point"),
+        Stop::Done => (f.span, "returned"),
     };
-    let res = r.blocks();
-    for a in std::mem::take(&mut r.allocas) {
-        r.m.mem.free(a);
+    InterpError {
+        kind: ErrorKind::BarrierDivergence,
+        span,
+        work_item: g.gid.first().copied().unwrap_or([0; 3]),
+        message: format!(
+            "SIMD group {} {what} while the first SIMD group of its work-group did not",
+            g.sub_group_id
+        ),
+        related: None,
     }
-    res
+}
+
+/// A work-group collective, as the generated code computes it: each SIMD
+/// group combines its active lanes (its slot), then the slots are combined
+/// in linear local-id order (all of them, or the earlier ones and the SIMD
+/// group's own lanes for a scan).
+fn collective(
+    vf: &VectorFunction,
+    sgs: &mut [SimdGroup],
+    id: InstId,
+    op: Horizontal,
+    args: &[ValueId],
+) -> Result<(), InterpError> {
+    let f = &vf.func;
+    let inst = f.inst(id);
+    let ty = inst.ty;
+    let w = vf.width as usize;
+    let span = inst.src.span;
+    let err = |g: &Group, e: Fault| InterpError {
+        kind: e.kind,
+        span,
+        work_item: g.gid.first().copied().unwrap_or([0; 3]),
+        message: e.message,
+        related: None,
+    };
+    let mut order: Vec<usize> = (0..sgs.len()).collect();
+    order.sort_by_key(|&k| sgs[k].grp.sub_group_id);
+    let block = sgs[0].at.block;
+    let mask = vf.block_mask[block.index()];
+    let active = |sg: &SimdGroup| -> Vec<usize> {
+        (0..w)
+            .filter(|&l| matches!(sg.vals[mask.index()][l], Val::Int(1)))
+            .collect()
+    };
+    let Some(&x) = args.first() else {
+        return Err(err(
+            &sgs[0].grp,
+            fault(ErrorKind::MalformedIr, "collective without operand"),
+        ));
+    };
+    let bit = |v: Val| matches!(v, Val::Int(b) if b & 1 == 1);
+    let results: Vec<Vec<Val>> = match op {
+        Horizontal::Any | Horizontal::All => {
+            let mut any = false;
+            let mut all = true;
+            for sg in sgs.iter() {
+                for l in active(sg) {
+                    any |= bit(sg.vals[x.index()][l]);
+                    all &= bit(sg.vals[x.index()][l]);
+                }
+            }
+            let v = Val::Int(if op == Horizontal::Any { any } else { all } as u64);
+            vec![vec![v; w]; sgs.len()]
+        }
+        Horizontal::Broadcast => {
+            let mut lid = [0u64; 3];
+            for (d, a) in args[1..].iter().enumerate().take(3) {
+                match sgs[0].vals[a.index()][0] {
+                    Val::Int(v) => lid[d] = v,
+                    _ => {
+                        return Err(err(
+                            &sgs[0].grp,
+                            fault(ErrorKind::InvalidSubGroupOp, "broadcast local id"),
+                        ))
+                    }
+                }
+            }
+            let v = sgs
+                .iter()
+                .find_map(|sg| {
+                    (0..w)
+                        .find(|&l| sg.grp.exists[l] && sg.grp.lid[l] == lid)
+                        .map(|l| sg.vals[x.index()][l])
+                })
+                .ok_or_else(|| {
+                    err(
+                        &sgs[0].grp,
+                        fault(ErrorKind::InvalidSubGroupOp, "broadcast from no work-item"),
+                    )
+                })?;
+            vec![vec![v; w]; sgs.len()]
+        }
+        Horizontal::Reduce(r) | Horizontal::ScanInclusive(r) | Horizontal::ScanExclusive(r) => {
+            let mut out = vec![vec![Val::Undef; w]; sgs.len()];
+            let mut prefix = identity(r, ty).map_err(|e| err(&sgs[0].grp, e))?;
+            for &k in &order {
+                let sg = &sgs[k];
+                let mut acc = identity(r, ty).map_err(|e| err(&sg.grp, e))?;
+                for (n, l) in active(sg).into_iter().enumerate() {
+                    let v = sg.vals[x.index()][l];
+                    let next = if n == 0 {
+                        v
+                    } else {
+                        combine(r, ty, acc, v).map_err(|e| err(&sg.grp, e))?
+                    };
+                    let lane = match op {
+                        Horizontal::ScanInclusive(_) => Some(next),
+                        Horizontal::ScanExclusive(_) => Some(acc),
+                        _ => None,
+                    };
+                    if let Some(lane) = lane {
+                        out[k][l] = combine(r, ty, prefix, lane).map_err(|e| err(&sg.grp, e))?;
+                    }
+                    acc = next;
+                }
+                prefix = combine(r, ty, prefix, acc).map_err(|e| err(&sg.grp, e))?;
+            }
+            if let Horizontal::Reduce(_) = op {
+                out = vec![vec![prefix; w]; sgs.len()];
+            }
+            out
+        }
+    };
+    if let Some(res) = inst.result {
+        for (sg, v) in sgs.iter_mut().zip(results) {
+            sg.vals[res.index()] = v;
+        }
+    }
+    Ok(())
 }
 
 fn is_int_div(op: BinOp) -> bool {
@@ -166,59 +422,68 @@ impl Run<'_, '_, '_> {
             .collect()
     }
 
-    fn blocks(&mut self) -> Result<(), InterpError> {
+    /// Runs from `at` to the end of the body or the next synchronization
+    /// point (left unrun, `at` on it).
+    fn blocks(&mut self, at: &mut At) -> Result<Stop, InterpError> {
         let f = &self.vf.func;
-        let mut b = f.entry;
-        let mut prev: Option<BlockId> = None;
         loop {
+            let b = at.block;
             self.m.stats.instructions += 1;
             if self.m.stats.instructions > self.m.step_limit {
                 return Err(self.err(ErrorKind::StepLimit, f.span, 0, "step limit"));
             }
-            // φs read their operands in parallel.
             let phis: Vec<InstId> = f.phis(b).collect();
-            let mut new = Vec::new();
-            for &i in &phis {
-                let InstKind::Phi { incoming } = &f.inst(i).kind else {
-                    continue;
-                };
-                let p = prev.ok_or_else(|| {
-                    self.err(
-                        ErrorKind::MalformedIr,
-                        f.inst(i).src.span,
-                        0,
-                        "φ in the entry block",
-                    )
-                })?;
-                let v = incoming
-                    .iter()
-                    .find(|(q, _)| *q == p)
-                    .map(|&(_, v)| v)
-                    .ok_or_else(|| {
+            if at.pos == 0 {
+                // φs read their operands in parallel.
+                let mut new = Vec::new();
+                for &i in &phis {
+                    let InstKind::Phi { incoming } = &f.inst(i).kind else {
+                        continue;
+                    };
+                    let p = at.prev.ok_or_else(|| {
                         self.err(
                             ErrorKind::MalformedIr,
                             f.inst(i).src.span,
                             0,
-                            format!("φ without an incoming value from bb{}", p.0),
+                            "φ in the entry block",
                         )
                     })?;
-                new.push((f.inst(i).result, self.vals[v.index()].clone()));
-            }
-            for (r, v) in new {
-                if let Some(r) = r {
-                    self.vals[r.index()] = v;
+                    let v = incoming
+                        .iter()
+                        .find(|(q, _)| *q == p)
+                        .map(|&(_, v)| v)
+                        .ok_or_else(|| {
+                            self.err(
+                                ErrorKind::MalformedIr,
+                                f.inst(i).src.span,
+                                0,
+                                format!("φ without an incoming value from bb{}", p.0),
+                            )
+                        })?;
+                    new.push((f.inst(i).result, self.vals[v.index()].clone()));
                 }
+                for (r, v) in new {
+                    if let Some(r) = r {
+                        self.vals[r.index()] = v;
+                    }
+                }
+                at.pos = phis.len();
             }
-            let insts: Vec<InstId> = f.block(b).insts.iter().copied().skip(phis.len()).collect();
+            let insts = &f.block(b).insts;
             let mut next = None;
-            for i in insts {
+            while at.pos < insts.len() {
+                let i = insts[at.pos];
+                if f.inst(i).kind.is_work_group_sync() {
+                    return Ok(Stop::Sync(i));
+                }
                 // The mask may be defined in this block (the entry's).
                 let active = self.active(b);
                 match self.exec(i, &active)? {
                     Some(Some(t)) => next = Some(t),
-                    Some(None) => return Ok(()),
+                    Some(None) => return Ok(Stop::Done),
                     None => {}
                 }
+                at.pos += 1;
             }
             let Some(t) = next else {
                 return Err(self.err(
@@ -228,8 +493,9 @@ impl Run<'_, '_, '_> {
                     "block without terminator",
                 ));
             };
-            prev = Some(b);
-            b = t;
+            at.prev = Some(b);
+            at.block = t;
+            at.pos = 0;
         }
     }
 
@@ -365,6 +631,42 @@ impl Run<'_, '_, '_> {
                 return Ok(None);
             }
             InstKind::Horizontal { op, args } => self.horizontal(*op, args, ty, active, span)?,
+            InstKind::Atomic { op, ptr, args } => {
+                // Each active lane in lane order, as the generated code
+                // (or its one combined operation) leaves memory.
+                let vty = match (op, args.first()) {
+                    (AtomicOp::Store, Some(&a)) => f.ty(a),
+                    _ => ty,
+                };
+                let size = vty.bytes();
+                let mut out = vec![Val::Undef; w];
+                for l in (0..w).filter(|&l| active[l]) {
+                    let p = self.ptr(self.vals[ptr.index()][l], span)?;
+                    let xs: Vec<Val> = args.iter().map(|a| self.vals[a.index()][l]).collect();
+                    let old = match op {
+                        AtomicOp::Store => Val::Undef,
+                        _ => {
+                            let bytes = self
+                                .m
+                                .mem
+                                .load(p, size, size, self.g.owner)
+                                .map_err(|e| self.fault(e, span, l))?;
+                            decode(vty, bytes)
+                        }
+                    };
+                    if let Some(new) =
+                        atomic_update(*op, vty, old, &xs).map_err(|e| self.fault(e, span, l))?
+                    {
+                        let bytes = encode(vty, new).map_err(|e| self.fault(e, span, l))?;
+                        self.m
+                            .mem
+                            .store(p, &bytes, size, self.g.owner)
+                            .map_err(|e| self.fault(e, span, l))?;
+                    }
+                    out[l] = old;
+                }
+                out
+            }
             // The executor checks memory; `printf` output is the scalar
             // interpreter's.
             InstKind::Printf { .. } => vec![Val::Int(0); w],
