@@ -415,3 +415,53 @@ fn live_across_syncs(vf: &VectorFunction, order: &[BlockId]) -> HashSet<ValueId>
     }
     across
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schedule(order: SimdGroupOrder) -> Schedule {
+        Schedule {
+            blocks: Vec::new(),
+            syncs: Vec::new(),
+            kept: BTreeSet::new(),
+            requeried: BTreeSet::new(),
+            order,
+            work_group_memory: false,
+        }
+    }
+
+    #[test]
+    fn simd_groups_walk_column_blocks_through_all_rows_or_row_by_row() {
+        // 10 x 2 work-items at W = 4: three column blocks (the last of two
+        // lanes), two rows.
+        let at = |x, lanes, ly| SimdGroupAt {
+            x,
+            lanes,
+            ly,
+            lz: 0,
+        };
+        assert_eq!(
+            schedule(SimdGroupOrder::Columns).simd_groups([10, 2, 1], 4),
+            vec![
+                at(0, 4, 0),
+                at(0, 4, 1),
+                at(4, 4, 0),
+                at(4, 4, 1),
+                at(8, 2, 0),
+                at(8, 2, 1)
+            ]
+        );
+        assert_eq!(
+            schedule(SimdGroupOrder::Rows).simd_groups([10, 2, 1], 4),
+            vec![
+                at(0, 4, 0),
+                at(4, 4, 0),
+                at(8, 2, 0),
+                at(0, 4, 1),
+                at(4, 4, 1),
+                at(8, 2, 1)
+            ]
+        );
+    }
+}

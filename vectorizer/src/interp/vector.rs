@@ -211,15 +211,12 @@ fn run_work_group(
         let Some(&first) = stops.first() else {
             return Ok(());
         };
-        let Stop::Sync(id) = first else {
-            if let Some(k) = stops.iter().position(|&s| s != first) {
-                return Err(divergence(vf, &sgs[k].grp, stops[k]));
-            }
-            return Ok(());
-        };
         if let Some(k) = stops.iter().position(|&s| s != first) {
             return Err(divergence(vf, &sgs[k].grp, stops[k]));
         }
+        let Stop::Sync(id) = first else {
+            return Ok(());
+        };
         let inst = f.inst(id);
         if let InstKind::WorkGroup { op, args } = &inst.kind {
             collective(vf, sgs, id, *op, args)?;
