@@ -1,97 +1,43 @@
 //! Freeing large results off the edit's path. When an edit makes a new
 //! revision, salsa drops the previous `parse` result inside the setter: a
 //! whole file's tokens, syntax tree and HIR, a third of what the new parse
-//! costs on a 20,000-line file. Handing it to a thread that only frees
-//! memory lets the new revision's queries start at once.
+//! costs on a 20,000-line file. The setter parks it instead ([`drop_later`]),
+//! so the new revision's queries start at once, and whoever computes the
+//! edits frees it when it has nothing else to do ([`free_parked`]): the
+//! language server's analysis thread between two jobs.
 //!
-//! The language server holds that thread ([`hold`], [`release`]) while it
-//! answers an edit: freeing on the other core while the front end allocates
-//! slows the front end down (both take the allocator's locks). At most
-//! [`PENDING`] results wait; past that the caller frees inline, so edits
-//! that come faster than the thread frees cannot make memory grow.
+//! Freeing on the thread that allocates the next revision, and never at the
+//! same time as it, keeps the two from taking the allocator's locks in
+//! turn (a thread of its own that freed while the next edit's front end ran
+//! made that front end slower). At most [`PENDING`] results are parked; past
+//! that the caller frees inline, so edits that come faster than the parked
+//! results are freed cannot make memory grow.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{channel, Sender};
-use std::sync::{Condvar, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
 
-/// The longest [`hold`] keeps garbage waiting (a holder that forgot to
-/// release cannot keep memory for good).
-const HOLD: Duration = Duration::from_secs(2);
-
-/// Results waiting to be freed, at most (besides the one being freed).
+/// Results parked at most.
 pub const PENDING: usize = 1;
-
-static HELD: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
-
-/// Results handed over and not freed yet.
-static WAITING: AtomicUsize = AtomicUsize::new(0);
-
-/// Garbage waits from now on (what is being freed is finished first).
-pub fn hold() {
-    *HELD.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-}
-
-/// Garbage is freed again.
-pub fn release() {
-    *HELD.0.lock().unwrap_or_else(|e| e.into_inner()) = false;
-    HELD.1.notify_all();
-}
-
-/// Waits while held, at most [`HOLD`].
-fn wait_released() {
-    let start = Instant::now();
-    let mut held = HELD.0.lock().unwrap_or_else(|e| e.into_inner());
-    while *held {
-        let left = HOLD.saturating_sub(start.elapsed());
-        if left.is_zero() {
-            return;
-        }
-        held = match HELD.1.wait_timeout(held, left) {
-            Ok((g, _)) => g,
-            Err(e) => e.into_inner().0,
-        };
-    }
-}
 
 type Garbage = Box<dyn Send>;
 
-/// Frees `value` on the reclaiming thread, or inline when [`PENDING`]
-/// results already wait there (or the thread cannot be started).
+static PARKED: Mutex<Vec<Garbage>> = Mutex::new(Vec::new());
+
+/// Parks `value` until [`free_parked`], or frees it inline when [`PENDING`]
+/// results are parked already.
 pub(crate) fn drop_later<T: Send + 'static>(value: T) {
-    static QUEUE: OnceLock<Option<Mutex<Sender<Garbage>>>> = OnceLock::new();
-    let queue = QUEUE.get_or_init(|| {
-        let (tx, rx) = channel::<Garbage>();
-        std::thread::Builder::new()
-            .name("lanes-reclaim".into())
-            .spawn(move || {
-                for garbage in rx {
-                    wait_released();
-                    WAITING.fetch_sub(1, Ordering::SeqCst);
-                    drop(garbage);
-                }
-            })
-            .ok()
-            .map(|_| Mutex::new(tx))
-    });
-    let Some(tx) = queue else {
-        return drop(value);
-    };
-    if WAITING.fetch_add(1, Ordering::SeqCst) >= PENDING {
-        WAITING.fetch_sub(1, Ordering::SeqCst);
-        return drop(value);
+    let mut parked = PARKED.lock().unwrap_or_else(|e| e.into_inner());
+    if parked.len() < PENDING {
+        parked.push(Box::new(value));
+        return;
     }
-    let sent = match tx.lock() {
-        Ok(tx) => tx.send(Box::new(value) as Garbage).err().map(|e| e.0),
-        Err(_) => {
-            WAITING.fetch_sub(1, Ordering::SeqCst);
-            return drop(value);
-        }
-    };
-    if let Some(value) = sent {
-        WAITING.fetch_sub(1, Ordering::SeqCst);
-        drop(value);
-    }
+    drop(parked);
+    drop(value);
+}
+
+/// Frees the parked results on the calling thread.
+pub fn free_parked() {
+    let parked = std::mem::take(&mut *PARKED.lock().unwrap_or_else(|e| e.into_inner()));
+    drop(parked);
 }
 
 #[cfg(test)]
@@ -107,23 +53,27 @@ mod tests {
         }
     }
 
-    /// One test, as the queue and the hold are the process's.
+    /// One test, as the parked results are the process's.
     #[test]
-    fn garbage_is_freed_on_the_reclaiming_thread_and_never_piles_up() {
+    fn garbage_is_freed_by_free_parked_and_never_piles_up() {
         let (tx, rx) = channel();
+        free_parked();
         drop_later(Probe(tx.clone()));
-        assert_eq!(rx.recv().unwrap().as_deref(), Some("lanes-reclaim"));
-
-        // Held: the first value waits, the ones past PENDING are freed by
-        // the caller at once.
-        hold();
-        drop_later(Probe(tx.clone()));
+        assert!(rx.try_recv().is_err(), "parked, not freed");
+        // Past PENDING the caller frees at once.
         let caller = std::thread::current().name().map(String::from);
         for _ in 0..3 {
             drop_later(Probe(tx.clone()));
-            assert_eq!(rx.recv().unwrap(), caller);
+            assert_eq!(rx.try_recv().ok(), Some(caller.clone()));
         }
-        release();
-        assert_eq!(rx.recv().unwrap().as_deref(), Some("lanes-reclaim"));
+        // The parked one is freed by whoever frees, here another thread.
+        std::thread::Builder::new()
+            .name("freer".into())
+            .spawn(free_parked)
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(rx.try_recv().ok(), Some(Some("freer".into())));
+        assert!(rx.try_recv().is_err());
     }
 }

@@ -10,10 +10,14 @@
 //! and the memory freed by one edit is what the next one reuses. Requests
 //! (hovers, hints) stay on the blocking pool: they allocate little and must
 //! not wait behind an edit.
+//!
+//! The previous revision, parked by the edit's setter, is freed here too,
+//! once no job waits ([`lanes_db::reclaim::free_parked`]): after the edit's
+//! diagnostics, and never while the next edit's front end allocates.
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::{channel, Sender, TryRecvError};
 use std::sync::Mutex;
 
 use lanes_db::salsa;
@@ -74,10 +78,19 @@ fn spawn() -> Option<Sender<Job>> {
     let (tx, rx) = channel::<Job>();
     let spawned = std::thread::Builder::new()
         .name("lanes-analysis".into())
-        .spawn(move || {
-            for job in rx {
-                job();
-            }
+        .spawn(move || loop {
+            let job = match rx.try_recv() {
+                Ok(job) => job,
+                Err(TryRecvError::Empty) => {
+                    lanes_db::reclaim::free_parked();
+                    match rx.recv() {
+                        Ok(job) => job,
+                        Err(_) => return,
+                    }
+                }
+                Err(TryRecvError::Disconnected) => return,
+            };
+            job();
         });
     match spawned {
         Ok(_) => Some(tx),

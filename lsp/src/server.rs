@@ -309,7 +309,6 @@ impl Backend {
             // A newer change opens it after its own diagnostics.
             if this.current(&key, generation).is_some() {
                 this.0.worker.gate().open();
-                lanes_db::reclaim::release();
             }
             if !published {
                 return;
@@ -752,10 +751,9 @@ impl LanguageServer for Backend {
                         doc.version = version;
                         let path = uri_to_path(&key);
                         let text = doc.rope.to_string();
-                        // The previous revision is freed once this one's
-                        // diagnostics are out.
-                        lanes_db::reclaim::hold();
-                        // Cancels every running snapshot query.
+                        // Cancels every running snapshot query; the previous
+                        // revision is parked and freed by the analysis thread
+                        // after this one's diagnostics.
                         doc.file = st.db.set_file(path, &text, version);
                         Ok(true)
                     }
@@ -782,11 +780,12 @@ impl LanguageServer for Backend {
             if st.docs.remove(&key).is_some() {
                 // No diagnostics of this document are pending any more.
                 self.0.worker.gate().open();
-                lanes_db::reclaim::release();
                 // The file may still be included by others: its disk text.
                 let f = st.db.reload_from_disk(&uri_to_path(&key));
                 lanes_db::Db::last_good(&st.db).forget(f);
                 lanes_db::Db::parse_memos(&st.db).forget(f);
+                // No diagnostics job may follow to free what was parked.
+                lanes_db::reclaim::free_parked();
             }
         }
         self.publish_diagnostics(params.text_document.uri, &[], None)
