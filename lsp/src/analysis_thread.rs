@@ -11,13 +11,14 @@
 //! (hovers, hints) stay on the blocking pool: they allocate little and must
 //! not wait behind an edit.
 //!
-//! The previous revision, parked by the edit's setter, is freed here too,
-//! once no job waits ([`lanes_db::reclaim::free_parked`]): after the edit's
-//! diagnostics, and never while the next edit's front end allocates.
+//! The previous revision, parked by the edit's setter, is freed here too
+//! ([`AnalysisThread::free_parked`]), as a job of its own that the server
+//! gives once the edit's diagnostics are published: never while the next
+//! edit's front end allocates, nor while the diagnostics are sent.
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
-use std::sync::mpsc::{channel, Sender, TryRecvError};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::Mutex;
 
 use lanes_db::salsa;
@@ -58,6 +59,11 @@ impl AnalysisThread {
         rx.await.ok()
     }
 
+    /// Frees the results the setters parked, after the jobs given before.
+    pub fn free_parked(&self) {
+        let _ = self.submit(Box::new(lanes_db::reclaim::free_parked));
+    }
+
     fn submit(&self, job: Job) -> Option<()> {
         let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
         let sender = match jobs.as_ref() {
@@ -78,19 +84,10 @@ fn spawn() -> Option<Sender<Job>> {
     let (tx, rx) = channel::<Job>();
     let spawned = std::thread::Builder::new()
         .name("lanes-analysis".into())
-        .spawn(move || loop {
-            let job = match rx.try_recv() {
-                Ok(job) => job,
-                Err(TryRecvError::Empty) => {
-                    lanes_db::reclaim::free_parked();
-                    match rx.recv() {
-                        Ok(job) => job,
-                        Err(_) => return,
-                    }
-                }
-                Err(TryRecvError::Disconnected) => return,
-            };
-            job();
+        .spawn(move || {
+            for job in rx {
+                job();
+            }
         });
     match spawned {
         Ok(_) => Some(tx),

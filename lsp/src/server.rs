@@ -309,6 +309,7 @@ impl Backend {
             // A newer change opens it after its own diagnostics.
             if this.current(&key, generation).is_some() {
                 this.0.worker.gate().open();
+                this.0.analysis.free_parked();
             }
             if !published {
                 return;
@@ -752,8 +753,8 @@ impl LanguageServer for Backend {
                         let path = uri_to_path(&key);
                         let text = doc.rope.to_string();
                         // Cancels every running snapshot query; the previous
-                        // revision is parked and freed by the analysis thread
-                        // after this one's diagnostics.
+                        // revision is parked, and freed on the analysis thread
+                        // once this one's diagnostics are out.
                         doc.file = st.db.set_file(path, &text, version);
                         Ok(true)
                     }
