@@ -10,9 +10,6 @@
 mod common;
 
 use common::*;
-use lanes_codegen::{host_can_run, target_spec, Options};
-use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
-use lanes_frontend::unit::check_text;
 
 const SRC: &str = r#"
 __kernel void switches(__global const int *in, __global int *out, int n)
@@ -233,56 +230,16 @@ __kernel void grid3d(__global const float *in, __global float *out)
 
 #[test]
 fn features_match_the_interpreter() {
-    let unit = check_text(
-        "features.cl",
-        None,
-        SRC,
-        &PreprocessOptions::default(),
-        &RealFs,
+    let c = check_every_kernel("features.cl", SRC);
+    eprintln!(
+        "{} launches compared; notes:\n  {}",
+        c.ran,
+        c.skipped.join("\n  ")
     );
-    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
-    let mut failures = Vec::new();
-    let mut notes = Vec::new();
-    let mut ran = 0;
-    for target in [
-        "sse4-i32x4",
-        "sse4-i32x8",
-        "avx2-i32x8",
-        "avx2-i32x16",
-        "avx512skx-x8",
-        "avx512skx-x16",
-    ] {
-        let spec = target_spec(target).unwrap();
-        if !host_can_run(&spec) {
-            eprintln!("SKIPPED: this machine cannot run {target}");
-            continue;
-        }
-        for opt_level in [0, 2] {
-            for kid in unit.hir.kernels() {
-                let name = &unit.hir.function(kid).name;
-                let what = format!("{name} [{target} O{opt_level}]");
-                let o = check_kernel(&unit.hir, kid, &spec, &Options { opt_level }, &what);
-                if let Some(why) = o.not_run {
-                    // Every kernel here is meant to run.
-                    failures.push(format!("{what}: not run: {why}"));
-                    continue;
-                }
-                if o.compared == 0 {
-                    failures.push(format!("{what}: every launch skipped: {:?}", o.skipped));
-                }
-                if !o.skipped.is_empty() {
-                    notes.push(format!("{what}: {:?}", o.skipped));
-                }
-                ran += o.compared;
-                failures.extend(o.failures);
-            }
-        }
-    }
-    eprintln!("{ran} launches compared; notes:\n  {}", notes.join("\n  "));
     assert!(
-        failures.is_empty(),
+        c.failures.is_empty(),
         "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
+        c.failures.len(),
+        c.failures.join("\n")
     );
 }

@@ -366,29 +366,9 @@ fn gemm_inner_loop_has_eight_chains() {
 }
 
 /// gemm with a register block of four rows per work-item, as a kernel
-/// author would write it by hand (`ni` a multiple of 4).
-const GEMM_4_ROWS: &str = r#"
-__kernel void gemm4(int ni, int nj, int nk, float alpha, float beta,
-                    __global float *C, __global const float *A, __global const float *B)
-{
-    int j = get_global_id(0);
-    int i = 4 * get_global_id(1);
-    if (i >= ni || j >= nj)
-        return;
-    float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
-    for (int k = 0; k < nk; k++) {
-        float b = B[k * nj + j];
-        a0 += A[i * nk + k] * b;
-        a1 += A[(i + 1) * nk + k] * b;
-        a2 += A[(i + 2) * nk + k] * b;
-        a3 += A[(i + 3) * nk + k] * b;
-    }
-    C[i * nj + j] = beta * C[i * nj + j] + alpha * a0;
-    C[(i + 1) * nj + j] = beta * C[(i + 1) * nj + j] + alpha * a1;
-    C[(i + 2) * nj + j] = beta * C[(i + 2) * nj + j] + alpha * a2;
-    C[(i + 3) * nj + j] = beta * C[(i + 3) * nj + j] + alpha * a3;
-}
-"#;
+/// author would write it by hand (`ni` a multiple of 4); the benchmark
+/// experiment of bench/experiments/gemm_rows times it.
+const GEMM_4_ROWS: &str = include_str!("../../bench/experiments/gemm_rows/gemm4.cl");
 
 /// The four-row gemm equals the interpreter on every target, with the
 /// groups the rule gives (two on the 4- and 8-lane targets, 8 chains).

@@ -11,9 +11,6 @@
 mod common;
 
 use common::*;
-use lanes_codegen::{host_can_run, target_spec, Options};
-use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
-use lanes_frontend::unit::check_text;
 
 const SRC: &str = r#"
 __kernel void jacobi(__global const float *A, __global float *B, int n)
@@ -84,65 +81,19 @@ __kernel void row_loop(__global const float *A, __global float *out, int n)
 
 #[test]
 fn signed_index_arithmetic_matches_the_interpreter() {
-    let unit = check_text(
-        "signed_index.cl",
-        None,
-        SRC,
-        &PreprocessOptions::default(),
-        &RealFs,
-    );
-    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
-    let mut failures = Vec::new();
-    let mut ran = 0;
-    for target in [
-        "sse4-i32x4",
-        "sse4-i32x8",
-        "avx2-i32x8",
-        "avx2-i32x16",
-        "avx512skx-x8",
-        "avx512skx-x16",
-    ] {
-        let spec = target_spec(target).unwrap();
-        if !host_can_run(&spec) {
-            eprintln!("SKIPPED: this machine cannot run {target}");
-            continue;
-        }
-        for opt_level in [0, 2] {
-            for kid in unit.hir.kernels() {
-                let name = &unit.hir.function(kid).name;
-                let what = format!("{name} [{target} O{opt_level}]");
-                let o = check_kernel(&unit.hir, kid, &spec, &Options { opt_level }, &what);
-                if let Some(why) = o.not_run {
-                    failures.push(format!("{what}: not run: {why}"));
-                    continue;
-                }
-                if o.compared == 0 {
-                    failures.push(format!("{what}: every launch skipped: {:?}", o.skipped));
-                }
-                ran += o.compared;
-                failures.extend(o.failures);
-            }
-        }
-    }
-    eprintln!("{ran} launches compared");
+    let c = check_every_kernel("signed_index.cl", SRC);
+    eprintln!("{} launches compared", c.ran);
     assert!(
-        failures.is_empty(),
+        c.failures.is_empty(),
         "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
+        c.failures.len(),
+        c.failures.join("\n")
     );
 }
 
 /// The assembly of `kernel`'s function in the avx2-i32x8 assembly of SRC.
 fn asm_of(kernel: &str) -> String {
-    let (_, asm) = emit_avx2("signed_index.cl", SRC, 2);
-    let start = asm
-        .find(&format!("{kernel}_groups:"))
-        .unwrap_or_else(|| panic!("no {kernel}_groups in the assembly"));
-    let end = asm[start..]
-        .find(".Lfunc_end")
-        .map_or(asm.len(), |e| start + e);
-    asm[start..end].to_string()
+    groups_asm_avx2("signed_index.cl", SRC, kernel)
 }
 
 /// Addresses from signed `int` indices need no sign extension per access

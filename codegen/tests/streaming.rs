@@ -60,14 +60,7 @@ __kernel void reverse_tiles(__global const float *in, __global float *out,
 
 /// The assembly of `kernel`'s function in the avx2-i32x8 assembly of SRC.
 fn asm_of(kernel: &str) -> String {
-    let (_, asm) = emit_avx2("streaming.cl", SRC, 2);
-    let start = asm
-        .find(&format!("{kernel}_groups:"))
-        .unwrap_or_else(|| panic!("no {kernel}_groups in the assembly"));
-    let end = asm[start..]
-        .find(".Lfunc_end")
-        .map_or(asm.len(), |e| start + e);
-    asm[start..end].to_string()
+    groups_asm_avx2("streaming.cl", SRC, kernel)
 }
 
 #[test]

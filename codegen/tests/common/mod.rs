@@ -883,6 +883,70 @@ pub fn compare_corpus(
     Some(kernels)
 }
 
+/// The targets the differential tests of written-out kernels run on (each
+/// only where this machine can run it).
+pub const TEST_TARGETS: [&str; 6] = [
+    "sse4-i32x4",
+    "sse4-i32x8",
+    "avx2-i32x8",
+    "avx2-i32x16",
+    "avx512skx-x8",
+    "avx512skx-x16",
+];
+
+/// What [`check_every_kernel`] found.
+pub struct Checked {
+    pub failures: Vec<String>,
+    /// Launches the interpreter rejected, per kernel, target and level.
+    pub skipped: Vec<String>,
+    /// Launches compared.
+    pub ran: usize,
+}
+
+/// Every kernel of `src` (file name `name`) through the JIT and the
+/// interpreter ([`check_kernel`]) for every target of [`TEST_TARGETS`] this
+/// machine runs, at -O0 and -O2. A kernel that is not run, or whose every
+/// launch is skipped, is a failure: every kernel given is meant to run.
+pub fn check_every_kernel(name: &str, src: &str) -> Checked {
+    let unit =
+        lanes_frontend::unit::check_text(name, None, src, &PreprocessOptions::default(), &RealFs);
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
+    let mut c = Checked {
+        failures: Vec::new(),
+        skipped: Vec::new(),
+        ran: 0,
+    };
+    for target in TEST_TARGETS {
+        let spec = lanes_codegen::target_spec(target).unwrap();
+        if !lanes_codegen::host_can_run(&spec) {
+            eprintln!("SKIPPED: this machine cannot run {target}");
+            continue;
+        }
+        for opt_level in [0, 2] {
+            for kid in unit.hir.kernels() {
+                let name = &unit.hir.function(kid).name;
+                let what = format!("{name} [{target} O{opt_level}]");
+                let opts = lanes_codegen::Options { opt_level };
+                let o = check_kernel(&unit.hir, kid, &spec, &opts, &what);
+                if let Some(why) = o.not_run {
+                    c.failures.push(format!("{what}: not run: {why}"));
+                    continue;
+                }
+                if o.compared == 0 {
+                    c.failures
+                        .push(format!("{what}: every launch skipped: {:?}", o.skipped));
+                }
+                if !o.skipped.is_empty() {
+                    c.skipped.push(format!("{what}: {:?}", o.skipped));
+                }
+                c.ran += o.compared;
+                c.failures.extend(o.failures);
+            }
+        }
+    }
+    c
+}
+
 /// The LLVM IR and the assembly of `src` (file name `name`) for AVX2,
 /// 8 lanes, unspecialized, at `opt_level`.
 pub fn emit_avx2(name: &str, src: &str, opt_level: u8) -> (String, String) {
@@ -894,6 +958,19 @@ pub fn emit_avx2(name: &str, src: &str, opt_level: u8) -> (String, String) {
     let compiled = lanes_codegen::compile_unit(&unit.hir, &spec, &opts)
         .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
     (compiled.llvm_ir(), compiled.assembly().unwrap())
+}
+
+/// The assembly of `kernel`'s `_groups` function in the avx2-i32x8
+/// assembly of `src` at -O2 ([`emit_avx2`]).
+pub fn groups_asm_avx2(name: &str, src: &str, kernel: &str) -> String {
+    let (_, asm) = emit_avx2(name, src, 2);
+    let start = asm
+        .find(&format!("{kernel}_groups:"))
+        .unwrap_or_else(|| panic!("no {kernel}_groups in the assembly"));
+    let end = asm[start..]
+        .find(".Lfunc_end")
+        .map_or(asm.len(), |e| start + e);
+    asm[start..end].to_string()
 }
 
 /// Launches `kernel` over `range` with each buffer argument at the address
