@@ -11,7 +11,7 @@
 //! syntactically: the same linear form up to a weaker constant, or the
 //! sum of two conjuncts. This needs no solver, so it runs on every edit.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::cfg::Cfg;
 use crate::ir::{
@@ -240,7 +240,7 @@ fn decided(f: &mut Function, v: ValueId, facts: &[Cond]) -> Option<ValueId> {
 /// [`decided`], computed once per value of a region.
 fn decided_once(
     f: &mut Function,
-    memo: &mut HashMap<ValueId, Option<ValueId>>,
+    memo: &mut FxHashMap<ValueId, Option<ValueId>>,
     v: ValueId,
     facts: &[Cond],
 ) -> Option<ValueId> {
@@ -259,7 +259,7 @@ fn rewrite_region(f: &mut Function, cfg: &Cfg, g: &Guard) -> usize {
         .copied()
         .filter(|&b| cfg.dominates(g.region, b))
         .collect();
-    let mut memo: HashMap<ValueId, Option<ValueId>> = HashMap::new();
+    let mut memo: FxHashMap<ValueId, Option<ValueId>> = FxHashMap::default();
     let mut changed = 0;
     for b in blocks {
         let insts = f.block(b).insts.clone();

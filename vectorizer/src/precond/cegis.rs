@@ -68,7 +68,7 @@
 //! Deterministic: a fixed-seed RNG, and budgets and restarts counted in
 //! Z3's resource units and samples, not in time.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::time::{Duration, Instant};
 
 use super::budget::{self, Meter};
@@ -693,9 +693,9 @@ struct Synth<'a, 'm> {
     smt: Smt,
     pos: Vec<Vec<i64>>,
     neg: Vec<Vec<i64>>,
-    seen: HashSet<Vec<i64>>,
+    seen: FxHashSet<Vec<i64>>,
     lits: Vec<Literal>,
-    lit_set: HashSet<Literal>,
+    lit_set: FxHashSet<Literal>,
     /// Per var: single-var line count at the last DETECT_MODULUS attempt
     /// (`usize::MAX` once it succeeded).
     line_checked: Vec<usize>,
@@ -768,9 +768,9 @@ pub fn synthesize_with(spec: &dyn Spec, meter: &mut Meter, hints: &[Hint]) -> (O
         },
         pos: Vec::new(),
         neg: Vec::new(),
-        seen: HashSet::new(),
+        seen: FxHashSet::default(),
         lits: Vec::new(),
-        lit_set: HashSet::new(),
+        lit_set: FxHashSet::default(),
         line_checked: vec![0; n],
         explained: vec![None; n],
         discovering: false,
@@ -1092,7 +1092,7 @@ impl Synth<'_, '_> {
         ) else {
             return;
         };
-        let drop: HashSet<usize> = units
+        let drop: FxHashSet<usize> = units
             .iter()
             .filter(|x| x.1 != umin && x.1 != umax)
             .map(|x| x.0)
@@ -1162,8 +1162,8 @@ impl Synth<'_, '_> {
     /// first; only confirmed lines are kept, at most `LITERAL_THRESHOLD`.
     fn edge_scan(&mut self) {
         // Literal -> (support, confirmed, first seen).
-        let mut found: std::collections::HashMap<Literal, (usize, bool, usize)> =
-            std::collections::HashMap::new();
+        let mut found: rustc_hash::FxHashMap<Literal, (usize, bool, usize)> =
+            rustc_hash::FxHashMap::default();
         let k = self.pos.len().max(self.neg.len());
         let mut order = 0;
         for i in 0..k {
@@ -1893,7 +1893,7 @@ impl Synth<'_, '_> {
                 dnf.push(c);
             }
         }
-        let mut skip: HashSet<Vec<i64>> = HashSet::new();
+        let mut skip: FxHashSet<Vec<i64>> = FxHashSet::default();
         let mut failures = 0;
         let mut smt_seeds = 0;
         let mut skipped_any = false;

@@ -3,7 +3,7 @@
 //! solver. Values the evaluation cannot know (loads, φs) make the sample
 //! unknown.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::ir::{
     BinOp, CastOp, Const, Function, InstKind, MathFn, Ty, ValueDef, ValueId, WorkItem,
@@ -13,7 +13,7 @@ use super::linear::{signed_const, Cond, Ext};
 
 /// One sampled group: kernel parameters by IR index, lane 0's global id.
 pub struct Sample {
-    pub params: HashMap<u32, i64>,
+    pub params: FxHashMap<u32, i64>,
     pub gid0: i64,
     pub global: [i64; 3],
 }

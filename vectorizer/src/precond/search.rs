@@ -1,6 +1,7 @@
 //! Piece abduction, candidate ranking and verification for each target.
 
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 use lanes_frontend::hir;
@@ -930,8 +931,8 @@ impl Search<'_> {
     }
 }
 
-fn launch_params(f: &Function, launch: &super::Launch) -> HashMap<u32, i64> {
-    let mut m = HashMap::new();
+fn launch_params(f: &Function, launch: &super::Launch) -> FxHashMap<u32, i64> {
+    let mut m = FxHashMap::default();
     for (i, p) in f.params.iter().enumerate() {
         if let Some(&v) = launch.args.get(p.name.as_str()) {
             m.insert(i as u32, v);
@@ -952,7 +953,7 @@ fn sample_groups(f: &Function, div: &Divergence, opts: &Options) -> Vec<Sample> 
             }
             (g, launch_params(f, l))
         }
-        None => ([4096, 1, 1], HashMap::new()),
+        None => ([4096, 1, 1], FxHashMap::default()),
     };
     let ints: Vec<u32> = f
         .params
@@ -1037,7 +1038,7 @@ fn distinct_values(ds: &[Decision], set: &[usize]) -> bool {
 /// `f` with the decisions taken.
 fn apply(f: &Function, ds: &[Decision]) -> Function {
     let mut g = f.clone();
-    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut subst: FxHashMap<ValueId, ValueId> = FxHashMap::default();
     for d in ds {
         match *d {
             Decision::Piece { value, arm } => {

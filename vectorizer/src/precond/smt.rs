@@ -34,7 +34,7 @@
 //! spurious and are checked concretely by the caller). Division by zero is
 //! undefined behaviour in C, so `d ≠ 0` is an assumption, like `nsw`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use z3::ast::{Bool, Int};
 
@@ -94,12 +94,18 @@ pub struct Leaf {
     pub query: bool,
 }
 
+/// The maps that hold Z3 terms hash with a fixed function (`FxHashMap`,
+/// not std's per-process random keys): dropping a map releases its terms
+/// in hash order, Z3 gives freed term ids to the next terms it makes, and
+/// the ids steer its search, so with random keys the same query cost a
+/// different number of resource units in each process (and a finding
+/// could fall on either side of its budget).
 pub struct Enc<'a> {
     pub f: &'a Function,
     pub div: &'a Divergence,
     pub width: u32,
-    cache: HashMap<ValueId, Option<(Val, R, bool)>>,
-    exact: HashMap<(ValueId, bool), (Int, R)>,
+    cache: FxHashMap<ValueId, Option<(Val, R, bool)>>,
+    exact: FxHashMap<(ValueId, bool), (Int, R)>,
     /// The lane: a constant, or a variable in [0, W) for "any lane".
     lane: Int,
     lane_const: Option<u32>,
@@ -110,7 +116,7 @@ pub struct Enc<'a> {
     lid0: Int,
     /// Lane 0, for the terms relative to it (made when first needed).
     base: Option<Box<Enc<'a>>>,
-    divs: HashMap<(ValueId, ValueId, bool), Option<DivRel>>,
+    divs: FxHashMap<(ValueId, ValueId, bool), Option<DivRel>>,
     products: Vec<Product>,
     fresh: u32,
     /// The group-level unknowns used so far.
@@ -124,7 +130,7 @@ pub struct Enc<'a> {
     /// Leaves (parameters, opaque uniform values) represented by their
     /// unsigned reading, a variable named with a `u` suffix: no `ite`
     /// where a `uint` is used as one.
-    pub unsigned_leaves: std::collections::HashSet<ValueId>,
+    pub unsigned_leaves: rustc_hash::FxHashSet<ValueId>,
 }
 
 fn int(v: i64) -> Int {
@@ -369,8 +375,8 @@ impl<'a> Enc<'a> {
             f,
             div,
             width,
-            cache: HashMap::new(),
-            exact: HashMap::new(),
+            cache: FxHashMap::default(),
+            exact: FxHashMap::default(),
             lane: lane_int,
             lane_const: lane,
             tag,
@@ -378,7 +384,7 @@ impl<'a> Enc<'a> {
             gid0,
             lid0,
             base: None,
-            divs: HashMap::new(),
+            divs: FxHashMap::default(),
             products: Vec::new(),
             fresh: 0,
             leaves: Vec::new(),

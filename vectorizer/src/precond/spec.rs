@@ -17,8 +17,8 @@
 //! signed operation (undefined behaviour in C, assumed away by the proofs
 //! too) is outside the domain.
 
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use lanes_frontend::hir;
 use lanes_frontend::source::Span;
@@ -77,7 +77,7 @@ struct GroupSpec<'a> {
 
 /// A point of Σ for the concrete evaluation.
 struct Point {
-    leaves: HashMap<ValueId, i64>,
+    leaves: FxHashMap<ValueId, i64>,
     gid0: i64,
     lid0: i64,
 }
@@ -108,7 +108,7 @@ fn unsigned_of(a: i64, bits: u32) -> u64 {
 
 impl GroupSpec<'_> {
     fn point(&self, p: &[i64]) -> Point {
-        let mut leaves = HashMap::new();
+        let mut leaves = FxHashMap::default();
         for (u, &x) in self.unknowns.iter().zip(p) {
             let ty = self.f.ty(u.leaf.value);
             leaves.insert(u.leaf.value, wrap_to(i128::from(x), ty));
@@ -316,7 +316,7 @@ impl GroupSpec<'_> {
     /// the formula has two or three copies of the program, not W.
     fn encode_goal(&self) -> Option<(Bool, Vec<Enc<'_>>)> {
         let (f, div, w) = (self.f, self.div, self.width);
-        let unsigned: std::collections::HashSet<ValueId> = self
+        let unsigned: rustc_hash::FxHashSet<ValueId> = self
             .unknowns
             .iter()
             .filter(|u| u.unsigned && !u.leaf.query)

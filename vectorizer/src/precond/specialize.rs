@@ -9,7 +9,7 @@
 //! the unspecialized program's for every group; inside the copy the
 //! analyses assume P ([`super::assume`]).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 use lanes_frontend::hir::{self, StmtKind};
 use lanes_frontend::source::Span;
@@ -189,7 +189,7 @@ fn stmt_range(text: &str, block: &hir::Block, i: usize) -> Option<(usize, usize)
 }
 
 /// The identifiers of C text.
-fn idents(text: &str) -> HashSet<&str> {
+fn idents(text: &str) -> FxHashSet<&str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| {
             w.chars()
@@ -225,7 +225,7 @@ fn extend(
     let in_cond = idents(cond)
         .into_iter()
         .map(str::to_string)
-        .collect::<HashSet<String>>();
+        .collect::<FxHashSet<String>>();
     loop {
         let (lo0, hi0) = (lo, hi);
         // Backward: consecutive declarations not named in the condition,
