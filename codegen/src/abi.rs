@@ -9,9 +9,12 @@
 //! `k_groups` validates the range, then walks the work-groups
 //! `[first, last)` (clamped to the number of groups) in linear order, and
 //! in each group its SIMD groups of W work-items along dimension 0, column
-//! block by column block, each through all rows (local ids 1 and 2): the
-//! body's full variant for whole groups, its partial variant (lane mask
-//! from the row remainder) for the last column block. A work-group of one
+//! block by column block, each through all rows (local ids 1 and 2), or
+//! row by row; a kernel without barriers, loops and work-group memory
+//! walks bands of work-groups (the same group ids 1 and 2) global row by
+//! global row instead (`bands` below). The body's full variant runs
+//! whole SIMD groups, its partial variant (lane mask from the row
+//! remainder) the last column block. A work-group of one
 //! SIMD group runs the straight body variants once instead; a kernel's
 //! `reqd_work_group_size` is checked against the launch and compiled in.
 
@@ -389,12 +392,54 @@ pub fn emit_entry_points<'ctx>(
     // The schedule's order of the SIMD groups (stencil_2d, with barriers,
     // was slower row by row: bench/RESULTS.md).
     let row_by_row = schedule.order == SimdGroupOrder::Rows;
+    // The SIMD groups of one row of `size0` work-items, left to right:
+    // runs of several in one body first, then one at a time, then the
+    // partial group at the end of the row. `each(x, lanes, f)` runs body
+    // `f` at local column `x`.
+    let row_of = |size0: BasicValueEnum<'ctx>,
+                  (full, part): (FunctionValue<'ctx>, FunctionValue<'ctx>),
+                  each: &dyn Fn(
+        BasicValueEnum<'ctx>,
+        BasicValueEnum<'ctx>,
+        FunctionValue<'ctx>,
+    ) -> R<()>|
+     -> R<()> {
+        let nfull = cx.binop(Op::LLVMUDiv, size0, wc)?;
+        let rem = cx.binop(Op::LLVMURem, size0, wc)?;
+        let mut first_full = cx.i64c(0);
+        if let Some((body, n)) = bodies.wide {
+            let run = cx.i64c(n * w);
+            let runs = cx.binop(Op::LLVMUDiv, size0, run)?;
+            for_range(cx, groups, cx.i64c(0), runs, |c| {
+                let x = cx.binop(Op::LLVMMul, c, run)?;
+                each(x, run, body)
+            })?;
+            first_full = cx.binop(Op::LLVMMul, runs, cx.i64c(n))?;
+        }
+        for_range(cx, groups, first_full, nfull, |c| {
+            let x = cx.binop(Op::LLVMMul, c, wc)?;
+            each(x, wc, full)
+        })?;
+        let has_rem = cx.icmp(IP::LLVMIntNE, rem, cx.i64c(0))?;
+        if_then_else(
+            cx,
+            groups,
+            has_rem,
+            || {
+                let x = cx.binop(Op::LLVMMul, nfull, wc)?;
+                each(x, rem, part)
+            },
+            || Ok(()),
+        )
+    };
+    let at = |x: BasicValueEnum<'ctx>, lanes: BasicValueEnum<'ctx>| -> R<()> {
+        put(geo::XSTART, x)?;
+        put(geo::NLANES, lanes)
+    };
     // The passes over the SIMD groups of a work-group of `size`.
     let passes = |(full, part): (FunctionValue<'ctx>, FunctionValue<'ctx>),
                   size: &[BasicValueEnum<'ctx>]|
      -> R<()> {
-        let nfull = cx.binop(Op::LLVMUDiv, size[0], wc)?;
-        let rem = cx.binop(Op::LLVMURem, size[0], wc)?;
         // One pass over the SIMD groups, from barrier `state` to the next:
         // a loop over the SIMD groups per state, each calling the body
         // with that state as a constant, so that once the body is inlined
@@ -417,45 +462,11 @@ pub fn emit_entry_points<'ctx>(
             cx.b.position_at_end(bb);
             cx.store(turn, cx.i64c(0), 8)?;
             cx.store(next, cx.i32c(0), 4)?;
-            // The SIMD groups of one row of the work-group, left to right:
-            // runs of several in one body first, then one at a time, then
-            // the partial group at the end of the row. `each(x, lanes, f)`
-            // runs body `f` at local column `x`.
             let row = |each: &dyn Fn(
                 BasicValueEnum<'ctx>,
                 BasicValueEnum<'ctx>,
                 FunctionValue<'ctx>,
-            ) -> R<()>| {
-                let mut first_full = cx.i64c(0);
-                if let Some((body, n)) = bodies.wide {
-                    let run = cx.i64c(n * w);
-                    let runs = cx.binop(Op::LLVMUDiv, size[0], run)?;
-                    for_range(cx, groups, cx.i64c(0), runs, |c| {
-                        let x = cx.binop(Op::LLVMMul, c, run)?;
-                        each(x, run, body)
-                    })?;
-                    first_full = cx.binop(Op::LLVMMul, runs, cx.i64c(n))?;
-                }
-                for_range(cx, groups, first_full, nfull, |c| {
-                    let x = cx.binop(Op::LLVMMul, c, wc)?;
-                    each(x, wc, full)
-                })?;
-                let has_rem = cx.icmp(IP::LLVMIntNE, rem, cx.i64c(0))?;
-                if_then_else(
-                    cx,
-                    groups,
-                    has_rem,
-                    || {
-                        let x = cx.binop(Op::LLVMMul, nfull, wc)?;
-                        each(x, rem, part)
-                    },
-                    || Ok(()),
-                )
-            };
-            let at = |x: BasicValueEnum<'ctx>, lanes: BasicValueEnum<'ctx>| -> R<()> {
-                put(geo::XSTART, x)?;
-                put(geo::NLANES, lanes)
-            };
+            ) -> R<()>| row_of(size[0], (full, part), each);
             if row_by_row {
                 // Row after row: consecutive SIMD groups write consecutive
                 // memory (whole cache lines in turn, which streaming stores
@@ -531,34 +542,104 @@ pub fn emit_entry_points<'ctx>(
             (None, None) => Err(format!("kernel `{}` has no body", kc.name)),
         }
     };
-    for_range(cx, groups, first, last, |g| {
-        let gx = cx.binop(Op::LLVMURem, g, ng[0])?;
-        let t = cx.binop(Op::LLVMUDiv, g, ng[0])?;
-        let gy = cx.binop(Op::LLVMURem, t, ng[1])?;
-        let gz = cx.binop(Op::LLVMUDiv, t, ng[1])?;
-        let gid = [gx, gy, gz];
-        let mut size = Vec::new();
-        for d in 0..3 {
-            put(geo::GROUP_ID + d as u32, gid[d])?;
-            // Non-uniform work-groups: the last one may be smaller.
-            let start = cx.binop(Op::LLVMMul, gid[d], ls[d])?;
-            let left = cx.binop(Op::LLVMSub, gs[d], start)?;
-            size.push(cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[d], left])?);
+    let linear = || -> R<()> {
+        for_range(cx, groups, first, last, |g| {
+            let gx = cx.binop(Op::LLVMURem, g, ng[0])?;
+            let t = cx.binop(Op::LLVMUDiv, g, ng[0])?;
+            let gy = cx.binop(Op::LLVMURem, t, ng[1])?;
+            let gz = cx.binop(Op::LLVMUDiv, t, ng[1])?;
+            let gid = [gx, gy, gz];
+            let mut size = Vec::new();
+            for d in 0..3 {
+                put(geo::GROUP_ID + d as u32, gid[d])?;
+                // Non-uniform work-groups: the last one may be smaller.
+                let start = cx.binop(Op::LLVMMul, gid[d], ls[d])?;
+                let left = cx.binop(Op::LLVMSub, gs[d], start)?;
+                size.push(cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[d], left])?);
+            }
+            let Some(reqd) = kc.reqd_work_group_size else {
+                return run(&size);
+            };
+            // A whole work-group of the required size runs with its geometry
+            // as constants (trip counts of the SIMD group loops, the local
+            // size the body reads); only a smaller last one reads it.
+            let whole = reqd.map(|r| cx.i64c(r as u64));
+            let mut all = cx.boolc(true);
+            for d in 0..3 {
+                let eq = cx.icmp(IP::LLVMIntEQ, size[d], whole[d])?;
+                all = cx.binop(Op::LLVMAnd, all, eq)?;
+            }
+            if_then_else(cx, groups, all, || run(&whole), || run(&size))
+        })
+    };
+    // Bands: the work-groups of `[first, last)` that share their group ids
+    // 1 and 2, walked global row by global row: each row of the band runs
+    // through the work-groups of the band left to right, as a C loop over
+    // the rows of an array does. A kernel without barriers, loops and
+    // work-group memory may run its work-items in any order; with 64 x 4
+    // work-groups, group by group, jacobi_2d read 6 rows and wrote 4 in
+    // blocks of 256 bytes, and the hardware prefetchers followed none of
+    // those streams (bench/RESULTS.md, 2026-11-27). The group ids come
+    // from one division per band instead of two per work-group.
+    let bands = |several: (FunctionValue<'ctx>, FunctionValue<'ctx>)| -> R<()> {
+        let b_first = cx.binop(Op::LLVMUDiv, first, ng[0])?;
+        let ng0_m1 = cx.binop(Op::LLVMSub, ng[0], cx.i64c(1))?;
+        let last_up = cx.binop(Op::LLVMAdd, last, ng0_m1)?;
+        let b_last = cx.binop(Op::LLVMUDiv, last_up, ng[0])?;
+        for_range(cx, groups, b_first, b_last, |b| {
+            let gy = cx.binop(Op::LLVMURem, b, ng[1])?;
+            let gz = cx.binop(Op::LLVMUDiv, b, ng[1])?;
+            let mut size = vec![cx.i64c(0)];
+            for (d, g) in [(1u32, gy), (2, gz)] {
+                put(geo::GROUP_ID + d, g)?;
+                let start = cx.binop(Op::LLVMMul, g, ls[d as usize])?;
+                let left = cx.binop(Op::LLVMSub, gs[d as usize], start)?;
+                let sz = cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[d as usize], left])?;
+                put(geo::SIZE + d, sz)?;
+                size.push(sz);
+            }
+            // The band's work-groups in `[first, last)`: `b * ng0 < last`
+            // for every band of the loop, so `hi` does not wrap.
+            let base = cx.binop(Op::LLVMMul, b, ng[0])?;
+            let end = cx.binop(Op::LLVMAdd, base, ng[0])?;
+            let lo = cx.intrinsic("llvm.umax", &[i64t.into()], &[first, base])?;
+            let lo = cx.binop(Op::LLVMSub, lo, base)?;
+            let hi = cx.intrinsic("llvm.umin", &[i64t.into()], &[last, end])?;
+            let hi = cx.binop(Op::LLVMSub, hi, base)?;
+            for_range(cx, groups, cx.i64c(0), size[2], |lz| {
+                put(geo::LZ, lz)?;
+                for_range(cx, groups, cx.i64c(0), size[1], |ly| {
+                    put(geo::LY, ly)?;
+                    for_range(cx, groups, lo, hi, |gx| {
+                        put(geo::GROUP_ID, gx)?;
+                        let start = cx.binop(Op::LLVMMul, gx, ls[0])?;
+                        let left = cx.binop(Op::LLVMSub, gs[0], start)?;
+                        let size0 = cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[0], left])?;
+                        put(geo::SIZE, size0)?;
+                        cx.store(turn, cx.i64c(0), 8)?;
+                        row_of(size0, several, &|x, lanes, f| {
+                            at(x, lanes)?;
+                            call(f, 0)
+                        })
+                    })
+                })
+            })
+        })
+    };
+    match bodies.several {
+        Some(several)
+            if row_by_row && plan.is_none() && states == 1 && kc.reqd_work_group_size.is_none() =>
+        {
+            if bodies.one.is_some() {
+                // Work-groups of one SIMD group run their own body, in
+                // linear order (the same walk: one row per group).
+                if_then_else(cx, groups, one_launch, linear, || bands(several))?
+            } else {
+                bands(several)?
+            }
         }
-        let Some(reqd) = kc.reqd_work_group_size else {
-            return run(&size);
-        };
-        // A whole work-group of the required size runs with its geometry
-        // as constants (trip counts of the SIMD group loops, the local
-        // size the body reads); only a smaller last one reads it.
-        let whole = reqd.map(|r| cx.i64c(r as u64));
-        let mut all = cx.boolc(true);
-        for d in 0..3 {
-            let eq = cx.icmp(IP::LLVMIntEQ, size[d], whole[d])?;
-            all = cx.binop(Op::LLVMAnd, all, eq)?;
-        }
-        if_then_else(cx, groups, all, || run(&whole), || run(&size))
-    })?;
+        _ => linear()?,
+    }
     if let Some(wg) = &wg {
         free_work_group_memory(cx, wg)?;
     }

@@ -20,7 +20,7 @@ kernel void gather(global float *out, global const float *a, global const int *i
 // check: call <8 x float> @llvm.fma.v8f32(
 // check: store <8 x float>
 // check: strided.masked3.i:
-// nextln: call <32 x float> @llvm.masked.load.v32f32.p0(
+// check: call <32 x float> @llvm.masked.load.v32f32.p0(
 // not: call <8 x float> @llvm.masked.gather
 // check: @gather_groups(
 // check: call <8 x float> @llvm.masked.gather.v8f32.v8p0(
