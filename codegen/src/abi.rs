@@ -73,6 +73,28 @@ pub struct Bodies<'ctx> {
     /// A body for runs of whole SIMD groups and how many it runs (see
     /// [`crate::interleave`]).
     pub wide: Option<(FunctionValue<'ctx>, u64)>,
+    /// The body for R rows of `wide`'s runs and R (see [`crate::rows`]).
+    pub rows: Option<(FunctionValue<'ctx>, u64)>,
+}
+
+/// Makes row body `f` (with `nparams` IR parameters, then the context)
+/// set the context's bail slot in its bail blocks (if it has any) before
+/// it returns.
+pub fn mark_row_bail<'ctx>(cx: &Cx<'_, 'ctx>, f: FunctionValue<'ctx>, nparams: u32) -> R<()> {
+    let ctxp: BasicValueEnum = f.get_nth_param(nparams).ok_or("row body without context")?;
+    for bb in f.get_basic_blocks() {
+        let name = bb.get_name().to_string_lossy().into_owned();
+        if !name.starts_with(crate::rows::BAIL_LABEL) {
+            continue;
+        }
+        let Some(t) = bb.get_terminator() else {
+            continue;
+        };
+        cx.b.position_before(&t);
+        let q = cx.gep_bytes(ctxp, cx.i64c(8 * u64::from(geo::ROWS_BAIL)))?;
+        cx.store(q, cx.i64c(1), 8)?;
+    }
+    Ok(())
 }
 
 fn be<T>(r: Result<T, inkwell::builder::BuilderError>) -> R<T> {
@@ -492,7 +514,39 @@ pub fn emit_entry_points<'ctx>(
                     at(x, lanes)?;
                     for_range(cx, groups, cx.i64c(0), size[2], |lz| {
                         put(geo::LZ, lz)?;
-                        for_range(cx, groups, cx.i64c(0), size[1], |ly| {
+                        let mut first_row = cx.i64c(0);
+                        // Runs of the wide body: R rows at a time, each
+                        // block's rows one by one when they disagree on
+                        // a branch (`rows.rs`), then the rows left over.
+                        if let (Some((wide, _)), Some((rbody, r))) = (bodies.wide, bodies.rows) {
+                            if wide == f {
+                                let blocks = cx.binop(Op::LLVMUDiv, size[1], cx.i64c(r))?;
+                                for_range(cx, groups, cx.i64c(0), blocks, |blk| {
+                                    let ly = cx.binop(Op::LLVMMul, blk, cx.i64c(r))?;
+                                    put(geo::LY, ly)?;
+                                    put(geo::ROWS_BAIL, cx.i64c(0))?;
+                                    call(rbody, k as u64)?;
+                                    let q =
+                                        cx.gep_bytes(ctxp, cx.i64c(8 * u64::from(geo::ROWS_BAIL)))?;
+                                    let bailed = cx.load(i64t.into(), q, 8)?;
+                                    let bailed = cx.icmp(IP::LLVMIntNE, bailed, cx.i64c(0))?;
+                                    if_then_else(
+                                        cx,
+                                        groups,
+                                        bailed,
+                                        || {
+                                            for_range(cx, groups, cx.i64c(0), cx.i64c(r), |dy| {
+                                                put(geo::LY, cx.binop(Op::LLVMAdd, ly, dy)?)?;
+                                                call(f, k as u64)
+                                            })
+                                        },
+                                        || Ok(()),
+                                    )
+                                })?;
+                                first_row = cx.binop(Op::LLVMMul, blocks, cx.i64c(r))?;
+                            }
+                        }
+                        for_range(cx, groups, first_row, size[1], |ly| {
                             put(geo::LY, ly)?;
                             call(f, k as u64)
                         })

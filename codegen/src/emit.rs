@@ -61,7 +61,9 @@ pub mod geo {
     pub const XSTART: u32 = 21;
     /// Number of work-items in the SIMD group (W in the full variant).
     pub const NLANES: u32 = 22;
-    pub const COUNT: u32 = 23;
+    /// Set by a row body whose rows disagree on a branch (`rows.rs`).
+    pub const ROWS_BAIL: u32 = 23;
+    pub const COUNT: u32 = 24;
 }
 
 /// The LLVM type of an IR type, as a scalar or a `<W x T>` vector.

@@ -32,6 +32,7 @@ use lanes_frontend::hir;
 use lanes_vectorizer::cfg::Loop;
 use lanes_vectorizer::ir::{BlockId, Function, InstId, InstKind, ValueId, WorkItem};
 use lanes_vectorizer::report::KernelAnalysis;
+use lanes_vectorizer::schedule::{Schedule, SimdGroupOrder};
 use lanes_vectorizer::shape::Shape;
 use lanes_vectorizer::vectorize::VectorFunction;
 
@@ -56,6 +57,10 @@ pub struct Interleaved {
     pub groups: u32,
     /// The kernel vectorized for `groups · W` lanes.
     pub vf: VectorFunction,
+    /// Rows of the work-group one body runs (1: one row; see
+    /// [`crate::rows`]) and, for more, that body: `vf` for `rows` rows.
+    pub rows: u32,
+    pub rows_vf: Option<VectorFunction>,
 }
 
 /// How many SIMD groups of width `width` one body should run (1: one).
@@ -304,13 +309,94 @@ pub fn plan(
     ka: &KernelAnalysis,
     spec: &TargetSpec,
 ) -> Option<Interleaved> {
+    let vectorized = |groups: u32| {
+        let width = groups * spec.width;
+        let wide =
+            lanes_vectorizer::report::analyze_kernel_with(unit, k, width, &spec.lowering()).ok()?;
+        lanes_vectorizer::vectorize::vectorize(&wide.func, &wide.cfg, &wide.div).ok()
+    };
     let groups = groups(ka, spec.width);
+    if let Some((g, rows)) = row_block(ka, groups) {
+        if let Some(vf) = vectorized(g) {
+            if Schedule::of(&vf).order == SimdGroupOrder::Columns {
+                if let Some(rows_vf) = crate::rows::block(&vf, rows) {
+                    return Some(Interleaved {
+                        groups: g,
+                        vf,
+                        rows,
+                        rows_vf: Some(rows_vf),
+                    });
+                }
+            }
+        }
+    }
     if groups < 2 {
         return None;
     }
-    let width = groups * spec.width;
-    let wide =
-        lanes_vectorizer::report::analyze_kernel_with(unit, k, width, &spec.lowering()).ok()?;
-    let vf = lanes_vectorizer::vectorize::vectorize(&wide.func, &wide.cfg, &wide.div).ok()?;
-    Some(Interleaved { groups, vf })
+    Some(Interleaved {
+        groups,
+        vf: vectorized(groups)?,
+        rows: 1,
+        rows_vf: None,
+    })
+}
+
+/// Groups and rows of a row block for a kernel the rule gives `groups`
+/// SIMD groups (G·c <= [`CHAINS`] chains): the same chains as G' groups
+/// times R rows, R·G' = G, with the fewest loads per iteration of its
+/// latency-bound loops. Per iteration G groups of one row make G copies of
+/// each vector load and one of each uniform load; G' groups of R rows make
+/// G' copies of a vector load the rows share (gemm's `B[k*nj + j]`), R of
+/// a uniform load of the row (`A[i*nk + k]`, a broadcast) and G of a
+/// vector load of the row. gemm on `avx2-i32x8`: G = 8, one load of each
+/// kind: 8 + 1 loads for 8 groups, 2 + 4 for 2 groups of 4 rows (ties go
+/// to more rows: fewer columns of B per body). `None` unless rows make
+/// fewer loads than one row (convolution_2d's loads are all of the row); kernels with divergent loops keep their groups.
+fn row_block(ka: &KernelAnalysis, groups: u32) -> Option<(u32, u32)> {
+    if groups < 2 || !ka.div.divergent_loops.is_empty() {
+        return None;
+    }
+    let f = &ka.func;
+    let dep = crate::rows::row_dependent(f, &HashSet::new())?;
+    // A kernel that does not read its row (a 1-D kernel) has nothing to
+    // share between rows but its stores.
+    let reads_row = f.insts.iter().any(|i| {
+        matches!(i.kind, InstKind::WorkItem { .. }) && i.result.is_some_and(|v| dep.contains(&v))
+    });
+    if !reads_row {
+        return None;
+    }
+    // Loads per iteration: vector loads the rows share, uniform and vector
+    // loads of the row.
+    let (mut shared, mut row_uniform, mut row_vector) = (0, 0, 0);
+    for l in &ka.cfg.loops().loops {
+        if vector_ops(ka, &l.blocks) > LATENCY_BOUND_OPS || float_chains(ka, l.header) == 0 {
+            continue;
+        }
+        for &b in &l.blocks {
+            for &i in &f.blocks[b.index()].insts {
+                let inst = f.inst(i);
+                let (InstKind::Load { .. }, Some(v)) = (&inst.kind, inst.result) else {
+                    continue;
+                };
+                match (dep.contains(&v), ka.div.is_uniform(v)) {
+                    (false, false) => shared += 1,
+                    (true, true) => row_uniform += 1,
+                    (true, false) => row_vector += 1,
+                    (false, true) => {}
+                }
+            }
+        }
+    }
+    let loads = |g: u32, r: u32| g * shared + r * row_uniform + groups * row_vector;
+    let mut best = (groups / 2, 2);
+    let (mut g, mut r) = best;
+    while g > 1 {
+        g /= 2;
+        r *= 2;
+        if loads(g, r) <= loads(best.0, best.1) {
+            best = (g, r);
+        }
+    }
+    (loads(best.0, best.1) < loads(groups, 1)).then_some(best)
 }

@@ -30,6 +30,7 @@ mod ll;
 pub mod math;
 mod multi;
 mod refuse;
+mod rows;
 mod rust;
 #[cfg(test)]
 mod tests;
@@ -671,6 +672,13 @@ fn emit_kernel(cx: &Cx<'_, '_>, k: &KernelCode) -> Result<(), String> {
             let name = format!("{}.body_groups{}", k.name, i.groups);
             let body = emit::emit_body(&wcx, &i.vf, &name, true, None, false)?;
             abi::add_fn_attr(cx, body, "alwaysinline");
+            if let Some(rvf) = &i.rows_vf {
+                let name = format!("{}.body_groups{}_rows{}", k.name, i.groups, i.rows);
+                let rbody = emit::emit_body(&wcx, rvf, &name, true, None, false)?;
+                abi::mark_row_bail(cx, rbody, rvf.func.params.len() as u32)?;
+                abi::add_fn_attr(cx, rbody, "alwaysinline");
+                bodies.rows = Some((rbody, u64::from(i.rows)));
+            }
             Some((body, u64::from(i.groups)))
         }
         _ => None,

@@ -43,13 +43,14 @@ fn unit_of(src: &str) -> lanes_frontend::unit::CheckedUnit {
 }
 
 /// How many SIMD groups the body of the only kernel of `src` runs on
-/// `target` (1: not interleaved).
+/// `target` (1: not interleaved), the groups of all its rows when it runs
+/// a block of rows (`rows.rs`; gemm: 2 groups of 4 rows on 8 lanes).
 fn groups(src: &str, target: &str) -> u32 {
     let unit = unit_of(src);
     let spec = lanes_codegen::target_spec(target).unwrap();
     let k = unit.hir.kernels()[0];
     let kc = lanes_codegen::kernel_code_for(&unit.hir, k, &spec).unwrap();
-    kc.interleaved.map_or(1, |i| i.groups)
+    kc.interleaved.map_or(1, |i| i.groups * i.rows)
 }
 
 fn interleaved_corpus(target: &str) {
@@ -411,43 +412,6 @@ fn gemm_4_rows_loop_has_eight_chains() {
     // B's two 32-byte loads (masked in the copy for a possibly partial
     // run, whichever of the two copies the search found).
     assert_eq!(count("vmovups") + count("vmaskmovps"), 2, "{k_loop:?}");
-}
-
-/// Loops of `asm` as the lines from a label to the last jump back to it.
-fn loops(asm: &str) -> Vec<Vec<&str>> {
-    let lines: Vec<&str> = asm.lines().map(str::trim).collect();
-    let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        let Some(label) = l.strip_suffix(':').filter(|s| s.starts_with(".LBB")) else {
-            continue;
-        };
-        let back = lines[i + 1..]
-            .iter()
-            .rposition(|x| x.starts_with('j') && x.split_whitespace().nth(1) == Some(label));
-        if let Some(end) = back {
-            out.push(lines[i + 1..i + 2 + end].to_vec());
-        }
-    }
-    out
-}
-
-/// The innermost loops of `asm` that contain an instruction starting with
-/// `op`: for each such instruction, the shortest loop around it.
-fn innermost_loops_with<'a>(asm: &'a str, op: &str) -> Vec<Vec<&'a str>> {
-    let mut out: Vec<Vec<&str>> = Vec::new();
-    let mut all = loops(asm);
-    all.sort_by_key(Vec::len);
-    for l in all {
-        let has = l.iter().any(|x| x.starts_with(op));
-        // Shorter loops come first: a loop around one already taken is not innermost.
-        let outer = out
-            .iter()
-            .any(|inner| l.windows(inner.len()).any(|w| w == inner.as_slice()));
-        if has && !outer {
-            out.push(l);
-        }
-    }
-    out
 }
 
 /// binary_search on AVX2 runs four SIMD groups in one body: its search

@@ -1077,3 +1077,40 @@ pub fn compile_one(
     .unwrap();
     (scalar, kc, jit)
 }
+
+/// Loops of `asm` as the lines from a label to the last jump back to it.
+pub fn loops(asm: &str) -> Vec<Vec<&str>> {
+    let lines: Vec<&str> = asm.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(label) = l.strip_suffix(':').filter(|s| s.starts_with(".LBB")) else {
+            continue;
+        };
+        let back = lines[i + 1..]
+            .iter()
+            .rposition(|x| x.starts_with('j') && x.split_whitespace().nth(1) == Some(label));
+        if let Some(end) = back {
+            out.push(lines[i + 1..i + 2 + end].to_vec());
+        }
+    }
+    out
+}
+
+/// The innermost loops of `asm` that contain an instruction starting with
+/// `op`: for each such instruction, the shortest loop around it.
+pub fn innermost_loops_with<'a>(asm: &'a str, op: &str) -> Vec<Vec<&'a str>> {
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    let mut all = loops(asm);
+    all.sort_by_key(Vec::len);
+    for l in all {
+        let has = l.iter().any(|x| x.starts_with(op));
+        // Shorter loops come first: a loop around one already taken is not innermost.
+        let outer = out
+            .iter()
+            .any(|inner| l.windows(inner.len()).any(|w| w == inner.as_slice()));
+        if has && !outer {
+            out.push(l);
+        }
+    }
+    out
+}
