@@ -20,6 +20,11 @@
 //! groups as a row of the work-group holds, the remaining SIMD groups one
 //! by one, the partial one last (`abi.rs`).
 //!
+//! When the loads of the loop favour it, the G groups of one row become
+//! fewer groups of several rows of the work-group ([`row_block`],
+//! `rows.rs`): gemm's body runs 2 groups of 4 rows that share each load of
+//! B.
+//!
 //! Kernels that could tell the difference run W lanes at a time: those
 //! that use sub-groups (`get_sub_group_*`, `sub_group_*`, which would see
 //! G·W lanes; this includes the fast paths of `--specialize`, which check
