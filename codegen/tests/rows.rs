@@ -190,6 +190,20 @@ fn row_blocks_equal_the_interpreter_avx512() {
     rows_corpus("avx512skx-x16");
 }
 
+/// Row bodies unoptimized (-O0: only the bodies inlined) equal the
+/// interpreter too.
+#[test]
+fn row_blocks_at_o0_equal_the_interpreter() {
+    let all = |_: &lanes_frontend::hir::Unit, _| true;
+    let units = vec![
+        ("rows.cl".into(), unit_of(KERNELS)),
+        ("gemm.cl".into(), unit_of(GEMM)),
+    ];
+    if let Some(kernels) = compare_corpus("avx2-i32x8", 0, units, &all, &shapes) {
+        assert_eq!(kernels, 6);
+    }
+}
+
 /// The kernel refused a row block still equals the interpreter (its
 /// groups run one row at a time), at -O0 too.
 #[test]
