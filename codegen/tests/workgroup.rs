@@ -94,3 +94,27 @@ fn local_atomics_take_no_lock() {
     let (_, asm) = emit_avx2("global_hist.cl", global, 2);
     assert!(locked(&asm), "`__global` atomics without `lock`:\n{asm}");
 }
+
+/// The loops that run row by row (a barrier in the latch of a loop that
+/// steps by the local size, docs/codegen.md "Row order"): histogram and
+/// `histogram_rows.cl` (4 bins, so lanes of one SIMD group hit the same bin)
+/// on every target this machine runs, widths 4, 8 and 16, against the
+/// interpreter under the work-group shapes above.
+#[test]
+fn row_order_loops_on_every_target() {
+    let keep = |units: Vec<(std::path::PathBuf, lanes_frontend::unit::CheckedUnit)>, file: &str| {
+        units
+            .into_iter()
+            .filter(|(p, _)| p.file_name().is_some_and(|n| n == file))
+            .collect::<Vec<_>>()
+    };
+    for target in TEST_TARGETS {
+        for opt_level in [0, 2] {
+            let mut units = keep(corpus_of(&["tests/kernels/workgroup"]), "histogram_rows.cl");
+            units.extend(keep(corpus_of(&["bench/kernels"]), "histogram.cl"));
+            if let Some(kernels) = compare_corpus(target, opt_level, units, &|_, _| true, &shapes) {
+                assert_eq!(kernels, 3, "{target}: histogram256, count_rows, sum_rows");
+            }
+        }
+    }
+}

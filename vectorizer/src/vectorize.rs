@@ -18,6 +18,7 @@
 mod hoist;
 mod linearize;
 mod read;
+mod row_order;
 mod serialize;
 mod ssa;
 #[cfg(test)]
@@ -118,6 +119,18 @@ pub fn vectorize(
         Some((g, cfg, d))
     });
     let (func, cfg0, div) = match &hoisted {
+        Some((g, cfg, d)) => (g, cfg, d),
+        None => (func, cfg0, div),
+    };
+    // Work-group-uniform loops that read a row of the work-group's block per
+    // iteration run row by row: a barrier in the latch makes each iteration
+    // a region of the work-group schedule.
+    let rowed = row_order::apply(func, cfg0, div).map(|g| {
+        let cfg = Cfg::compute(&g);
+        let d = crate::divergence::analyze_pinned(&g, &cfg, div.width, &div.varying_allocas);
+        (g, cfg, d)
+    });
+    let (func, cfg0, div) = match &rowed {
         Some((g, cfg, d)) => (g, cfg, d),
         None => (func, cfg0, div),
     };
