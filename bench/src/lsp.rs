@@ -93,22 +93,52 @@ fn big_file(kernels: usize) -> String {
 struct Server {
     child: Child,
     stdin: ChildStdin,
-    incoming: Receiver<String>,
+    incoming: Receiver<Incoming>,
     next_id: u64,
+    /// Diagnostics received: pushed notifications, or pull answers with
+    /// items (`full`), and their bytes.
+    diagnostics_sent: usize,
+    diagnostics_bytes: usize,
+    /// `workspace/diagnostic/refresh` requests answered, and whether one
+    /// came since the last pull.
+    refreshes: usize,
+    refresh_pending: bool,
+    /// Lines `preconditions of` in lanes' log (`LANES_LSP_TIMING`): the end
+    /// of a background inference run.
+    inference_runs: usize,
+}
+
+/// A message from the server, or a line of its log (stderr).
+enum Incoming {
+    Message(String),
+    Log(String),
 }
 
 impl Server {
     fn start(bin: &Path, args: &[&str]) -> Result<Server, String> {
         let mut child = Command::new(bin)
             .args(args)
+            .env("LANES_LSP_TIMING", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("cannot start {} lsp: {e}", bin.display()))?;
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
+        let stderr = child.stderr.take().ok_or("no stderr")?;
         let (tx, incoming) = channel();
+        let log = tx.clone();
+        // The log goes on to ours, and is read for the end of inference runs.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { return };
+                eprintln!("{line}");
+                if log.send(Incoming::Log(line)).is_err() {
+                    return;
+                }
+            }
+        });
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
             loop {
@@ -133,7 +163,9 @@ impl Server {
                     return;
                 }
                 if tx
-                    .send(String::from_utf8_lossy(&body).into_owned())
+                    .send(Incoming::Message(
+                        String::from_utf8_lossy(&body).into_owned(),
+                    ))
                     .is_err()
                 {
                     return;
@@ -145,6 +177,11 @@ impl Server {
             stdin,
             incoming,
             next_id: 1,
+            diagnostics_sent: 0,
+            diagnostics_bytes: 0,
+            refreshes: 0,
+            refresh_pending: false,
+            inference_runs: 0,
         })
     }
 
@@ -182,12 +219,72 @@ impl Server {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let m = self
-                .incoming
-                .recv_timeout(left)
-                .map_err(|_| "no answer from the server in 600 s".to_string())?;
+                .next(left)?
+                .ok_or("no answer from the server in 600 s")?;
             if want(&m) {
                 return Ok(m);
             }
+        }
+    }
+
+    /// The next message within `timeout` (`None`: none came), counting
+    /// pushed diagnostics and inference runs and answering refreshes on
+    /// the way.
+    fn next(&mut self, timeout: Duration) -> Result<Option<String>, String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let m = match self.incoming.recv_timeout(left) {
+                Ok(Incoming::Message(m)) => m,
+                Ok(Incoming::Log(line)) => {
+                    if line.contains("preconditions of") {
+                        self.inference_runs += 1;
+                    }
+                    continue;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return Ok(None),
+                Err(_) => return Err("the server closed its output".into()),
+            };
+            if m.contains("\"method\":\"textDocument/publishDiagnostics\"") {
+                self.diagnostics_sent += 1;
+                self.diagnostics_bytes += m.len();
+            }
+            if m.contains("\"method\":\"workspace/diagnostic/refresh\"") {
+                let id = request_id(&m).ok_or("a refresh without an id")?;
+                self.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result":null}}"#))?;
+                self.refreshes += 1;
+                self.refresh_pending = true;
+            }
+            return Ok(Some(m));
+        }
+    }
+
+    /// `textDocument/diagnostic` with the result id the client has (a pull
+    /// client after a change or a refresh); a cancelled pull (the server
+    /// asks to retrigger) is sent again. Counts the answers with items.
+    fn pull(&mut self, uri: &str, result_id: &mut Option<String>) -> Result<String, String> {
+        self.refresh_pending = false;
+        loop {
+            let previous = match result_id {
+                Some(id) => format!(r#","previousResultId":{}"#, json_string(id)),
+                None => String::new(),
+            };
+            let m = self.request(
+                "textDocument/diagnostic",
+                &format!(r#"{{"textDocument":{{"uri":"{uri}"}}{previous}}}"#),
+            )?;
+            if m.contains("\"retriggerRequest\":true") {
+                continue;
+            }
+            if m.contains("\"error\"") {
+                return Err(format!("pull failed: {m}"));
+            }
+            *result_id = string_field(&m, "resultId");
+            if m.contains("\"kind\":\"full\"") {
+                self.diagnostics_sent += 1;
+                self.diagnostics_bytes += m.len();
+            }
+            return Ok(m);
         }
     }
 
@@ -206,6 +303,24 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The numeric id of a request from the server.
+fn request_id(m: &str) -> Option<u64> {
+    let at = m.find("\"id\":")? + 5;
+    let digits: String = m[at..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+/// The value of a string field `"name":"..."` (no escapes in it).
+fn string_field(m: &str, name: &str) -> Option<String> {
+    let key = format!("\"{name}\":\"");
+    let at = m.find(&key)? + key.len();
+    Some(m[at..at + m[at..].find('"')?].to_string())
 }
 
 fn json_string(s: &str) -> String {
@@ -288,6 +403,15 @@ struct Session {
     /// After opening, after the first [`WARM_EDITS`] edits (once the
     /// working set of editing and inference is reached) and at the end.
     rss: Option<(u64, u64, u64)>,
+    /// Whether the server answered pulls (LSP 3.17 pull diagnostics).
+    pull: bool,
+    /// From opening until the first background inference run ended
+    /// (lanes): the time, and the diagnostics sent meanwhile (pushes, or
+    /// pull answers with items) and their bytes.
+    settle: Option<(Duration, usize, usize)>,
+    /// Over the timed edits: diagnostics sent and their bytes.
+    edits_sent: usize,
+    edits_bytes: usize,
 }
 
 /// Counts the analysis diagnostics of a publishDiagnostics message: the
@@ -302,8 +426,14 @@ fn analysis_codes(message: &str) -> usize {
 /// The pause after each edit's requests.
 const PAUSE: Duration = Duration::from_millis(400);
 
-/// Edits without pauses after the timed ones, for the memory measure.
-const RSS_EDITS: usize = 1000;
+/// Edits without pauses after the timed ones, for the memory measure
+/// (`LANES_LSP_BENCH_RSS_EDITS`, 1,000 by default).
+fn rss_edits() -> usize {
+    std::env::var("LANES_LSP_BENCH_RSS_EDITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+}
 
 /// Edits after which the resident set is read a second time.
 const WARM_EDITS: usize = 100;
@@ -346,19 +476,25 @@ fn run() -> Result<String, String> {
          reads the same file as OpenCL C 2.0 with the default header (`compile_flags.txt`), the same session one after \
          the other. RSS: the server's resident set after the first diagnostics (before any inference), after \
          {WARM_EDITS} edits (the working set of editing and inference: every kernel analysed at least twice, \
-         findings for most), and after {RSS_EDITS} more edits without pauses (each waiting for its diagnostics; \
-         lanes only). Flat memory is the last two equal.\n",
-        PAUSE.as_millis()
+         findings for most), and after {} more edits without pauses (each waiting for its diagnostics; \
+         lanes only). Flat memory is the last two equal. The client offers pull diagnostics as VS Code does \
+         (`textDocument.diagnostic`, `workspace.diagnostics.refreshSupport`; `LANES_LSP_BENCH_PULL=0` offers push only): \
+         a server that answers pulls is asked after each change and after each refresh, one that does not pushes. \
+         Edit → diagnostics is until the publish of that version, or the answer to the pull after the change \
+         (`full` or `unchanged`).\n",
+        PAUSE.as_millis(),
+        rss_edits()
     );
     let _ = writeln!(
         s,
         "| file | server | open | edit → diagnostics p50 | p95 | comment edit p50 | p95 | hover p50 | p95 | inlay hints p50 | p95 | RSS open | after {WARM_EDITS} edits | after {} edits |",
-        EDITS + RSS_EDITS
+        EDITS + rss_edits()
     );
     let _ = writeln!(
         s,
         "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
     );
+    let mut settles = Vec::new();
     for kernels in [100, 400] {
         let mut peers = Vec::new();
         // `LANES_LSP_BENCH_PEERS=clangd` (or `lanes`) runs one of them.
@@ -404,7 +540,33 @@ fn run() -> Result<String, String> {
                 ms(pct(&r.hints, 0.5)),
                 ms(pct(&r.hints, 0.95)),
             );
+            if peer == Peer::Lanes {
+                settles.push((r.lines, name, r));
+            }
         }
+    }
+    let _ = writeln!(
+        s,
+        "\nDiagnostics sent (pushes, or pull answers with items; `unchanged` answers not counted): from opening until the \
+         end of lanes' first background inference run (the `preconditions of` line of `LANES_LSP_TIMING`), and over the \
+         {EDITS} timed edits with their pauses.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| file | server | diagnostics | settle: time | sent | MB | timed edits: sent per edit | kB per edit |"
+    );
+    let _ = writeln!(s, "|---|---|---|--:|--:|--:|--:|--:|");
+    for (lines, name, r) in &settles {
+        let (time, sent, bytes) = r.settle.unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "| {lines} lines | {name} | {} | {:.1} s | {sent} | {:.1} | {:.2} | {:.1} |",
+            if r.pull { "pull" } else { "push" },
+            time.as_secs_f64(),
+            bytes as f64 / 1e6,
+            r.edits_sent as f64 / EDITS as f64,
+            r.edits_bytes as f64 / 1e3 / EDITS as f64,
+        );
     }
     let _ = writeln!(
         s,
@@ -458,13 +620,26 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
     };
     let uri = format!("file://{}", path.display());
     let root = format!("file://{}", dir.display());
-    server.request(
+    // As VS Code: pull diagnostics with refreshes, unless
+    // `LANES_LSP_BENCH_PULL=0` (a push-only client such as Neovim 0.10).
+    let offer_pull = std::env::var("LANES_LSP_BENCH_PULL").map_or(true, |v| v != "0");
+    let (pull_caps, workspace_caps) = if offer_pull {
+        (
+            r#","diagnostic":{"dynamicRegistration":false}"#,
+            r#","workspace":{"diagnostics":{"refreshSupport":true}}"#,
+        )
+    } else {
+        ("", "")
+    };
+    let init = server.request(
         "initialize",
         &format!(
-            r#"{{"processId":null,"rootUri":"{root}","capabilities":{{"textDocument":{{"publishDiagnostics":{{"versionSupport":true}}}}}},"initializationOptions":{{"target":"avx2-i32x8"}}}}"#
+            r#"{{"processId":null,"rootUri":"{root}","capabilities":{{"textDocument":{{"publishDiagnostics":{{"versionSupport":true}}{pull_caps}}}{workspace_caps}}},"initializationOptions":{{"target":"avx2-i32x8"}}}}"#
         ),
     )?;
+    let pull = init.contains("\"diagnosticProvider\"");
     server.notify("initialized", "{}")?;
+    let mut result_id = None;
 
     let t = Instant::now();
     server.notify(
@@ -475,7 +650,11 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
         ),
     )?;
     eprintln!("lsp bench: {} on {lines} lines: opening", bin.display());
-    let first = server.diagnostics(1)?;
+    let first = if pull {
+        server.pull(&uri, &mut result_id)?
+    } else {
+        server.diagnostics(1)?
+    };
     let open = t.elapsed();
     let count = match peer {
         Peer::Lanes => analysis_codes(&first),
@@ -490,11 +669,51 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
     let rss_open = rss_kb(server.child.id());
     let mut rss_warm = None;
 
+    // Until the background inference of the opened file ends, pulling
+    // again after each refresh as an editor would.
+    let settle = if peer == Peer::Lanes {
+        eprintln!("lsp bench: {} on {lines} lines: settling", bin.display());
+        let (sent, bytes) = (server.diagnostics_sent, server.diagnostics_bytes);
+        let mut ended: Option<Instant> = None;
+        loop {
+            if server.refresh_pending {
+                server.pull(&uri, &mut result_id)?;
+            }
+            if server.inference_runs > 0 && ended.is_none() {
+                ended = Some(Instant::now());
+            }
+            // A refresh or publish may follow the log line by a little.
+            if ended.is_some_and(|e| e.elapsed() > Duration::from_secs(1)) {
+                break;
+            }
+            if t.elapsed() > Duration::from_secs(1200) {
+                return Err("the background inference did not end in 1200 s".into());
+            }
+            server.next(Duration::from_millis(100))?;
+        }
+        Some((
+            ended.map_or(t.elapsed(), |e| e.duration_since(t)),
+            server.diagnostics_sent - sent,
+            server.diagnostics_bytes - bytes,
+        ))
+    } else {
+        None
+    };
+    let (sent_before_edits, bytes_before_edits) =
+        (server.diagnostics_sent, server.diagnostics_bytes);
+    let mut edits_counted = None;
+
     let (mut edit, mut comment, mut hovers, mut hints) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut version = 1;
-    for n in 0..EDITS + if peer == Peer::Lanes { RSS_EDITS } else { 0 } {
+    for n in 0..EDITS + if peer == Peer::Lanes { rss_edits() } else { 0 } {
         let timed = n < EDITS;
+        if n == EDITS {
+            edits_counted = Some((
+                server.diagnostics_sent - sent_before_edits,
+                server.diagnostics_bytes - bytes_before_edits,
+            ));
+        }
         if n == WARM_EDITS {
             rss_warm = rss_kb(server.child.id());
         }
@@ -516,9 +735,14 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
                 c + 1
             ),
         )?;
-        let d = server.diagnostics(version)?;
+        let d = if pull {
+            server.pull(&uri, &mut result_id)?
+        } else {
+            server.diagnostics(version)?
+        };
         let took = t.elapsed();
-        if peer == Peer::Lanes && analysis_codes(&d) != count {
+        let unchanged = pull && d.contains("\"kind\":\"unchanged\"");
+        if peer == Peer::Lanes && !unchanged && analysis_codes(&d) != count {
             return Err("the diagnostics changed after a one-character edit".into());
         }
         if !timed {
@@ -559,8 +783,18 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
         }
         // A typist's pause: long enough for the background inference to
         // start (300 ms idle) and be running when the next edit arrives.
-        std::thread::sleep(PAUSE);
+        let pause = Instant::now() + PAUSE;
+        while let Some(left) = pause.checked_duration_since(Instant::now()) {
+            server.next(left)?;
+            if server.refresh_pending {
+                server.pull(&uri, &mut result_id)?;
+            }
+        }
     }
+    let (edits_sent, edits_bytes) = edits_counted.unwrap_or((
+        server.diagnostics_sent - sent_before_edits,
+        server.diagnostics_bytes - bytes_before_edits,
+    ));
     let rss_after = rss_kb(server.child.id());
     let _ = server.request("shutdown", "null");
     let _ = server.notify("exit", "null");
@@ -578,6 +812,10 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
             (Peer::Lanes, Some(a), Some(w), Some(b)) => Some((a, w, b)),
             _ => None,
         },
+        pull,
+        settle,
+        edits_sent,
+        edits_bytes,
     })
 }
 

@@ -16,7 +16,10 @@
 //!   `ContentModified` too, so no answer describes an older text.
 //!   Diagnostics are computed on one thread of their own
 //!   (`analysis_thread`: one malloc arena for the front end's revisions).
-//! - Diagnostics are pushed 5 ms after the last edit of a document.
+//! - Diagnostics are computed 5 ms after the last edit of a document and
+//!   pushed, or, for clients that advertise LSP 3.17 pull diagnostics,
+//!   answered to `textDocument/diagnostic` (`unchanged` when they did not
+//!   change; `workspace/diagnostic/refresh` after background findings).
 //! - Commands: `lanes.build` (object + header, `$/progress`),
 //!   `lanes.showVectorIR`, `lanes.showAsm`, `lanes.explain`, each with the
 //!   arguments `[uri-or-path, kernel?]`, answering `{"object","header"}` or

@@ -34,6 +34,13 @@ const DEBOUNCE: Duration = Duration::from_millis(5);
 /// precondition inference starts: none runs while the user types.
 const INFERENCE_IDLE: Duration = Duration::from_millis(300);
 
+/// The first wait between two publishes (or refreshes) of a background
+/// inference run; each publish doubles it up to [`PUBLISH_EVERY_MAX`]. The
+/// first findings show quickly, and a run of 100 s on a large file sends
+/// about ten whole-file publishes instead of one every half second.
+const PUBLISH_EVERY_MIN: Duration = Duration::from_secs(1);
+const PUBLISH_EVERY_MAX: Duration = Duration::from_secs(16);
+
 pub const COMMANDS: &[&str] = &[
     "lanes.build",
     "lanes.showVectorIR",
@@ -51,7 +58,19 @@ struct Doc {
     /// The version and diagnostics last published: background runs (new
     /// preconditions) that change nothing publish nothing.
     published: Option<(i32, Arc<Vec<Diagnostic>>)>,
+    /// Pull clients: the result id and diagnostics of the last
+    /// `textDocument/diagnostic` answer; the next pull of equal diagnostics
+    /// answers `unchanged`.
+    pulled: Option<(String, Arc<Vec<Diagnostic>>)>,
+    /// Pull clients: the diagnostics computed for a generation and a count
+    /// of stored findings, shared by the edit's own run and the client's
+    /// pull (whichever comes first computes them).
+    computed: Option<(Stamp, Arc<Vec<Diagnostic>>)>,
 }
+
+/// What a document's diagnostics depend on that the server changes: the
+/// document's generation and the number of findings stores so far.
+type Stamp = (u64, u64);
 
 pub(crate) struct State {
     pub db: LanesDatabase,
@@ -70,6 +89,25 @@ pub(crate) struct State {
     pub target_error: Option<String>,
     /// The `catalogueUrl` setting.
     catalogue_url: Option<String>,
+    /// How the client gets diagnostics.
+    pull: Pull,
+    /// The last result id given to a pull answer (ids are never reused, so
+    /// an id from before a close or a restart of the count never matches).
+    last_result_id: u64,
+    /// Bumped by every store of background findings.
+    stores: u64,
+}
+
+/// LSP 3.17 pull diagnostics, for clients that advertise
+/// `textDocument.diagnostic`: the client asks after each change and gets
+/// `unchanged` when the file's diagnostics did not change (on a large file
+/// a push carries every kernel's diagnostics after every keystroke).
+#[derive(Default, Clone, Copy)]
+struct Pull {
+    on: bool,
+    /// `workspace.diagnostics.refreshSupport`: background findings ask the
+    /// client to pull again.
+    refresh: bool,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -141,6 +179,9 @@ impl Backend {
                 unstored: HashMap::new(),
                 target_error: None,
                 catalogue_url: None,
+                pull: Pull::default(),
+                last_result_id: 0,
+                stores: 0,
             }),
             catalogue: installed_catalogue(),
             worker: crate::background::Worker::new(),
@@ -269,9 +310,13 @@ impl Backend {
     /// client asked to re-request what it caches.
     async fn settings_changed(&self) {
         self.apply_settings().await;
-        let (uris, refresh) = {
+        let (uris, refresh, pull) = {
             let st = self.state();
-            (st.docs.keys().cloned().collect::<Vec<_>>(), st.refresh)
+            (
+                st.docs.keys().cloned().collect::<Vec<_>>(),
+                st.refresh,
+                st.pull,
+            )
         };
         for u in uris {
             self.schedule_diagnostics(u);
@@ -279,6 +324,9 @@ impl Backend {
         let client = self.0.client.clone();
         tokio::spawn(async move {
             // Failures only mean the client does not cache these.
+            if pull.on && pull.refresh {
+                let _ = client.workspace_diagnostic_refresh().await;
+            }
             if refresh.inlay {
                 let _ = client.inlay_hint_refresh().await;
             }
@@ -329,12 +377,78 @@ impl Backend {
             .map(|d| d.version)
     }
 
+    /// The LSP diagnostics of `key` now, and what they were computed for:
+    /// the ones already computed for the same generation and findings if
+    /// any, else computed on the analysis thread and kept for the next
+    /// asker (pull clients: the edit's run and the client's pull).
+    async fn current_diagnostics(&self, key: &str) -> Result<(Stamp, Arc<Vec<Diagnostic>>)> {
+        let stamp = {
+            let st = self.state();
+            let Some(doc) = st.docs.get(key) else {
+                return Err(Error::invalid_params(format!("{key} is not open")));
+            };
+            let stamp = (doc.generation, st.stores);
+            if let Some((s, d)) = doc.computed.as_ref().filter(|(s, _)| *s == stamp) {
+                return Ok((*s, d.clone()));
+            }
+            stamp
+        };
+        let diags = self
+            .with_snapshot_on_analysis_thread(&uri_owned(key), |c| {
+                let ds = ide::diagnostics::diagnostics(c.db, c.file);
+                ds.iter().map(|d| c.lsp_diagnostic(d)).collect::<Vec<_>>()
+            })
+            .await?;
+        let diags = Arc::new(diags);
+        let mut st = self.state();
+        let stores = st.stores;
+        match st.docs.get_mut(key) {
+            Some(doc) if doc.generation == stamp.0 => {
+                // Findings stored since are shown by the run that stored
+                // them: these are not kept for the next asker.
+                if stores == stamp.1 {
+                    doc.computed = Some((stamp, diags.clone()));
+                }
+                Ok((stamp, diags))
+            }
+            // A change arrived meanwhile.
+            _ => Err(content_modified()),
+        }
+    }
+
+    /// Pull clients: after background findings were stored, asks the
+    /// client to pull again if the diagnostics differ from its last pull.
+    async fn refresh_if_changed(&self, key: &str) {
+        let Ok((_, diags)) = self.current_diagnostics(key).await else {
+            return;
+        };
+        let (changed, refresh) = {
+            let st = self.state();
+            let changed = st
+                .docs
+                .get(key)
+                .is_some_and(|d| d.pulled.as_ref().is_none_or(|(_, p)| *p != diags));
+            (changed, st.pull.refresh)
+        };
+        if changed && refresh {
+            let client = self.0.client.clone();
+            // Not awaited: the client answers once it has pulled again.
+            tokio::spawn(async move {
+                let _ = client.workspace_diagnostic_refresh().await;
+            });
+        }
+    }
+
     /// Computes and publishes the diagnostics of `key` unless a newer change
-    /// (generation) overtook it; true when published.
+    /// (generation) overtook it; true when published. Pull clients get
+    /// nothing pushed: the diagnostics are computed for their pull.
     async fn publish(&self, key: &str, generation: u64, what: &str) -> bool {
         let Some(version) = self.current(key, generation) else {
             return false;
         };
+        if self.state().pull.on {
+            return self.current_diagnostics(key).await.is_ok();
+        }
         let uri = uri_owned(key);
         let started = std::time::Instant::now();
         let diags = self
@@ -418,6 +532,18 @@ impl Backend {
 
     /// Stores findings unless the document was closed or the options
     /// changed meanwhile (then they are of no use); false in that case.
+    /// Shows the diagnostics after background findings were stored: a
+    /// publish (only if they changed), or for pull clients a refresh.
+    async fn show_background(&self, key: &str, generation: u64) {
+        if self.state().pull.on {
+            if self.current(key, generation).is_some() {
+                self.refresh_if_changed(key).await;
+            }
+        } else {
+            self.publish(key, generation, "preconditions").await;
+        }
+    }
+
     fn store_preconditions(
         &self,
         key: &str,
@@ -431,6 +557,7 @@ impl Backend {
             return false;
         }
         lanes_db::set_kernel_preconditions(&mut st.db, file, found);
+        st.stores += 1;
         true
     }
 
@@ -454,7 +581,9 @@ impl Backend {
             return;
         };
         let stashed = self.state().unstored.remove(key).unwrap_or_default();
-        if !stashed.is_empty() && !self.store_preconditions(key, file, &options, stashed) {
+        // Whether findings were stored and not shown yet.
+        let mut unshown = !stashed.is_empty();
+        if unshown && !self.store_preconditions(key, file, &options, stashed) {
             return;
         }
         let snap = self.state().db.clone();
@@ -472,6 +601,8 @@ impl Backend {
         let mut file_left = options.budget.file.saturating_sub(spent);
         let started = std::time::Instant::now();
         let mut last = std::time::Instant::now();
+        let mut last_shown = std::time::Instant::now();
+        let mut show_every = PUBLISH_EVERY_MIN;
         let mut done = Vec::new();
         let total = pending.len();
         for (i, p) in pending.into_iter().enumerate() {
@@ -496,13 +627,28 @@ impl Backend {
             ));
             // Storing cancels running queries (a newer edit's diagnostics):
             // store in batches, at the end or every half second.
+            // Hovers and hints see the stored findings at once; the
+            // diagnostics (a whole-file publish, or a refresh that makes a
+            // pull client ask) go out at growing intervals and at the end.
             if i + 1 == total || last.elapsed() > Duration::from_millis(500) {
                 if !self.store_preconditions(key, file, &options, std::mem::take(&mut done)) {
                     return;
                 }
-                self.publish(key, generation, "preconditions").await;
                 last = std::time::Instant::now();
+                unshown = true;
+                if i + 1 == total || last_shown.elapsed() >= show_every {
+                    self.show_background(key, generation).await;
+                    unshown = false;
+                    last_shown = std::time::Instant::now();
+                    show_every = (show_every * 2).min(PUBLISH_EVERY_MAX);
+                }
             }
+        }
+        // Stored and not shown (only findings of a stopped run, no kernel
+        // left): show them. Stopped by a newer change: that change's
+        // diagnostics include them.
+        if unshown && self.current(key, generation).is_some() {
+            self.show_background(key, generation).await;
         }
         // Stopped by a newer change: storing now would cancel that change's
         // diagnostics; the newer run stores these once it has published.
@@ -644,6 +790,12 @@ impl LanguageServer for Backend {
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
             let flag = |p: &str| caps.pointer(p).and_then(Value::as_bool).unwrap_or(false);
+            st.pull = Pull {
+                on: caps
+                    .pointer("/textDocument/diagnostic")
+                    .is_some_and(Value::is_object),
+                refresh: flag("/workspace/diagnostics/refreshSupport"),
+            };
             st.refresh = Refresh {
                 inlay: flag("/workspace/inlayHint/refreshSupport"),
                 lens: flag("/workspace/codeLens/refreshSupport"),
@@ -660,7 +812,8 @@ impl LanguageServer for Backend {
             st.root = root;
         }
         self.apply_settings().await;
-        let caps = json!({
+        let pull = self.state().pull.on;
+        let mut caps = json!({
             "positionEncoding": "utf-16",
             "textDocumentSync": {"openClose": true, "change": 2},
             "hoverProvider": true,
@@ -682,6 +835,15 @@ impl LanguageServer for Backend {
             "documentHighlightProvider": true,
             "executeCommandProvider": {"commands": COMMANDS},
         });
+        if pull {
+            // Diagnostics depend on included headers (interFileDependencies);
+            // there are no workspace diagnostics beyond the open files.
+            caps["diagnosticProvider"] = json!({
+                "identifier": "lanes",
+                "interFileDependencies": true,
+                "workspaceDiagnostics": false,
+            });
+        }
         Ok(InitializeResult {
             capabilities: typed(caps)?,
             server_info: Some(typed(
@@ -718,6 +880,8 @@ impl LanguageServer for Backend {
                     file,
                     generation: 0,
                     published: None,
+                    pulled: None,
+                    computed: None,
                 },
             );
         }
@@ -787,6 +951,10 @@ impl LanguageServer for Backend {
                 lanes_db::Db::parse_memos(&st.db).forget(f);
                 // No diagnostics job may follow to free what was parked.
                 lanes_db::reclaim::free_parked();
+            }
+            if st.pull.on {
+                // A pull client forgets a closed document's diagnostics.
+                return;
             }
         }
         self.publish_diagnostics(params.text_document.uri, &[], None)
@@ -1086,8 +1254,64 @@ impl LanguageServer for Backend {
         }
     }
 
+    /// `textDocument/diagnostic`: the document's diagnostics, or
+    /// `unchanged` when they equal those of the result id the client has.
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReport> {
+        let key = params.text_document.uri.to_string();
+        let (stamp, diags) = self
+            .current_diagnostics(&key)
+            .await
+            .map_err(retrigger_if_modified)?;
+        let mut st = self.state();
+        let st = &mut *st;
+        let Some(doc) = st.docs.get_mut(&key) else {
+            return Err(Error::invalid_params(format!("{key} is not open")));
+        };
+        if doc.generation != stamp.0 {
+            return Err(retrigger_if_modified(content_modified()));
+        }
+        let id = match &doc.pulled {
+            Some((id, d)) if *d == diags => id.clone(),
+            _ => {
+                st.last_result_id += 1;
+                let id = st.last_result_id.to_string();
+                doc.pulled = Some((id.clone(), diags.clone()));
+                id
+            }
+        };
+        if params.previous_result_id.as_deref() == Some(id.as_str()) {
+            return Ok(RelatedUnchangedDocumentDiagnosticReport::new(
+                None,
+                UnchangedDocumentDiagnosticReport::new(id),
+            )
+            .into());
+        }
+        Ok(RelatedFullDocumentDiagnosticReport::new(
+            None,
+            FullDocumentDiagnosticReport::new(Some(id), diags.to_vec()),
+        )
+        .into())
+    }
+
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LspAny>> {
         commands::execute(self, params).await.map(Some)
+    }
+}
+
+/// A pull cancelled by a change answers ServerCancelled (-32802) with
+/// `retriggerRequest`: the client asks again. (ContentModified would make
+/// vscode-languageclient show an empty list until its next pull.)
+fn retrigger_if_modified(e: Error) -> Error {
+    if e.code != ErrorCode::ContentModified {
+        return e;
+    }
+    Error {
+        code: ErrorCode::ServerError(-32802),
+        message: "the document changed; ask again".into(),
+        data: Some(json!({"retriggerRequest": true})),
     }
 }
 
