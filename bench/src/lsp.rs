@@ -477,8 +477,9 @@ fn run() -> Result<String, String> {
          the other. RSS: the server's resident set after the first diagnostics (before any inference), after \
          {WARM_EDITS} edits (the working set of editing and inference: every kernel analysed at least twice, \
          findings for most), and after {} more edits without pauses (each waiting for its diagnostics; \
-         lanes only). Flat memory is the last two equal. The client offers pull diagnostics as VS Code does \
-         (`textDocument.diagnostic`, `workspace.diagnostics.refreshSupport`; `LANES_LSP_BENCH_PULL=0` offers push only): \
+         lanes only). Flat memory is the last two equal. The client advertises pull diagnostics as VS Code does \
+         (`textDocument.diagnostic`, `workspace.diagnostics.refreshSupport`; `LANES_LSP_BENCH_PULL=0` does not; \
+         lanes answers pulls only with `LANES_LSP_BENCH_PULL=1`, its `pullDiagnostics` option): \
          a server that answers pulls is asked after each change and after each refresh, one that does not pushes. \
          Edit → diagnostics is until the publish of that version, or the answer to the pull after the change \
          (`full` or `unchanged`).\n",
@@ -620,10 +621,12 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
     };
     let uri = format!("file://{}", path.display());
     let root = format!("file://{}", dir.display());
-    // As VS Code: pull diagnostics with refreshes, unless
-    // `LANES_LSP_BENCH_PULL=0` (a push-only client such as Neovim 0.10).
-    let offer_pull = std::env::var("LANES_LSP_BENCH_PULL").map_or(true, |v| v != "0");
-    let (pull_caps, workspace_caps) = if offer_pull {
+    // As VS Code: pull diagnostics with refreshes advertised; the server
+    // answers pulls only when asked to (`LANES_LSP_BENCH_PULL=1` sends
+    // `pullDiagnostics`), else it pushes, which is what users get by default;
+    // `LANES_LSP_BENCH_PULL=0` advertises no pull (a client such as Neovim 0.10).
+    let mode = std::env::var("LANES_LSP_BENCH_PULL").unwrap_or_default();
+    let (pull_caps, workspace_caps) = if mode != "0" {
         (
             r#","diagnostic":{"dynamicRegistration":false}"#,
             r#","workspace":{"diagnostics":{"refreshSupport":true}}"#,
@@ -631,10 +634,15 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
     } else {
         ("", "")
     };
+    let opt_in = if mode == "1" {
+        r#","pullDiagnostics":true"#
+    } else {
+        ""
+    };
     let init = server.request(
         "initialize",
         &format!(
-            r#"{{"processId":null,"rootUri":"{root}","capabilities":{{"textDocument":{{"publishDiagnostics":{{"versionSupport":true}}{pull_caps}}}{workspace_caps}}},"initializationOptions":{{"target":"avx2-i32x8"}}}}"#
+            r#"{{"processId":null,"rootUri":"{root}","capabilities":{{"textDocument":{{"publishDiagnostics":{{"versionSupport":true}}{pull_caps}}}{workspace_caps}}},"initializationOptions":{{"target":"avx2-i32x8"{opt_in}}}}}"#
         ),
     )?;
     let pull = init.contains("\"diagnosticProvider\"");

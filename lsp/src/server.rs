@@ -790,10 +790,20 @@ impl LanguageServer for Backend {
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
             let flag = |p: &str| caps.pointer(p).and_then(Value::as_bool).unwrap_or(false);
+            // Pull only when the client asks for it in its options as well:
+            // a `full` answer goes through tower-lsp-server's response path,
+            // which builds a `serde_json::Value` of every diagnostic, and
+            // made code edits slower than pushes (bench/RESULTS.md).
+            let opts = params
+                .initialization_options
+                .as_ref()
+                .unwrap_or(&Value::Null);
+            let opts = opts.get("lanes").filter(|l| l.is_object()).unwrap_or(opts);
             st.pull = Pull {
                 on: caps
                     .pointer("/textDocument/diagnostic")
-                    .is_some_and(Value::is_object),
+                    .is_some_and(Value::is_object)
+                    && opts.get("pullDiagnostics").and_then(Value::as_bool) == Some(true),
                 refresh: flag("/workspace/diagnostics/refreshSupport"),
             };
             st.refresh = Refresh {

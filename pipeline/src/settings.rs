@@ -312,8 +312,9 @@ const KEYS: &[&str] = &[
 ];
 /// Keys of editor clients' own settings that they may send along (the
 /// server path and trace level of the VS Code extension), and the language
-/// server's own (`catalogueUrl`, the diagnostics' links); not read here.
-const CLIENT_KEYS: &[&str] = &["server", "trace", "catalogueUrl"];
+/// server's own (`catalogueUrl`, the diagnostics' links; `pullDiagnostics`,
+/// read at initialization); not read here.
+const CLIENT_KEYS: &[&str] = &["server", "trace", "catalogueUrl", "pullDiagnostics"];
 
 struct Reader {
     errors: Vec<SettingsError>,

@@ -18,7 +18,9 @@ from test_lsp import CONVOLUTION, LANES, change, partial
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 
-async def start(client: LanguageClient, tmp_path: pathlib.Path, pull: bool, preconditions: bool):
+async def start(
+    client: LanguageClient, tmp_path: pathlib.Path, pull: bool, preconditions: bool, opt_in: bool = True
+):
     caps = client_capabilities("visual-studio-code")
     if pull:
         caps.text_document.diagnostic = types.DiagnosticClientCapabilities(
@@ -32,6 +34,7 @@ async def start(client: LanguageClient, tmp_path: pathlib.Path, pull: bool, prec
             initialization_options={
                 "target": "avx512skx-x16",
                 "preconditions": {"enabled": preconditions},
+                "pullDiagnostics": opt_in,
             },
         )
     )
@@ -71,6 +74,13 @@ async def pull_client(lsp_client: LanguageClient, tmp_path: pathlib.Path):
 @pytest_lsp.fixture(config=CONFIG)
 async def pull_client_inferring(lsp_client: LanguageClient, tmp_path: pathlib.Path):
     await start(lsp_client, tmp_path, pull=True, preconditions=True)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def pull_capable_client(lsp_client: LanguageClient, tmp_path: pathlib.Path):
+    await start(lsp_client, tmp_path, pull=True, preconditions=False, opt_in=False)
     yield
     await lsp_client.shutdown_session()
 
@@ -177,3 +187,17 @@ async def test_a_client_without_the_capability_gets_pushed_diagnostics(push_clie
     await asyncio.wait_for(pushed(), 60)
     p = [p for p in lsp_client.pushed if p.uri == uri][0]
     assert any(d.code == "L0201" for d in p.diagnostics)
+
+
+async def test_a_pull_capable_client_gets_pushes_unless_it_opts_in(pull_capable_client: LanguageClient, tmp_path):
+    # VS Code advertises pull; without `pullDiagnostics` it keeps pushes,
+    # which are faster per code edit today (bench/RESULTS.md).
+    lsp_client = pull_capable_client
+    assert lsp_client.init_result.capabilities.diagnostic_provider is None
+    uri = open_file(lsp_client, tmp_path, "convolution.cl", CONVOLUTION)
+
+    async def pushed():
+        while not any(p.uri == uri and p.version == 1 for p in lsp_client.pushed):
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(pushed(), 60)
