@@ -27,16 +27,16 @@ __kernel void count_rows(__global const uint *data, __global uint *partial)
     int lsize = get_local_size(0);
     int group = get_group_id(0);
 
-    for (int b = lid; b < BINS; b += lsize)
+    for (int b = lid; b < BINS; b += lsize)  //~ loop: divergent //~ warning[L0201]
         bins[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 
     int base = group * ITEMS * lsize + lid;
     for (int k = 0; k < ITEMS; k++)
-        atomic_inc(&bins[data[base + k * lsize] & (BINS - 1)]);
+        atomic_inc(&bins[data[base + k * lsize] & (BINS - 1)]);  //~ warning[L0209]
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    for (int b = lid; b < BINS; b += lsize)
+    for (int b = lid; b < BINS; b += lsize)  //~ loop: divergent //~ warning[L0201]
         partial[group * BINS + b] = bins[b];
 }
 
@@ -53,7 +53,7 @@ __kernel void sum_rows(__global const uint *data, __global uint *partial,
     uint lsize = get_local_size(0);
     uint group = get_group_id(0);
 
-    for (uint b = lid; b < BINS; b += lsize)
+    for (uint b = lid; b < BINS; b += lsize)  //~ loop: divergent //~ warning[L0201]
         bins[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -62,11 +62,11 @@ __kernel void sum_rows(__global const uint *data, __global uint *partial,
     for (int k = 0; k < ITEMS; k++, i += lsize) {
         uint v = data[i];
         sum += v;
-        atomic_add(&bins[v & (BINS - 1)], v >> 2);
+        atomic_add(&bins[v & (BINS - 1)], v >> 2);  //~ warning[L0209]
     }
     sums[get_global_id(0)] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    for (uint b = lid; b < BINS; b += lsize)
+    for (uint b = lid; b < BINS; b += lsize)  //~ loop: divergent //~ warning[L0201]
         partial[group * BINS + b] = bins[b];
 }
