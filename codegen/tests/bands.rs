@@ -103,13 +103,7 @@ fn run_target(target: &str) {
 
 #[test]
 fn banded_walk_runs_every_work_item_once_with_its_ids() {
-    for t in [
-        "sse4-i32x4",
-        "avx2-i32x8",
-        "avx2-i32x16",
-        "avx512skx-x8",
-        "avx512skx-x16",
-    ] {
+    for t in common::TEST_TARGETS {
         run_target(t);
     }
 }

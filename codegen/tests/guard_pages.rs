@@ -485,13 +485,7 @@ fn run_target(target: &str) {
 
 #[test]
 fn no_out_of_bounds_lanes() {
-    for t in [
-        "sse4-i32x4",
-        "avx2-i32x8",
-        "avx2-i32x16",
-        "avx512skx-x8",
-        "avx512skx-x16",
-    ] {
+    for t in common::TEST_TARGETS {
         run_target(t);
     }
 }

@@ -8,7 +8,6 @@
 mod common;
 
 use common::*;
-use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
 use lanes_vectorizer::interp::NdRange;
 
 /// Work-group rows of 75 and 130 work-items: one or two runs of up to 64
@@ -30,23 +29,11 @@ fn shapes(dims: u32, _w: u64) -> Vec<NdRange> {
     }
 }
 
-fn unit_of(src: &str) -> lanes_frontend::unit::CheckedUnit {
-    let unit = lanes_frontend::unit::check_text(
-        "interleave.cl",
-        None,
-        src,
-        &PreprocessOptions::default(),
-        &RealFs,
-    );
-    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
-    unit
-}
-
 /// How many SIMD groups the body of the only kernel of `src` runs on
 /// `target` (1: not interleaved), the groups of all its rows when it runs
 /// a block of rows (`rows.rs`; gemm: 2 groups of 4 rows on 8 lanes).
 fn groups(src: &str, target: &str) -> u32 {
-    let unit = unit_of(src);
+    let unit = checked_text("interleave.cl", src);
     let spec = lanes_codegen::target_spec(target).unwrap();
     let k = unit.hir.kernels()[0];
     let kc = lanes_codegen::kernel_code_for(&unit.hir, k, &spec).unwrap();
@@ -149,7 +136,7 @@ __kernel void newton_sqrt(__global const float *x, __global float *root,
 /// `return` before the loop in some lanes).
 fn divergent_loops(target: &str) {
     let spec = lanes_codegen::target_spec(target).unwrap();
-    let unit = unit_of(DIVERGENT);
+    let unit = checked_text("interleave.cl", DIVERGENT);
     for k in unit.hir.kernels() {
         let kc = lanes_codegen::kernel_code_for(&unit.hir, k, &spec).unwrap();
         // Float recurrences: 16 lanes in flight; the walk through loads: 32.
@@ -309,7 +296,7 @@ __kernel void k(__global float *a, __global float *b, int n)
     b[i] = s + sub_group_reduce_add(a[i]);
 }
 "#;
-    let unit = unit_of(src);
+    let unit = checked_text("interleave.cl", src);
     let k = unit.hir.kernels()[0];
     let opts = lanes_codegen::Options { opt_level: 2 };
     let o = check_kernel_with(&unit.hir, k, &spec, &opts, "sub_groups", &shapes);
@@ -377,7 +364,10 @@ const GEMM_4_ROWS: &str = include_str!("../../bench/experiments/gemm_rows/gemm4.
 fn gemm_4_rows_equals_the_interpreter() {
     let all = |_: &lanes_frontend::hir::Unit, _| true;
     for target in ["sse4-i32x4", "avx2-i32x8", "avx2-i32x16", "avx512skx-x16"] {
-        let units = vec![("gemm4.cl".into(), unit_of(GEMM_4_ROWS))];
+        let units = vec![(
+            "gemm4.cl".into(),
+            checked_text("interleave.cl", GEMM_4_ROWS),
+        )];
         if let Some(kernels) = compare_corpus(target, 2, units, &all, &shapes) {
             assert_eq!(kernels, 1, "{target}");
         }

@@ -10,7 +10,6 @@
 mod common;
 
 use common::*;
-use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
 use lanes_vectorizer::interp::NdRange;
 
 /// Work-groups of 7, 5, 4 and 9 rows (a block of 4 and rows left over,
@@ -32,21 +31,9 @@ fn shapes(dims: u32, _w: u64) -> Vec<NdRange> {
     }
 }
 
-fn unit_of(src: &str) -> lanes_frontend::unit::CheckedUnit {
-    let unit = lanes_frontend::unit::check_text(
-        "rows.cl",
-        None,
-        src,
-        &PreprocessOptions::default(),
-        &RealFs,
-    );
-    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
-    unit
-}
-
 /// (groups, rows) of the body of kernel `name` of `src` on `target`.
 fn block_of(src: &str, name: &str, target: &str) -> (u32, u32) {
-    let unit = unit_of(src);
+    let unit = checked_text("rows.cl", src);
     let spec = lanes_codegen::target_spec(target).unwrap();
     let k = unit
         .hir
@@ -164,7 +151,7 @@ fn rows_corpus(target: &str) {
     };
     let mut units = corpus();
     units.extend(corpus_of(&["bench/kernels"]));
-    units.push(("rows.cl".into(), unit_of(KERNELS)));
+    units.push(("rows.cl".into(), checked_text("rows.cl", KERNELS)));
     if let Some(kernels) = compare_corpus(target, 2, units, &select, &shapes) {
         assert!(kernels >= 5, "only {kernels} row-blocked kernels compared");
     }
@@ -196,8 +183,8 @@ fn row_blocks_equal_the_interpreter_avx512() {
 fn row_blocks_at_o0_equal_the_interpreter() {
     let all = |_: &lanes_frontend::hir::Unit, _| true;
     let units = vec![
-        ("rows.cl".into(), unit_of(KERNELS)),
-        ("gemm.cl".into(), unit_of(GEMM)),
+        ("rows.cl".into(), checked_text("rows.cl", KERNELS)),
+        ("gemm.cl".into(), checked_text("rows.cl", GEMM)),
     ];
     if let Some(kernels) = compare_corpus("avx2-i32x8", 0, units, &all, &shapes) {
         assert_eq!(kernels, 6);
@@ -210,7 +197,7 @@ fn row_blocks_at_o0_equal_the_interpreter() {
 fn refused_kernel_equals_the_interpreter() {
     let only = |unit: &lanes_frontend::hir::Unit, k| unit.function(k).name == "test_after_store";
     for target in TARGETS {
-        let units = vec![("rows.cl".into(), unit_of(KERNELS))];
+        let units = vec![("rows.cl".into(), checked_text("rows.cl", KERNELS))];
         if let Some(kernels) = compare_corpus(target, 0, units, &only, &shapes) {
             assert_eq!(kernels, 1, "{target}");
         }

@@ -191,13 +191,7 @@ fn run_target(target: &str) {
 
 #[test]
 fn streaming_results_equal_the_interpreter() {
-    for t in [
-        "sse4-i32x4",
-        "avx2-i32x8",
-        "avx2-i32x16",
-        "avx512skx-x8",
-        "avx512skx-x16",
-    ] {
+    for t in common::TEST_TARGETS {
         run_target(t);
     }
 }

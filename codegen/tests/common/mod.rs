@@ -1049,10 +1049,15 @@ pub fn runnable_unit(
         eprintln!("SKIPPED: this machine cannot run {target}");
         return None;
     }
+    Some((spec, checked_text(file, src)))
+}
+
+/// `src` checked as `file`; it must have no errors.
+pub fn checked_text(file: &str, src: &str) -> CheckedUnit {
     let unit =
         lanes_frontend::unit::check_text(file, None, src, &PreprocessOptions::default(), &RealFs);
     assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
-    Some((spec, unit))
+    unit
 }
 
 /// Kernel `name` of `unit` for `spec`: its scalar IR (what the interpreter
