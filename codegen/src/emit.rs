@@ -37,6 +37,7 @@ use crate::workgroup::Plan;
 mod all_active;
 mod atomic;
 mod collective;
+mod lane_range;
 mod mask_versions;
 pub mod streaming;
 pub mod strided;
@@ -1637,6 +1638,11 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         match op {
             Horizontal::Any | Horizontal::All => {
                 let is_any = op == Horizontal::Any;
+                if xv && self.is_full_lane_mask(self.vf.block_mask[b.index()]) {
+                    if let Some(r) = self.range_test(a0, is_any)? {
+                        return Ok(r);
+                    }
+                }
                 let x = self.get(a0, xv)?;
                 if !xv {
                     // Uniform operand: its value if any lane is active, else

@@ -193,8 +193,13 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     /// terminator of the masked code).
     pub(super) fn branch_to_copy(&mut self, c: &Copy) -> R<BasicBlock<'ctx>> {
         let cx = self.cx;
-        let m = self.get(c.mask, true)?;
-        let all = cx.intrinsic("llvm.vector.reduce.and", &[m.get_type()], &[m])?;
+        let all = match self.range_test(c.mask, false)? {
+            Some(all) => all,
+            None => {
+                let m = self.get(c.mask, true)?;
+                cx.intrinsic("llvm.vector.reduce.and", &[m.get_type()], &[m])?
+            }
+        };
         let label = &self.f.block(c.split).label;
         let copy = cx
             .ctx

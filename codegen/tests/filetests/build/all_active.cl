@@ -11,10 +11,10 @@ kernel void scale(global float *out, global const float *in, int n) {
 // check: @scale_groups(
 // check: br i1 $(all=%\d+), label %if.then.all_active.i, label %entry.masked.i
 // check: entry.masked.i:
-// nextln: call <8 x float> @llvm.masked.load.v8f32.p0(
+// check: call <8 x float> @llvm.masked.load.v8f32.p0(
 // check: call void @llvm.masked.store.v8f32.p0(
 // check: if.then.all_active.i:
-// nextln: $(v=%[\w.]+) = load <8 x float>, ptr
+// check: $(v=%[\w.]+) = load <8 x float>, ptr
 // not: @llvm.masked
 // check: store <8 x float>
 // not: @llvm.masked

@@ -1,0 +1,119 @@
+//! `sub_group_any`/`_all` of a unit-stride index against a uniform bound,
+//! answered from the first and last lane in scalars
+//! (`codegen/src/emit/lane_range.rs`): the 2-D guard of jacobi_2d has no
+//! vector compare left in its SIMD-group test, and kernels whose guards
+//! compare in every direction, with the index on either side, falling
+//! (stride -1) and in 64 bits, equal the interpreter on every target this
+//! CPU runs, with full and partial SIMD groups and global offsets.
+
+mod common;
+
+use common::*;
+
+const GUARDS: &str = r#"
+__kernel void interior(__global const float *A, __global float *B, int n)
+{
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1)
+        B[i * n + j] = 0.25f * (A[i * n + j - 1] + A[i * n + j + 1]
+                                + A[(i - 1) * n + j] + A[(i + 1) * n + j]);
+}
+
+// The index on the right of the compare, and `>`/`<=`.
+__kernel void bound_left(__global float *a, __global const float *b, int lo, int hi)
+{
+    int j = get_global_id(0);
+    if (lo < j && hi >= j)
+        a[j] = b[j] * 2.0f;
+}
+
+// A falling index: lane k holds n - 1 - j, lanes apart by -1.
+__kernel void falling(__global float *a, __global const float *b, int n)
+{
+    int j = get_global_id(0);
+    int r = n - 1 - j;
+    if (r > 2 && r <= n)
+        a[j] = b[j] + (float)r;
+}
+
+// Explicit sub-group votes, in 64 bits and in 32.
+__kernel void votes(__global int *out, int n)
+{
+    int j = get_global_id(0);
+    long g = (long)get_global_id(0);
+    int all_lo = sub_group_all(j >= n);
+    int any_lo = sub_group_any(j < n);
+    int all_hi = sub_group_all(g <= (long)n + 4);
+    int any_hi = sub_group_any(g > (long)n);
+    out[j] = all_lo + 2 * any_lo + 4 * all_hi + 8 * any_hi;
+}
+"#;
+
+/// GUARDS with the fast paths `lanes build` adds (`if (sub_group_all(1 <=
+/// j))` around the guard of `interior`, ...), for W = 8.
+fn specialized() -> String {
+    let unit = lanes_frontend::unit::check_text(
+        "lane_range.cl",
+        None,
+        GUARDS,
+        &lanes_frontend::preprocess::PreprocessOptions::default(),
+        &lanes_frontend::preprocess::RealFs,
+    );
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
+    let s =
+        lanes_vectorizer::precond::specialize(&unit, &lanes_vectorizer::precond::Options::new(8));
+    assert!(
+        s.applied.iter().any(|a| a.kernel == "interior"),
+        "no fast path for `interior`: {:?}",
+        s.applied
+    );
+    s.text
+}
+
+#[test]
+fn guards_and_votes_equal_the_interpreter() {
+    for src in [GUARDS.to_string(), specialized()] {
+        let c = check_every_kernel("lane_range.cl", &src);
+        assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));
+        eprintln!("{} launches compared", c.ran);
+    }
+}
+
+/// The SIMD-group loop of a 2-D stencil, as `lanes build` specializes it,
+/// tests its guards on scalars: from the label before the all-active
+/// copy's unmasked store back to it (the tests that lead there, falling
+/// through), no vector compare or mask test (before: two 64-bit compares,
+/// a pack and `vtestps` for the fast path's `1 <= j`, a compare,
+/// `vmovmskps` and `cmp $255` for the copy's `j < w - 1`).
+#[test]
+fn the_stencil_guard_is_tested_on_scalars() {
+    let asm = groups_asm_avx2("lane_range.cl", &specialized(), "interior");
+    let lines: Vec<&str> = asm.lines().map(str::trim).collect();
+    let store = lines
+        .iter()
+        .position(|l| l.starts_with("vmovups\t%ymm") && l.ends_with(')'))
+        .unwrap_or_else(|| panic!("no unmasked store:\n{asm}"));
+    let start = lines[..store]
+        .iter()
+        .rposition(|l| l.starts_with(".LBB") && l.ends_with(':'))
+        .unwrap_or_else(|| panic!("no label before the store:\n{asm}"));
+    let path = &lines[start..=store];
+    for bad in [
+        "vpcmpgt", "vpcmpeq", "vmovmsk", "vptest", "vtestps", "vpack",
+    ] {
+        assert!(
+            path.iter().all(|l| !l.starts_with(bad)),
+            "`{bad}` on the way to the all-active store:\n{}",
+            path.join("\n")
+        );
+    }
+    assert!(
+        path.iter().any(
+            |l| l.starts_with("vmovups\t") && l.contains("(%") && l.ends_with("%ymm7")
+                || l.starts_with("vaddps\t") && l.contains("(%")
+        ),
+        "no unmasked load on the way:\n{}",
+        path.join("\n")
+    );
+}
