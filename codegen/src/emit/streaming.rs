@@ -15,6 +15,12 @@
 //! - the kernel reads nothing through that argument (what it writes is not
 //!   read back by it), and every pointer it reads through comes from a known
 //!   argument, private or `__constant` object;
+//! - it reads each argument at one address (the same expression of the
+//!   same parameters, ids and constants; the specializer's fast and slow
+//!   paths repeat it): a stencil (jacobi_2d, sobel: neighbours in the same
+//!   and the adjacent rows) was slower with streaming stores on Zen 3 even
+//!   row by row, where the triad, reading each input element once, is
+//!   faster (bench/RESULTS.md, 2026-11-27 06:30);
 //! - it runs with every lane active (the all-active copy or a whole SIMD
 //!   group without a guard): a masked store has no non-temporal form;
 //! - at run time, the NDRange writes at least [`MIN_BYTES`] through it (less
@@ -26,7 +32,7 @@
 //! when its body has any (see `abi.rs`), so the results are visible to
 //! other threads once it returns. x86 only (`sfence` is an x86 instruction).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::{LLVMIntPredicate as IP, LLVMOpcode as Op};
@@ -74,6 +80,27 @@ fn root(f: &Function, mut p: ValueId) -> Root {
     }
 }
 
+/// The expression `v` computes, as text: equal for two computations of
+/// one address from the same parameters, ids and constants.
+fn address(f: &Function, v: ValueId, depth: u32) -> String {
+    let d = match f.values[v.index()].def {
+        ValueDef::Param(n) => return format!("p{n}"),
+        ValueDef::Const(c) => return format!("{c:?}"),
+        ValueDef::Inst(d) if depth < 16 => d,
+        _ => return format!("v{}", v.0),
+    };
+    let k = |x: ValueId| address(f, x, depth + 1);
+    match &f.inst(d).kind {
+        InstKind::Bin { op, lhs, rhs } => format!("({op:?} {} {})", k(*lhs), k(*rhs)),
+        InstKind::Cast { op, value } => format!("({op:?} {:?} {})", f.ty(v), k(*value)),
+        InstKind::PtrAdd { base, offset } => format!("(+ {} {})", k(*base), k(*offset)),
+        InstKind::WorkItem { query, dim } => {
+            format!("({query:?} {})", dim.map_or(String::new(), k))
+        }
+        _ => format!("v{}", v.0),
+    }
+}
+
 /// The stores of `vf` that may stream (the static part of the rule).
 pub fn plan(vf: &VectorFunction, x86: bool) -> HashSet<InstId> {
     let f = &vf.func;
@@ -82,6 +109,7 @@ pub fn plan(vf: &VectorFunction, x86: bool) -> HashSet<InstId> {
         return out;
     }
     let mut read = HashSet::new();
+    let mut addresses: HashMap<u32, String> = HashMap::new();
     for inst in &f.insts {
         let ptr = match &inst.kind {
             InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. } => *ptr,
@@ -90,6 +118,13 @@ pub fn plan(vf: &VectorFunction, x86: bool) -> HashSet<InstId> {
         match root(f, ptr) {
             Root::Param(n) => {
                 read.insert(n);
+                // Two addresses through one argument: a stencil, whose
+                // neighbours come from the cache. (The specializer's fast
+                // and slow paths load the same address twice.)
+                let a = address(f, ptr, 0);
+                if addresses.entry(n).or_insert_with(|| a.clone()) != &a {
+                    return out;
+                }
             }
             Root::Own => {}
             Root::Unknown => return out,
