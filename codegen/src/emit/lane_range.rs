@@ -147,8 +147,13 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         let below = matches!(p, CmpPred::Slt | CmpPred::Sle);
         let want_max = below != is_any;
         let end = if want_max == (stride > 0) {
-            let last = (self.w() as i64 - 1) * stride;
-            cx.binop(Op::LLVMAdd, x0, cx.i64c(last as u64))?
+            // `nsw`: lane 0's index is an `int` or an id, far from the ends
+            // of `i64`, so the sum is exact (and LLVM may then drop an `any`
+            // test that the `all` test on the other end implies).
+            let last = i64t.const_int(((self.w() as i64 - 1) * stride) as u64, true);
+            cx.b.build_int_nsw_add(x0.into_int_value(), last, "")
+                .map_err(|e| format!("{e:?}"))?
+                .into()
         } else {
             x0
         };
