@@ -378,6 +378,38 @@ pub fn emit_entry_points<'ctx>(
     }
     let next = slot(i32t.into(), "next")?;
     let turn = slot(i64t.into(), "turn")?;
+    // The values kept once per work-group (the schedule's `shared`):
+    // `shared` holds them between regions, `work` is the copy a SIMD group
+    // runs with (copied in before each turn, back after a region's last),
+    // so every SIMD group of a region starts from the values the region
+    // started with. Both are objects of this frame that only the inlined
+    // bodies reach: LLVM keeps them in registers across the region loops.
+    let shared_bytes = match (plan, bodies.several) {
+        (Some(p), Some(_)) => p.shared_bytes,
+        _ => 0,
+    };
+    let shared_ty = i64t.array_type((shared_bytes / 8).max(1) as u32);
+    let shared = slot(shared_ty.into(), "shared")?;
+    let work = slot(shared_ty.into(), "work")?;
+    for p in [shared, work] {
+        if let Some(i) = p.into_pointer_value().as_instruction() {
+            i.set_alignment(crate::workgroup::ALIGN as u32)
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    let copy_shared = |to: BasicValueEnum<'ctx>, from: BasicValueEnum<'ctx>| -> R<()> {
+        if shared_bytes > 0 {
+            let a = crate::workgroup::ALIGN as u32;
+            be(cx.b.build_memcpy(
+                to.into_pointer_value(),
+                a,
+                from.into_pointer_value(),
+                a,
+                i64t.const_int(shared_bytes, false),
+            ))?;
+        }
+        Ok(())
+    };
 
     // `k`: the state the SIMD groups resume in, a constant in each pass
     // loop (see below).
@@ -393,6 +425,8 @@ pub fn emit_entry_points<'ctx>(
         a.push(cx.gep_bytes(wg.base, off)?.into());
         a.push(wg.local.into());
         a.push(wg.scratch.into());
+        copy_shared(work, shared)?;
+        a.push(work.into());
         a.push(cx.i32c(k).into());
         let r = be(cx.b.build_call(f, &a, ""))?
             .try_as_basic_value()
@@ -484,6 +518,7 @@ pub fn emit_entry_points<'ctx>(
             cx.b.position_at_end(bb);
             cx.store(turn, cx.i64c(0), 8)?;
             cx.store(next, cx.i32c(0), 4)?;
+            copy_shared(work, shared)?;
             let row = |each: &dyn Fn(
                 BasicValueEnum<'ctx>,
                 BasicValueEnum<'ctx>,
@@ -553,6 +588,9 @@ pub fn emit_entry_points<'ctx>(
                     })
                 })?;
             }
+            // What the region's last SIMD group left is what the next
+            // region starts from.
+            copy_shared(shared, work)?;
             be(cx.b.build_unconditional_branch(pass_end))?;
         }
         cx.b.position_at_end(pass_end);

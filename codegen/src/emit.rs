@@ -142,8 +142,8 @@ pub fn is_x86(cx: &Cx<'_, '_>) -> bool {
 /// `full`: the variant for whole SIMD groups (`LaneMask` all true).
 ///
 /// With a work-group plan (see [`crate::workgroup`]) the body is
-/// `i32 name(params..., ptr ctx, ptr save, ptr local, ptr scratch, i32
-/// state)`: it
+/// `i32 name(params..., ptr ctx, ptr save, ptr local, ptr scratch, ptr
+/// shared, i32 state)` (`shared`: the values kept once per work-group): it
 /// starts at the beginning (state 0) or after barrier `state`, and returns
 /// the number of the barrier it stopped at, or 0 at its end. With
 /// `one_group` (a work-group of one SIMD group) it is the same function
@@ -165,7 +165,8 @@ pub fn emit_body<'ctx>(
     }
     params.push(ptr.into());
     let fty = if plan.is_some() {
-        params.extend::<[BasicMetadataTypeEnum; 4]>([
+        params.extend::<[BasicMetadataTypeEnum; 5]>([
+            ptr.into(),
             ptr.into(),
             ptr.into(),
             ptr.into(),
@@ -177,12 +178,15 @@ pub fn emit_body<'ctx>(
     };
     let func = cx.module.add_function(name, fty, Some(Linkage::Internal));
     if plan.is_some() {
-        // Nothing but the body reaches a SIMD group's save area.
+        // Nothing but the body reaches a SIMD group's save area or the
+        // shared slots.
         let noalias = inkwell::attributes::Attribute::get_named_enum_kind_id("noalias");
-        func.add_attribute(
-            inkwell::attributes::AttributeLoc::Param(f.params.len() as u32 + 1),
-            cx.ctx.create_enum_attribute(noalias, 0),
-        );
+        for k in [1, 4] {
+            func.add_attribute(
+                inkwell::attributes::AttributeLoc::Param(f.params.len() as u32 + k),
+                cx.ctx.create_enum_attribute(noalias, 0),
+            );
+        }
     }
     let mut g = FnGen {
         cx,
@@ -572,12 +576,13 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 let r = self.work_item(query, dim, val.ty)?;
                 cx.coerce(r, self.is_vec(v))?
             }
-            ValueDef::Inst(_) => match self.saved().and_then(|p| p.spills.get(&v)) {
-                // Kept in the save area: it may come from before a barrier.
-                Some(&off) => {
+            ValueDef::Inst(_) => match self.slot(v) {
+                // Kept in the save area or the shared slots: it may come
+                // from before a barrier.
+                Some((k, off)) => {
                     let own = self.is_vec(v);
                     let t = llty(cx, val.ty, own)?;
-                    let q = cx.gep_bytes(self.wg_param(0)?, cx.i64c(off))?;
+                    let q = cx.gep_bytes(self.wg_param(k)?, cx.i64c(off))?;
                     cx.load(t, q, slot_align(off))?
                 }
                 None => self.vals[v.index()]
@@ -610,9 +615,19 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         self.plan.filter(|_| !self.one_group)
     }
 
-    /// The save area (`k` = 0), the `__local` block (`k` = 1) or the
-    /// collectives' scratch array (`k` = 2) of a body with a work-group
-    /// plan.
+    /// Where `v` is kept across barriers: the work-group parameter (0, the
+    /// save area, or 3, the shared slots) and the byte offset there.
+    fn slot(&self, v: ValueId) -> Option<(u32, u64)> {
+        let p = self.saved()?;
+        if let Some(&off) = p.shared.get(&v) {
+            return Some((3, off));
+        }
+        p.spills.get(&v).map(|&off| (0, off))
+    }
+
+    /// The save area (`k` = 0), the `__local` block (`k` = 1), the
+    /// collectives' scratch array (`k` = 2) or the shared slots (`k` = 3)
+    /// of a body with a work-group plan.
     fn wg_param(&self, k: u32) -> R<BasicValueEnum<'ctx>> {
         self.func
             .get_nth_param(self.f.params.len() as u32 + 1 + k)
@@ -622,11 +637,11 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
     /// Stores `v`, the value of `r` in its own form, to its save slot if it
     /// has one.
     fn spill(&mut self, r: ValueId, v: BasicValueEnum<'ctx>) -> R<()> {
-        let Some(&off) = self.saved().and_then(|p| p.spills.get(&r)) else {
+        let Some((k, off)) = self.slot(r) else {
             return Ok(());
         };
         let cx = self.cx;
-        let q = cx.gep_bytes(self.wg_param(0)?, cx.i64c(off))?;
+        let q = cx.gep_bytes(self.wg_param(k)?, cx.i64c(off))?;
         cx.store(q, v, slot_align(off))
     }
 

@@ -29,6 +29,15 @@ pub const SCRATCH_SLOT: u64 = 8;
 pub struct Plan {
     /// Byte offset in the save area of each value kept there.
     pub spills: HashMap<ValueId, u64>,
+    /// Byte offset in the work-group's shared slots of each value kept once
+    /// per work-group (the schedule's `shared`: the same in every SIMD
+    /// group). `k_groups` keeps them in a frame object of its own, copied
+    /// in before each SIMD group's turn and back after a region's last, so
+    /// that once the body is inlined they are registers of the region
+    /// loop, not loads from each SIMD group's save area.
+    pub shared: HashMap<ValueId, u64>,
+    /// Bytes of the shared slots (a multiple of [`ALIGN`], 0 without any).
+    pub shared_bytes: u64,
     /// Work-item queries live across a barrier: computed again from the
     /// group's geometry where they are used (a lane mask kept in memory
     /// would hide from LLVM that a full SIMD group's mask is all true).
@@ -83,7 +92,20 @@ impl Plan {
             off
         };
         plan.remat = schedule.requeried.iter().copied().collect();
-        for &v in &schedule.kept {
+        let mut shared = 0u64;
+        for &v in &schedule.shared {
+            let bytes = f.ty(v).bytes().max(1);
+            let a = bytes.next_power_of_two().clamp(1, ALIGN);
+            shared = shared.div_ceil(a) * a;
+            plan.shared.insert(v, shared);
+            shared += bytes;
+        }
+        plan.shared_bytes = shared.div_ceil(ALIGN) * ALIGN;
+        for &v in schedule
+            .kept
+            .iter()
+            .filter(|v| !schedule.shared.contains(v))
+        {
             let t = f.ty(v);
             let elem = t.bytes().max(1);
             let bytes = if vf.is_uniform(v) {

@@ -17,12 +17,18 @@
 //!   after some synchronization point are kept per SIMD group (the back
 //!   end's save area); nothing else survives a boundary. Work-item queries
 //!   among them are not kept but computed again from the SIMD group's
-//!   geometry.
+//!   geometry. Those the work-group analysis finds the same in every SIMD
+//!   group (`shared`: a work-group-uniform loop's counter, the row start)
+//!   are kept once per work-group: each region reads the value they had
+//!   when it started, and the value the last SIMD group leaves is the one
+//!   the next region reads.
 //! - **The order of the SIMD groups** in a region: column block by column
 //!   block, each through all rows, or row by row (see [`SimdGroupOrder`]).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
+
+use lanes_frontend::ast::AddressSpace;
 
 use crate::ir::{print, BlockId, Function, InstId, InstKind, Ty, ValueDef, ValueId};
 use crate::vectorize::VectorFunction;
@@ -78,6 +84,15 @@ pub struct Schedule {
     /// Instruction results live just after some synchronization point:
     /// kept by each SIMD group from one region to the next.
     pub kept: BTreeSet<ValueId>,
+    /// The values of `kept` that are the same in every SIMD group of the
+    /// work-group: work-group uniform by
+    /// [`crate::divergence::analyze_work_group`] (so every SIMD group
+    /// computes them alike) and defined in a block whose mask is never
+    /// empty (a uniform load there is not skipped). Kept once per
+    /// work-group: every SIMD group of a region reads the value they had at
+    /// the region's start, and the next region reads what the last SIMD
+    /// group left.
+    pub shared: BTreeSet<ValueId>,
     /// Work-item queries live across a synchronization point: computed
     /// again where they are used (a lane mask kept in memory would hide
     /// from LLVM that a full SIMD group's mask is all true).
@@ -135,10 +150,33 @@ impl Schedule {
                 };
             }
         }
+        let shared = if kept.is_empty() {
+            BTreeSet::new()
+        } else {
+            let cfg = crate::cfg::Cfg::compute(f);
+            let wg = crate::divergence::analyze_work_group(f, &cfg, vf.width);
+            kept.iter()
+                .copied()
+                .filter(|&v| {
+                    let nonempty = f.def_inst(v).is_some_and(|i| {
+                        let b = f.inst(i).block;
+                        vf.mask_nonempty.get(b.index()).copied().unwrap_or(false)
+                    });
+                    // Each SIMD group has its own private objects: a
+                    // pointer that may point into one is its own.
+                    let own_object = matches!(
+                        f.ty(v),
+                        Ty::Ptr(AddressSpace::Private | AddressSpace::Generic)
+                    );
+                    nonempty && !own_object && vf.is_uniform(v) && wg.is_uniform(v)
+                })
+                .collect()
+        };
         Schedule {
             blocks,
             syncs,
             kept,
+            shared,
             requeried,
             order,
             work_group_memory,
@@ -238,9 +276,16 @@ impl Schedule {
         let kept: Vec<String> = self
             .kept
             .iter()
+            .filter(|v| !self.shared.contains(v))
             .map(|&v| format!("{} {} {}", print::operand(f, v), f.ty(v), shape(v)))
             .collect();
         let _ = writeln!(out, "  kept per SIMD group: [{}]", kept.join(", "));
+        let shared: Vec<String> = self
+            .shared
+            .iter()
+            .map(|&v| format!("{} {}", print::operand(f, v), f.ty(v)))
+            .collect();
+        let _ = writeln!(out, "  kept per work-group: [{}]", shared.join(", "));
         let again: Vec<String> = self
             .requeried
             .iter()

@@ -101,6 +101,7 @@ fn run_groups(
         .filter(|&v| matches!(f.values[v.index()].def, ValueDef::Inst(_)))
         .filter(|v| !schedule.kept.contains(v) && !schedule.requeried.contains(v))
         .collect();
+    let shared: Vec<ValueId> = schedule.shared.iter().copied().collect();
     let mut owner = 0u64;
     for gz in 0..g.groups[2] {
         for gy in 0..g.groups[1] {
@@ -166,7 +167,7 @@ fn run_groups(
                         },
                     });
                 }
-                let result = run_work_group(vf, m, &mut sgs, &forgotten);
+                let result = run_work_group(vf, m, &mut sgs, &forgotten, &shared);
                 for sg in &sgs {
                     for &a in &sg.allocas {
                         m.mem.free(a);
@@ -190,6 +191,7 @@ fn run_work_group(
     m: &mut Machine,
     sgs: &mut [SimdGroup],
     forgotten: &[ValueId],
+    shared: &[ValueId],
 ) -> Result<(), InterpError> {
     let f = &vf.func;
     let w = vf.width as usize;
@@ -224,6 +226,21 @@ fn run_work_group(
         // A work-group of one SIMD group runs straight through (the back
         // end's straight bodies keep every value in registers).
         let several = sgs.len() > 1;
+        // Values kept once per work-group: the next region reads what the
+        // last SIMD group left (the back end keeps one copy).
+        if several {
+            if let Some(last) = sgs.last() {
+                let left: Vec<Vec<Val>> = shared
+                    .iter()
+                    .map(|v| last.vals[v.index()].clone())
+                    .collect();
+                for sg in sgs.iter_mut() {
+                    for (v, val) in shared.iter().zip(&left) {
+                        sg.vals[v.index()] = val.clone();
+                    }
+                }
+            }
+        }
         for sg in sgs.iter_mut() {
             sg.at.pos += 1;
             if several {

@@ -3,7 +3,9 @@
 // per iteration (`data[base + k * lsize]`) gets a barrier at the start of
 // its latch (vectorize/row_order.rs): each iteration is a region, run for
 // every SIMD group before the next, so the block is read row by row. The
-// loop counter and the row's start are kept per SIMD group.
+// loop counter, `lsize` and the group id are the same in every SIMD
+// group: kept once per work-group (the row's start `base` depends on the
+// local id and is kept per SIMD group).
 kernel void rows(global const uint *data, global uint *partial) {
     local uint bins[4];
     int lid = get_local_id(0);
@@ -28,4 +30,6 @@ kernel void rows(global const uint *data, global uint *partial) {
 // nextln: region 2: after `barrier local` in bb6.for.end
 // nextln: region 3: after `barrier local|global` in bb5.for.inc
 // nextln: kept per SIMD group: [
-// sameln: $k i32 uniform]
+// sameln: i32 varying]
+// nextln: kept per work-group: [
+// sameln: $k i32]
