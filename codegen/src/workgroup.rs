@@ -36,7 +36,7 @@ pub struct Plan {
     /// that once the body is inlined they are registers of the region
     /// loop, not loads from each SIMD group's save area.
     pub shared: HashMap<ValueId, u64>,
-    /// Bytes of the shared slots (a multiple of [`ALIGN`], 0 without any).
+    /// Bytes of the shared slots (a multiple of 8, 0 without any).
     pub shared_bytes: u64,
     /// Work-item queries live across a barrier: computed again from the
     /// group's geometry where they are used (a lane mask kept in memory
@@ -95,12 +95,15 @@ impl Plan {
         let mut shared = 0u64;
         for &v in &schedule.shared {
             let bytes = f.ty(v).bytes().max(1);
-            let a = bytes.next_power_of_two().clamp(1, ALIGN);
+            let a = bytes.next_power_of_two().clamp(1, 8);
             shared = shared.div_ceil(a) * a;
             plan.shared.insert(v, shared);
             shared += bytes;
         }
-        plan.shared_bytes = shared.div_ceil(ALIGN) * ALIGN;
+        // No padding beyond whole words: `k_groups` copies exactly these
+        // bytes, and LLVM makes registers of every slot only when no part
+        // of the object is left over.
+        plan.shared_bytes = shared.div_ceil(8) * 8;
         for &v in schedule
             .kept
             .iter()

@@ -118,3 +118,53 @@ fn row_order_loops_on_every_target() {
         }
     }
 }
+
+/// Values the same in every SIMD group (histogram's row-order loop counter,
+/// `lsize`, the group id) are kept once per work-group in two objects of
+/// the `_groups` frame, which LLVM turns into registers once the bodies are
+/// inlined: none is left in memory (docs/codegen.md, "Values kept once per
+/// work-group").
+#[test]
+fn shared_values_live_in_registers() {
+    let histogram = include_str!("../../bench/kernels/histogram.cl");
+    let frame_objects = |ll: &str| {
+        ll.lines()
+            .filter(|l| l.contains("alloca") && (l.contains("%shared") || l.contains("%work")))
+            .count()
+    };
+    let (ll, _) = emit_avx2("histogram.cl", histogram, 2);
+    assert_eq!(frame_objects(&ll), 0, "shared slots left in memory:\n{ll}");
+    let (ll, _) = emit_avx2("histogram.cl", histogram, 0);
+    assert_eq!(frame_objects(&ll), 2, "no shared slots at -O0:\n{ll}");
+}
+
+/// A scattered `__local` increment through a 32-bit index
+/// (`&bins[data[i] & 0xffu]`) takes each lane's index (`vmovd`/`vpextrd`)
+/// into a scaled address (`incl (base,idx,4)`), not a vector of 64-bit
+/// addresses widened, shifted and extracted lane by lane.
+#[test]
+fn local_increments_take_32_bit_lane_indices() {
+    let histogram = include_str!("../../bench/kernels/histogram.cl");
+    let asm = groups_asm_avx2("histogram.cl", histogram, "histogram256");
+    let incs: Vec<&str> = asm
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("incl\t("))
+        .collect();
+    let scaled = incs.iter().filter(|l| l.ends_with(",4)")).count();
+    assert!(scaled >= 8, "fewer than 8 scaled increments:\n{asm}");
+    // Every increment indexes the bins (`(base,idx)` or `(base,idx,4)`):
+    // none through a whole 64-bit address taken from a vector.
+    assert!(
+        incs.iter().all(|l| l.contains(',')),
+        "an increment through a 64-bit lane address:\n{asm}"
+    );
+    for l in innermost_loops_with(&asm, "incl") {
+        assert!(
+            !l.iter()
+                .any(|x| x.starts_with("vpextrq") || x.starts_with("vpmovzxdq")),
+            "64-bit lane addresses:\n{}",
+            l.join("\n")
+        );
+    }
+}

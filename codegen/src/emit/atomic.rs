@@ -20,7 +20,7 @@ use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp};
 
 use lanes_frontend::ast::AddressSpace;
-use lanes_vectorizer::ir::{AtomicOp, BlockId, ReduceOp, Ty, ValueId};
+use lanes_vectorizer::ir::{AtomicOp, BinOp, BlockId, CastOp, InstKind, ReduceOp, Ty, ValueId};
 
 use super::{combine, int_reduce, llty, FnGen};
 use crate::ll::{bv, vec_of, R};
@@ -40,6 +40,15 @@ fn combining(op: AtomicOp) -> Option<ReduceOp> {
         AtomicOp::UMax => Some(ReduceOp::UMax),
         _ => None,
     }
+}
+
+/// Lane addresses `base + ext(index[l]) * scale` (see
+/// [`FnGen::narrow_index`]).
+struct NarrowIndex<'ctx> {
+    base: BasicValueEnum<'ctx>,
+    index: BasicValueEnum<'ctx>,
+    ext: Op,
+    scale: u64,
 }
 
 impl<'ctx> FnGen<'_, '_, 'ctx> {
@@ -90,7 +99,11 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     ) -> R<Option<BasicValueEnum<'ctx>>> {
         let cx = self.cx;
         let m = self.mask_vec(b)?;
-        let p = self.get(ptr, true)?;
+        let narrow = self.narrow_index(ptr)?;
+        let p = match narrow {
+            Some(_) => None,
+            None => Some(self.get(ptr, true)?),
+        };
         let mut xs = Vec::new();
         for &a in args {
             xs.push(self.get(a, true)?);
@@ -112,7 +125,16 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                 .b
                 .build_conditional_branch(bit.into_int_value(), run, next))?;
             cx.b.position_at_end(run);
-            let pl = cx.extract(p, l)?;
+            let pl = match (&narrow, p) {
+                (Some(n), _) => {
+                    let x = cx.extract(n.index, l)?;
+                    let x = cx.cast(n.ext, x, cx.ctx.i64_type().into())?;
+                    let off = cx.binop(Op::LLVMMul, x, cx.i64c(n.scale))?;
+                    cx.gep_bytes(n.base, off)?
+                }
+                (None, Some(p)) => cx.extract(p, l)?,
+                (None, None) => return Err("atomic without an address".into()),
+            };
             let mut vals = Vec::new();
             for &x in &xs {
                 vals.push(cx.extract(x, l)?);
@@ -130,6 +152,54 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
             acc = phi.as_basic_value();
         }
         Ok((op != AtomicOp::Store).then_some(acc))
+    }
+
+    /// The lane addresses of `ptr` as `base + ext(index) * scale` with a
+    /// uniform `base` and 32-bit lane indices (`&bins[data[i] & 0xff]`),
+    /// when `ptr` is built that way: each lane's address is then its index
+    /// extracted (`vmovd`/`vpextrd`) and a scaled scalar address (`incl
+    /// (base,idx,4)`), instead of a vector of 64-bit addresses widened,
+    /// shifted and extracted lane by lane.
+    fn narrow_index(&mut self, ptr: ValueId) -> R<Option<NarrowIndex<'ctx>>> {
+        let f = self.f;
+        let Some(InstKind::PtrAdd { base, offset }) = f.def_inst(ptr).map(|i| &f.inst(i).kind)
+        else {
+            return Ok(None);
+        };
+        if !self.vf.is_uniform(*base) || self.vf.is_uniform(*offset) {
+            return Ok(None);
+        }
+        // `offset` = ext(x) or ext(x) * c, `x` 32 bits or narrower.
+        let (ext_v, scale) = match f.def_inst(*offset).map(|i| &f.inst(i).kind) {
+            Some(InstKind::Bin {
+                op: BinOp::Mul,
+                lhs,
+                rhs,
+            }) => match f.as_const(*rhs).and_then(|c| c.as_unsigned()) {
+                Some(c) => (*lhs, c),
+                None => return Ok(None),
+            },
+            _ => (*offset, 1),
+        };
+        let Some(InstKind::Cast { op, value }) = f.def_inst(ext_v).map(|i| &f.inst(i).kind) else {
+            return Ok(None);
+        };
+        let ext = match op {
+            CastOp::ZExt => Op::LLVMZExt,
+            CastOp::SExt => Op::LLVMSExt,
+            _ => return Ok(None),
+        };
+        if !f.ty(*value).is_int() || f.ty(*value).bits() > 32 || f.ty(ext_v).bits() != 64 {
+            return Ok(None);
+        }
+        let base = self.get(*base, false)?;
+        let index = self.get(*value, true)?;
+        Ok(Some(NarrowIndex {
+            base,
+            index,
+            ext,
+            scale,
+        }))
     }
 
     /// `op` on the scalar address `p` with scalar operands; the old value.
