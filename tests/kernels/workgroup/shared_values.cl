@@ -13,6 +13,9 @@
 
 #define BINS 8
 
+// build: -cl-std=CL2.0
+// skip-runtime: pocl oclgrind -- PoCL 3.1 and oclgrind 21.10 do not implement
+// the work-group functions; the specs are for lanes run --interpret.
 // run: shared_values --global 256 --local 64 --arg data=random:256:0:1000 --arg out=zeros:256
 // run: shared_values --global 60 --local 20 --arg data=random:60:0:1000 --arg out=zeros:60
 __kernel void shared_values(__global const int *data, __global int *out)
