@@ -470,6 +470,7 @@ mod tests {
             blocks: Vec::new(),
             syncs: Vec::new(),
             kept: BTreeSet::new(),
+            shared: BTreeSet::new(),
             requeried: BTreeSet::new(),
             order,
             work_group_memory: false,
