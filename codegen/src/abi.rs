@@ -436,6 +436,83 @@ pub fn emit_entry_points<'ctx>(
         let t1 = cx.binop(Op::LLVMAdd, t, cx.i64c(1))?;
         cx.store(turn, t1, 8)
     };
+    // Idle tails (`lanes_vectorizer::idle_tail`): once a SIMD group
+    // reports that it and every later one have nothing to do in the
+    // region, the later ones only take over the region's kept values from
+    // it, all at once, and the pass ends (`idle_src`: its index, or none;
+    // `sg_total`: the SIMD groups of the work-group, set per pass).
+    let tails = match (plan, bodies.wide) {
+        (Some(_), None) => lanes_vectorizer::idle_tail::IdleTails::of(&kc.vf, schedule),
+        _ => Default::default(),
+    };
+    let idle_src = slot(i64t.into(), "idle_src")?;
+    let sg_total = slot(i64t.into(), "sg_total")?;
+    put(geo::IDLE_TAIL, cx.i64c(0))?;
+    let none = cx.i64c(u64::MAX);
+    let call_in_pass = |f: FunctionValue<'ctx>, k: u64| -> R<()> {
+        let (Some(copies), Some(wg), Some(plan)) = (
+            tails.copies.get(k as usize).and_then(Option::as_ref),
+            &wg,
+            plan,
+        ) else {
+            return call(f, k);
+        };
+        let src = cx.load(i64t.into(), idle_src, 8)?;
+        let running = cx.icmp(IP::LLVMIntEQ, src, none)?;
+        if_then_else(
+            cx,
+            groups,
+            running,
+            || {
+                let t = cx.load(i64t.into(), turn, 8)?;
+                call(f, k)?;
+                let q = cx.gep_bytes(ctxp, cx.i64c(8 * u64::from(geo::IDLE_TAIL)))?;
+                let flag = cx.load(i64t.into(), q, 8)?;
+                let found = cx.icmp(IP::LLVMIntNE, flag, cx.i64c(0))?;
+                if_then_else(
+                    cx,
+                    groups,
+                    found,
+                    || {
+                        cx.store(idle_src, t, 8)?;
+                        let from = cx.binop(Op::LLVMMul, t, cx.i64c(save_bytes))?;
+                        let mut vals = Vec::new();
+                        for v in copies {
+                            let off = *plan
+                                .spills
+                                .get(v)
+                                .ok_or_else(|| format!("kept value %{} has no save slot", v.0))?;
+                            let ty = crate::emit::llty(cx, kc.vf.func.ty(*v), false)?;
+                            let a = cx.binop(Op::LLVMAdd, from, cx.i64c(off))?;
+                            vals.push((off, cx.load(ty, cx.gep_bytes(wg.base, a)?, 1)?));
+                        }
+                        let t1 = cx.binop(Op::LLVMAdd, t, cx.i64c(1))?;
+                        let n = cx.load(i64t.into(), sg_total, 8)?;
+                        for_range(cx, groups, t1, n, |j| {
+                            let to = cx.binop(Op::LLVMMul, j, cx.i64c(save_bytes))?;
+                            for &(off, x) in &vals {
+                                let b = cx.binop(Op::LLVMAdd, to, cx.i64c(off))?;
+                                cx.store(cx.gep_bytes(wg.base, b)?, x, 1)?;
+                            }
+                            Ok(())
+                        })
+                    },
+                    || Ok(()),
+                )
+            },
+            || Ok(()),
+        )
+    };
+    // Whether the pass goes on to the next SIMD group (not past an idle
+    // tail).
+    cx.store(idle_src, none, 8)?;
+    let pass_goes_on = || -> R<BasicValueEnum<'ctx>> {
+        if !tails.any() {
+            return Ok(cx.boolc(true));
+        }
+        let src = cx.load(i64t.into(), idle_src, 8)?;
+        cx.icmp(IP::LLVMIntEQ, src, none)
+    };
     // Every work-group of the launch is one SIMD group (the last one is
     // never larger than the others).
     let one_launch = {
@@ -472,7 +549,7 @@ pub fn emit_entry_points<'ctx>(
             })?;
             first_full = cx.binop(Op::LLVMMul, runs, cx.i64c(n))?;
         }
-        for_range(cx, groups, first_full, nfull, |c| {
+        for_range_while(cx, groups, first_full, nfull, &pass_goes_on, |c| {
             let x = cx.binop(Op::LLVMMul, c, wc)?;
             each(x, wc, full)
         })?;
@@ -519,6 +596,11 @@ pub fn emit_entry_points<'ctx>(
             cx.store(turn, cx.i64c(0), 8)?;
             cx.store(next, cx.i32c(0), 4)?;
             copy_shared(work, shared)?;
+            cx.store(idle_src, none, 8)?;
+            let per_row = cx.binop(Op::LLVMAdd, size[0], cx.i64c(w - 1))?;
+            let per_row = cx.binop(Op::LLVMUDiv, per_row, wc)?;
+            let rows = cx.binop(Op::LLVMMul, size[1], size[2])?;
+            cx.store(sg_total, cx.binop(Op::LLVMMul, per_row, rows)?, 8)?;
             let row = |each: &dyn Fn(
                 BasicValueEnum<'ctx>,
                 BasicValueEnum<'ctx>,
@@ -534,7 +616,7 @@ pub fn emit_entry_points<'ctx>(
                         put(geo::LY, ly)?;
                         row(&|x, lanes, f| {
                             at(x, lanes)?;
-                            call(f, k as u64)
+                            call_in_pass(f, k as u64)
                         })
                     })
                 })?;
@@ -572,7 +654,7 @@ pub fn emit_entry_points<'ctx>(
                                         || {
                                             for_range(cx, groups, cx.i64c(0), cx.i64c(r), |dy| {
                                                 put(geo::LY, cx.binop(Op::LLVMAdd, ly, dy)?)?;
-                                                call(f, k as u64)
+                                                call_in_pass(f, k as u64)
                                             })
                                         },
                                         || Ok(()),
@@ -583,7 +665,7 @@ pub fn emit_entry_points<'ctx>(
                         }
                         for_range(cx, groups, first_row, size[1], |ly| {
                             put(geo::LY, ly)?;
-                            call(f, k as u64)
+                            call_in_pass(f, k as u64)
                         })
                     })
                 })?;
@@ -1087,6 +1169,19 @@ fn for_range<'ctx>(
     hi: BasicValueEnum<'ctx>,
     body: impl FnOnce(BasicValueEnum<'ctx>) -> R<()>,
 ) -> R<()> {
+    for_range_while(cx, f, lo, hi, &|| Ok(cx.boolc(true)), body)
+}
+
+/// [`for_range`] that also stops before an iteration where `goes_on()`
+/// (evaluated in the loop header) is false.
+fn for_range_while<'ctx>(
+    cx: &Cx<'_, 'ctx>,
+    f: FunctionValue<'ctx>,
+    lo: BasicValueEnum<'ctx>,
+    hi: BasicValueEnum<'ctx>,
+    goes_on: &dyn Fn() -> R<BasicValueEnum<'ctx>>,
+    body: impl FnOnce(BasicValueEnum<'ctx>) -> R<()>,
+) -> R<()> {
     let pre = cx.b.get_insert_block().ok_or("builder not positioned")?;
     let head = cx.ctx.append_basic_block(f, "loop");
     let bodyb = cx.ctx.append_basic_block(f, "body");
@@ -1097,6 +1192,7 @@ fn for_range<'ctx>(
     phi.add_incoming(&[(&lo, pre)]);
     let iv = phi.as_basic_value();
     let c = cx.icmp(IP::LLVMIntULT, iv, hi)?;
+    let c = cx.binop(Op::LLVMAnd, c, goes_on()?)?;
     be(cx
         .b
         .build_conditional_branch(c.into_int_value(), bodyb, exit))?;

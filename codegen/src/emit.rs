@@ -23,10 +23,12 @@ use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum};
 use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, InstructionValue, PhiValue};
 use inkwell::AddressSpace as LlvmSpace;
 
+use lanes_vectorizer::idle_tail::IdleTails;
 use lanes_vectorizer::ir::{
     BinOp, BlockId, CastOp, CmpPred, Const, Function, Horizontal, InstId, InstKind, MathFn,
     ReduceOp, Ty, ValueDef, ValueId, WorkItem,
 };
+use lanes_vectorizer::schedule::Schedule;
 use lanes_vectorizer::shape::Shape;
 use lanes_vectorizer::vectorize::VectorFunction;
 
@@ -64,7 +66,10 @@ pub mod geo {
     pub const NLANES: u32 = 22;
     /// Set by a row body whose rows disagree on a branch (`rows.rs`).
     pub const ROWS_BAIL: u32 = 23;
-    pub const COUNT: u32 = 24;
+    /// Set by a body with barriers when the SIMD group it ran begins the
+    /// idle tail of the region (`idle_tail`, docs/codegen.md).
+    pub const IDLE_TAIL: u32 = 24;
+    pub const COUNT: u32 = 25;
 }
 
 /// The LLVM type of an IR type, as a scalar or a `<W x T>` vector.
@@ -213,6 +218,7 @@ pub fn emit_body<'ctx>(
         grouped: HashMap::new(),
         versioned: Vec::new(),
         pinned: HashMap::new(),
+        idle: None,
     };
     g.run()?;
     Ok(func)
@@ -255,6 +261,9 @@ struct FnGen<'a, 'b, 'ctx> {
     versioned: Vec<bool>,
     /// Masks replaced by a constant in the version being emitted.
     pinned: HashMap<ValueId, BasicValueEnum<'ctx>>,
+    /// Idle tails of the regions, and the body's flag: every block with an
+    /// effect this SIMD group ran in the region had a bound it is past.
+    idle: Option<(IdleTails, BasicValueEnum<'ctx>)>,
 }
 
 impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
@@ -344,6 +353,17 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             None
         };
         self.versioned = mask_versions::plan(self.vf, &order);
+        if self.saved().is_some() {
+            let tails = IdleTails::of(self.vf, &Schedule::of(self.vf));
+            if tails.any() {
+                cx.b.position_at_end(self.entry);
+                let flag =
+                    cx.b.build_alloca(cx.ctx.bool_type(), "idle")
+                        .map_err(|e| format!("{e:?}"))?;
+                cx.store(flag.into(), cx.boolc(true), 1)?;
+                self.idle = Some((tails, flag.into()));
+            }
+        }
         let phis = self.emit_blocks(&order)?;
         // The entry block jumps to the IR entry; the IR entry may have φs
         // only if it has predecessors, which then include our entry.
@@ -400,6 +420,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                     self.spill(r, v)?;
                 }
             }
+            self.idle_test(b)?;
             let mut terminated = false;
             let mut insts: &[InstId] = &f.block(b).insts;
             if self.versioned.get(b.index()).copied().unwrap_or(false) {
@@ -425,7 +446,14 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                         self.copy_start = Some(self.branch_to_copy(&c)?);
                     }
                 }
+                if inst.kind.is_terminator() {
+                    self.idle_branch_test(b)?;
+                }
                 self.inst(b, i)?;
+                if inst.kind.is_work_group_sync() {
+                    // The rest of the block runs after resuming.
+                    self.idle_test(b)?;
+                }
                 terminated = inst.kind.is_terminator();
             }
             if !terminated {
@@ -601,12 +629,87 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         }
         let cx = self.cx;
         let k = self.resumes.len() as u64 + 1;
+        self.report_idle()?;
         cx.b.build_return(Some(&cx.ctx.i32_type().const_int(k, false)))
             .map_err(|e| format!("{e:?}"))?;
         let resume = cx.ctx.append_basic_block(self.func, &format!("resume.{k}"));
         self.resumes.push(resume);
         cx.b.position_at_end(resume);
         Ok(())
+    }
+
+    /// Before block `b` with an effect: the SIMD group stays idle only if
+    /// it is past the block's bound (no lane of it or of a later SIMD group
+    /// is active in the block).
+    fn idle_test(&mut self, b: BlockId) -> R<()> {
+        let Some((tails, _)) = &self.idle else {
+            return Ok(());
+        };
+        match tails.effects.get(&b).copied() {
+            Some(bound) => self.idle_past(bound),
+            None => Ok(()),
+        }
+    }
+
+    /// Before the terminator of `b`: a branch on `sub_group_any(c)` with a
+    /// bound in `c` keeps the SIMD group idle only past the bound (then it
+    /// and every later SIMD group take the same side).
+    fn idle_branch_test(&mut self, b: BlockId) -> R<()> {
+        let Some((tails, _)) = &self.idle else {
+            return Ok(());
+        };
+        match tails.branches.get(&b).copied() {
+            Some(bound) => self.idle_past(Some(bound)),
+            None => Ok(()),
+        }
+    }
+
+    /// The idle flag and'ed with "past `bound`" (false for `None`).
+    fn idle_past(&mut self, bound: Option<lanes_vectorizer::idle_tail::Bound>) -> R<()> {
+        let Some((_, flag)) = &self.idle else {
+            return Ok(());
+        };
+        let (cx, flag) = (self.cx, *flag);
+        let past = match bound {
+            None => cx.boolc(false),
+            Some(bd) => {
+                let u = self.get(bd.value, false)?;
+                let t = u.get_type();
+                let x = self.geo[geo::XSTART as usize];
+                let x = if t == x.get_type() {
+                    x
+                } else {
+                    cx.cast(Op::LLVMTrunc, x, t)?
+                };
+                let p = match (bd.strict, bd.signed) {
+                    (false, true) => IP::LLVMIntSGE,
+                    (true, true) => IP::LLVMIntSGT,
+                    (false, false) => IP::LLVMIntUGE,
+                    (true, false) => IP::LLVMIntUGT,
+                };
+                cx.icmp(p, x, u)?
+            }
+        };
+        let old = cx.load(cx.ctx.bool_type().into(), flag, 1)?;
+        let now = cx.binop(Op::LLVMAnd, old, past)?;
+        cx.store(flag, now, 1)
+    }
+
+    /// Where the body returns: tells the entry points whether this SIMD
+    /// group begins the idle tail of the region it ran.
+    fn report_idle(&mut self) -> R<()> {
+        let Some((_, flag)) = &self.idle else {
+            return Ok(());
+        };
+        let cx = self.cx;
+        let idle = cx.load(cx.ctx.bool_type().into(), *flag, 1)?;
+        let idle = cx.cast(Op::LLVMZExt, idle, cx.ctx.i64_type().into())?;
+        let ctxp: BasicValueEnum = self
+            .func
+            .get_nth_param(self.f.params.len() as u32)
+            .ok_or("missing context parameter")?;
+        let p = cx.gep_bytes(ctxp, cx.i64c(8 * geo::IDLE_TAIL as u64))?;
+        cx.store(p, idle, 8)
     }
 
     /// The plan of what the body keeps in its save area across barriers
@@ -955,6 +1058,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 Ok(())
             }
             InstKind::Ret => {
+                self.report_idle()?;
                 let i = if self.plan.is_some() {
                     cx.b.build_return(Some(&cx.ctx.i32_type().const_zero()))
                 } else {

@@ -3,6 +3,7 @@
 pub mod cfg;
 pub mod divergence;
 pub mod half;
+pub mod idle_tail;
 pub mod interp;
 pub mod ir;
 pub mod lower;
