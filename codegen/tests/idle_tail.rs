@@ -178,3 +178,32 @@ fn regions_with_idle_tails() {
     // `lid >= n - s` has no bound: a SIMD group that runs it is never idle.
     assert!(tails("unbounded").effects.values().any(Option::is_none));
 }
+
+/// The benchmark's reduction and scan: their bodies keep the idle flag
+/// (an `alloca` at -O0) and report it; a kernel whose regions have no
+/// bounded guard (tiled matmul) has none.
+#[test]
+fn benchmark_tree_kernels_track_idle_tails() {
+    for (name, src) in [
+        (
+            "reduction.cl",
+            include_str!("../../bench/kernels/reduction.cl"),
+        ),
+        ("scan.cl", include_str!("../../bench/kernels/scan.cl")),
+    ] {
+        let (ir, _) = common::emit_avx2(name, src, 0);
+        assert!(has_flag(&ir), "{name}: no idle flag");
+    }
+    let (ir, _) = common::emit_avx2(
+        "matmul_tiled.cl",
+        include_str!("../../bench/kernels/matmul_tiled.cl"),
+        0,
+    );
+    assert!(!has_flag(&ir));
+}
+
+/// The body's idle flag, inlined into the entry points at -O0.
+fn has_flag(ir: &str) -> bool {
+    ir.lines()
+        .any(|l| l.trim_start().starts_with("%idle") && l.contains("= alloca i1"))
+}
