@@ -477,11 +477,11 @@ pub fn emit_entry_points<'ctx>(
                         cx.store(idle_src, t, 8)?;
                         let from = cx.binop(Op::LLVMMul, t, cx.i64c(save_bytes))?;
                         let mut vals = Vec::new();
+                        // Only values kept per SIMD group need copying.
                         for v in copies {
-                            let off = *plan
-                                .spills
-                                .get(v)
-                                .ok_or_else(|| format!("kept value %{} has no save slot", v.0))?;
+                            let Some(&off) = plan.spills.get(v) else {
+                                continue;
+                            };
                             let ty = crate::emit::llty(cx, kc.vf.func.ty(*v), false)?;
                             let a = cx.binop(Op::LLVMAdd, from, cx.i64c(off))?;
                             vals.push((off, cx.load(ty, cx.gep_bytes(wg.base, a)?, 1)?));
