@@ -44,7 +44,7 @@ fn main() {
         .map(|(i, _)| i)
         .collect();
     // Per kind of edit: code, comment.
-    let mut times: [[Vec<f64>; 3]; 2] = Default::default();
+    let mut times: [[Vec<f64>; 4]; 2] = Default::default();
     for v in 0..edits {
         let k = kernels[(v * 37) % kernels.len()];
         let at = if v % 2 == 1 {
@@ -64,8 +64,10 @@ fn main() {
         let t1 = cpu_ms();
         std::hint::black_box(lanes_db::parse(&db, file));
         let t2 = cpu_ms();
-        std::hint::black_box(lanes_diagnostics::ide::diagnostics::diagnostics(&db, file));
+        std::hint::black_box(lanes_db::live_diagnostics(&db, file));
         let t3 = cpu_ms();
+        std::hint::black_box(lanes_diagnostics::ide::diagnostics::diagnostics(&db, file));
+        let t4 = cpu_ms();
         // As the language server's analysis thread does between jobs: the
         // previous revision, parked by the setter, is freed after this
         // one's diagnostics.
@@ -74,13 +76,19 @@ fn main() {
         kind[0].push(t1 - t0);
         kind[1].push(t2 - t1);
         kind[2].push(t3 - t2);
+        kind[3].push(t4 - t3);
         // A typist's pause, in which the previous revision is freed.
         std::thread::sleep(std::time::Duration::from_millis(30));
     }
     for (edit, kind) in ["code edit", "comment edit"].into_iter().zip(times) {
-        for (name, mut v) in ["setter", "parse", "rest of diagnostics"]
-            .into_iter()
-            .zip(kind)
+        for (name, mut v) in [
+            "setter",
+            "parse",
+            "kernel reports (live_diagnostics)",
+            "the editor's diagnostics (filter, ranges, messages)",
+        ]
+        .into_iter()
+        .zip(kind)
         {
             v.sort_by(f64::total_cmp);
             eprintln!(
@@ -90,5 +98,52 @@ fn main() {
                 v[v.len() * 9 / 10]
             );
         }
+    }
+    phases(&path, &text);
+}
+
+/// The front end's stages on the whole final text, from scratch, in thread
+/// CPU time (median of 9): what a code edit's `parse` is made of.
+fn phases(path: &str, text: &str) {
+    use lanes_frontend::source::{SourceFile, SourceMap};
+    let opts = lanes_frontend::preprocess::PreprocessOptions::default();
+    let loader = lanes_frontend::preprocess::RealFs;
+    let mut times: [Vec<f64>; 5] = Default::default();
+    for _ in 0..9 {
+        let mut diags = Vec::new();
+        let t0 = cpu_ms();
+        let file = lanes_frontend::source::FileId(0);
+        std::hint::black_box(lanes_frontend::lexer::lex(file, text, &mut diags));
+        let t1 = cpu_ms();
+        let mut sources = SourceMap::new();
+        let main = sources.add(SourceFile::new(path, None, text));
+        let pp =
+            lanes_frontend::preprocess::preprocess(&mut sources, main, &opts, &loader, &mut diags);
+        let t2 = cpu_ms();
+        let ast = lanes_frontend::parser::parse(&pp.tokens, &mut diags);
+        let t3 = cpu_ms();
+        let hir = lanes_frontend::sema::check(&ast, &mut diags);
+        let t4 = cpu_ms();
+        drop((pp, ast, hir, sources));
+        let t5 = cpu_ms();
+        for (i, d) in [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4]
+            .into_iter()
+            .enumerate()
+        {
+            times[i].push(d);
+        }
+    }
+    for (name, mut v) in [
+        "lexing",
+        "preprocessing (with lexing)",
+        "parsing",
+        "checking",
+        "freeing",
+    ]
+    .into_iter()
+    .zip(times)
+    {
+        v.sort_by(f64::total_cmp);
+        eprintln!("from scratch: {name}: median {:.1} ms", v[v.len() / 2]);
     }
 }
