@@ -16,6 +16,7 @@ pub mod moved;
 pub mod parser;
 pub mod preprocess;
 pub mod printf;
+pub mod reparse;
 pub mod sema;
 pub mod source;
 pub mod suppress;

@@ -47,23 +47,58 @@ pub const MAX_DEPTH: u32 = 256;
 /// token (from the preprocessor); if it does not, behave as if one followed
 /// the last token. Never panics; every problem becomes a diagnostic.
 pub fn parse(tokens: &[Token], diags: &mut Vec<Diagnostic>) -> TranslationUnit {
+    parse_recording(tokens, diags).0
+}
+
+/// What each item declared at file scope (the parser's only state carried
+/// from one item to the next when it reports nothing), so that one function
+/// definition can be parsed again on its own ([`parse_items_after`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileScope {
+    /// `(item index, name, is a typedef name)`, in the order declared.
+    pub decls: Vec<(u32, SmolStr, bool)>,
+    /// The parser reported nothing.
+    pub clean: bool,
+}
+
+/// [`parse`], also returning the file scope's declarations.
+pub fn parse_recording(
+    tokens: &[Token],
+    diags: &mut Vec<Diagnostic>,
+) -> (TranslationUnit, FileScope) {
     let mut p = Parser::new(tokens);
-    let mut items = Vec::new();
-    while !p.at(TokenKind::Eof) {
-        let before = p.pos;
-        if let Some(item) = p.parse_item() {
-            items.push(item);
-        }
-        if p.pos == before {
-            // Cannot happen by construction; guarantees termination anyway.
-            p.bump();
-        }
-    }
+    let items = p.parse_items();
+    let scope = FileScope {
+        decls: std::mem::take(&mut p.file_decls),
+        clean: p.diags.is_empty(),
+    };
     diags.append(&mut p.diags);
-    TranslationUnit {
+    let unit = TranslationUnit {
         items,
         node_count: p.next_id,
+    };
+    (unit, scope)
+}
+
+/// Parses `tokens` at file scope as [`parse`] would after items that
+/// declared `earlier` (names, typedef or not, in order), numbering nodes
+/// from `first_id`. Returns the items, what they declared at file scope
+/// (item indices from 0) and the next node id; `None` when the parser
+/// reported anything.
+pub fn parse_items_after<'a>(
+    tokens: &[Token],
+    earlier: impl Iterator<Item = (&'a SmolStr, bool)>,
+    first_id: u32,
+) -> Option<(Vec<Item>, Vec<(u32, SmolStr, bool)>, u32)> {
+    let mut p = Parser::new(tokens);
+    for (name, is_typedef) in earlier {
+        p.scopes[0].insert(name.clone(), is_typedef);
     }
+    p.next_id = first_id;
+    let items = p.parse_items();
+    p.diags
+        .is_empty()
+        .then(|| (items, std::mem::take(&mut p.file_decls), p.next_id))
 }
 
 /// A position to measure a node's span from.
@@ -111,6 +146,10 @@ struct Parser<'t> {
     knr_seen: bool,
     /// Set when a struct body ended without its `}`.
     struct_unclosed: bool,
+    /// The index of the item being parsed, and what the items declared at
+    /// file scope (see [`FileScope`]).
+    item_index: u32,
+    file_decls: Vec<(u32, SmolStr, bool)>,
 }
 
 /// How a token is named in a message: `` `)` `` or `end of file`.
@@ -334,7 +373,26 @@ impl<'t> Parser<'t> {
             pending_attrs: Vec::new(),
             knr_seen: false,
             struct_unclosed: false,
+            item_index: 0,
+            file_decls: Vec::new(),
         }
+    }
+
+    /// Items up to the end of the tokens.
+    fn parse_items(&mut self) -> Vec<Item> {
+        let mut items = Vec::new();
+        while !self.at(TokenKind::Eof) {
+            let before = self.pos;
+            self.item_index = items.len() as u32;
+            if let Some(item) = self.parse_item() {
+                items.push(item);
+            }
+            if self.pos == before {
+                // Cannot happen by construction; guarantees termination anyway.
+                self.bump();
+            }
+        }
+        items
     }
 
     // -- token cursor -------------------------------------------------------
@@ -609,6 +667,10 @@ impl<'t> Parser<'t> {
     /// Declares `name` in the innermost scope, as a typedef name or as an
     /// ordinary identifier (which hides an outer typedef of the same name).
     fn declare(&mut self, name: &SmolStr, is_typedef: bool) {
+        if self.scopes.len() == 1 {
+            self.file_decls
+                .push((self.item_index, name.clone(), is_typedef));
+        }
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(name.clone(), is_typedef);
         }

@@ -8,6 +8,7 @@ use crate::diag::Diagnostic;
 use crate::hir;
 use crate::lexer::{LexMemo, Token, TokenKind};
 use crate::moved::{Edit, Move, MoveSpans};
+use crate::parser::FileScope;
 use crate::preprocess::{self, FileLoader, PreprocessOptions, Preprocessed};
 use crate::source::{FileId, SourceFile, SourceMap};
 
@@ -21,6 +22,9 @@ pub struct CheckedUnit {
     pub hir: hir::Unit,
     /// All diagnostics of all stages, in the order they were found.
     pub diagnostics: Vec<Diagnostic>,
+    /// What the parser's items declared at file scope (to parse one of
+    /// them again after an edit, [`crate::reparse`]).
+    pub file_scope: FileScope,
 }
 
 impl CheckedUnit {
@@ -50,7 +54,7 @@ pub fn check_source(
 ) -> CheckedUnit {
     let mut sources = SourceMap::new();
     let main = sources.add(file);
-    check_in(sources, main, options, loader, None)
+    check_in(sources, main, options, loader, None, None)
 }
 
 /// Reads and checks a file.
@@ -77,7 +81,31 @@ pub fn check_source_reusing(
 ) -> CheckedUnit {
     let mut sources = SourceMap::new();
     let main = sources.add(file);
-    check_in(sources, main, options, loader, Some(memo))
+    check_in(sources, main, options, loader, Some(memo), None)
+}
+
+/// [`check_source_reusing`] after an edit of the main file of `previous`
+/// (the unit of the text `memo` holds, whatever its options and headers):
+/// when the preprocessor's tokens changed only inside one function
+/// definition, only that definition is parsed again ([`crate::reparse`]);
+/// the preprocessor and the checker run on the whole file. The result is
+/// exactly [`check_source`]'s.
+pub fn check_source_reparsing(
+    file: SourceFile,
+    options: &PreprocessOptions,
+    loader: &dyn FileLoader,
+    memo: &mut LexMemo,
+    previous: &CheckedUnit,
+) -> CheckedUnit {
+    let old = previous.sources.get(previous.main);
+    let edit = (old.name == file.name && old.path == file.path)
+        .then(|| Edit::between(previous.main, &old.text, &file.text));
+    let mut sources = SourceMap::new();
+    let main = sources.add(file);
+    let previous = edit
+        .filter(|_| main == previous.main)
+        .map(|e| (previous, e));
+    check_in(sources, main, options, loader, Some(memo), previous)
 }
 
 /// [`check_source_reusing`] after an edit of the main file that changed
@@ -181,6 +209,7 @@ fn check_in(
     options: &PreprocessOptions,
     loader: &dyn FileLoader,
     memo: Option<&mut LexMemo>,
+    previous: Option<(&CheckedUnit, Edit)>,
 ) -> CheckedUnit {
     let mut diagnostics = Vec::new();
     let preprocessed = match memo {
@@ -194,7 +223,14 @@ fn check_in(
         ),
         None => preprocess::preprocess(&mut sources, main, options, loader, &mut diagnostics),
     };
-    let ast = crate::parser::parse(&preprocessed.tokens, &mut diagnostics);
+    let reparsed = previous.and_then(|(p, edit)| {
+        let old = (&p.ast, &p.file_scope, &p.preprocessed.tokens[..]);
+        crate::reparse::reparse_function(old, &preprocessed.tokens, edit)
+    });
+    let (ast, file_scope) = match reparsed {
+        Some(done) => done,
+        None => crate::parser::parse_recording(&preprocessed.tokens, &mut diagnostics),
+    };
     let mut hir = crate::sema::check(&ast, &mut diagnostics);
     hir.fp_contract_off = crate::fp_contract::off_regions(
         &preprocessed.tokens,
@@ -208,5 +244,6 @@ fn check_in(
         ast,
         hir,
         diagnostics,
+        file_scope,
     }
 }

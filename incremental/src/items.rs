@@ -12,7 +12,9 @@ use lanes_frontend::moved::Edit;
 use lanes_frontend::preprocess::{FileLoader, PreprocessOptions};
 use lanes_frontend::source::{FileId, SourceMap, Span};
 use lanes_frontend::source::{SourceFile, SourceText};
-use lanes_frontend::unit::{check_source_reusing, recheck_moved, CheckedUnit};
+use lanes_frontend::unit::{
+    check_source_reparsing, check_source_reusing, recheck_moved, CheckedUnit,
+};
 use smol_str::SmolStr;
 
 use crate::db::{preprocess_options, Db, DbLoader, File};
@@ -120,14 +122,16 @@ pub fn parse(db: &dyn Db, file: File) -> Arc<Parsed> {
     // The previous revision's result, taken out while this one runs (a
     // concurrent run of another revision starts from scratch).
     let mut memo = db.parse_memos().take(file);
-    if let Some(last) = memo.last.take() {
+    let last = memo.last.take();
+    if let Some(last) = &last {
         if last.options == options && last.reads.iter().all(|r| r.still(db)) {
             if let Some(unit) = recheck_moved(&last.parsed.unit, main(), &mut memo.lex) {
                 let parsed = Arc::new(move_items(&last.parsed, unit));
+                let reads = last.reads.iter().map(Read::clone).collect();
                 memo.last = Some(LastParse {
                     parsed: parsed.clone(),
                     options,
-                    reads: last.reads,
+                    reads,
                 });
                 db.parse_memos().put(file, memo);
                 return parsed;
@@ -138,7 +142,14 @@ pub fn parse(db: &dyn Db, file: File) -> Arc<Parsed> {
         db,
         reads: Mutex::default(),
     };
-    let unit = check_source_reusing(main(), &options, &loader, &mut memo.lex);
+    // An edit inside one function definition parses only that one again.
+    let unit = match &last {
+        Some(last) => {
+            check_source_reparsing(main(), &options, &loader, &mut memo.lex, &last.parsed.unit)
+        }
+        None => check_source_reusing(main(), &options, &loader, &mut memo.lex),
+    };
+    drop(last);
     let parsed = Arc::new(cut_items(unit));
     memo.last = Some(LastParse {
         parsed: parsed.clone(),
@@ -169,6 +180,7 @@ struct LastParse {
 
 /// A file the preprocessor read (or tried to: `contents` is `None` for one
 /// that does not exist).
+#[derive(Clone)]
 struct Read {
     path: PathBuf,
     contents: Option<Arc<str>>,

@@ -1,0 +1,301 @@
+//! Parsing again only the function definition an edit was inside.
+//!
+//! After an edit of the main file, the preprocessor's tokens are compared
+//! with the previous unit's: when every token outside one function
+//! definition is the old one (moved by the edit), and the old parse
+//! reported nothing, the parser's state at that definition's first token is
+//! what the earlier items declared at file scope ([`FileScope`]) and the
+//! node id after the previous item. The definition is parsed alone from
+//! there; the other items are the old ones with their spans moved. The
+//! result is exactly what parsing the whole stream gives, as long as the
+//! definition parses without a diagnostic, declares the same names at file
+//! scope and numbers as many nodes as before (so later items keep their
+//! ids); otherwise the caller parses the whole stream.
+
+use crate::ast::{ItemKind, TranslationUnit};
+use crate::lexer::Token;
+use crate::moved::{Edit, Move, MoveSpans};
+use crate::parser::{self, FileScope};
+
+/// The syntax tree of `tokens`, the preprocessed tokens of `previous`'s
+/// main file after `edit`, from `previous`'s tree and file scope when the
+/// edit stayed inside one function definition (see the module comment).
+pub fn reparse_function(
+    previous: (&TranslationUnit, &FileScope, &[Token]),
+    tokens: &[Token],
+    edit: Edit,
+) -> Option<(TranslationUnit, FileScope)> {
+    let (ast, scope, old) = previous;
+    if !scope.clean {
+        return None;
+    }
+    // The item the edit is inside: a function definition of the main
+    // file, its first and last bytes untouched.
+    let k = ast.items.iter().position(|i| {
+        i.span.file == edit.file && i.span.start < edit.from && edit.to < i.span.end
+    })?;
+    let item = &ast.items[k];
+    let ItemKind::Function(f) = &item.kind else {
+        return None;
+    };
+    f.body.as_ref()?;
+    let starts_at = |from: usize, s: crate::source::Span| {
+        (from..old.len()).find(|&i| old[i].span.file == s.file && old[i].span.start == s.start)
+    };
+    let a = starts_at(0, item.span)?;
+    let b_old = match ast.items.get(k + 1) {
+        Some(next) => starts_at(a + 1, next.span)?,
+        // Up to the final `Eof`.
+        None => old.len().checked_sub(1)?,
+    };
+    // Every token before the item and from its last one on is the old one.
+    let same = |o: &Token, n: &Token| {
+        let mut m = Move::new(edit);
+        let mut span = o.span;
+        m.span(&mut span);
+        !m.lost
+            && span == n.span
+            && o.kind == n.kind
+            && o.text == n.text
+            && o.line_start == n.line_start
+            && o.leading_space == n.leading_space
+            && o.expansion.is_some() == n.expansion.is_some()
+    };
+    let room = old.len().min(tokens.len());
+    let prefix = old
+        .iter()
+        .zip(tokens)
+        .take_while(|(o, n)| same(o, n))
+        .count();
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(tokens.iter().rev())
+        .take(room - prefix)
+        .take_while(|(o, n)| same(o, n))
+        .count();
+    if prefix <= a || old.len() - suffix >= b_old {
+        return None;
+    }
+    let b_new = b_old + tokens.len() - old.len();
+    let earlier = scope
+        .decls
+        .iter()
+        .filter(|d| (d.0 as usize) < k)
+        .map(|d| (&d.1, d.2));
+    let first_id = match k {
+        0 => 0,
+        _ => ast.items[k - 1].id.0 + 1,
+    };
+    let (mut items, decls, _) = parser::parse_items_after(&tokens[a..b_new], earlier, first_id)?;
+    let mut new_item = match items.pop() {
+        Some(i) if items.is_empty() => Some(i),
+        _ => return None,
+    };
+    let g = new_item.as_ref()?;
+    let new_id = g.id;
+    let ItemKind::Function(g) = &g.kind else {
+        return None;
+    };
+    let old_decls = scope.decls.iter().filter(|d| d.0 as usize == k);
+    let same_decls = old_decls
+        .map(|d| (&d.1, d.2))
+        .eq(decls.iter().map(|d| (&d.1, d.2)));
+    if g.body.is_none() || new_id != item.id || !same_decls {
+        return None;
+    }
+    let mut m = Move::new(edit);
+    let mut unit = TranslationUnit {
+        items: Vec::with_capacity(ast.items.len()),
+        node_count: ast.node_count,
+    };
+    for (j, old_item) in ast.items.iter().enumerate() {
+        if j == k {
+            unit.items.extend(new_item.take());
+        } else {
+            // (Spans before the edit stay where they are.)
+            let mut moved = old_item.clone();
+            moved.move_spans(&mut m);
+            unit.items.push(moved);
+        }
+    }
+    (!m.lost).then(|| (unit, scope.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use proptest::prelude::*;
+
+    use crate::lexer::LexMemo;
+    use crate::preprocess::{PreprocessOptions, RealFs};
+    use crate::source::SourceFile;
+    use crate::unit::{check_source, check_source_reparsing, CheckedUnit};
+
+    const FILE: &str = "\
+#define SQUARE(x) ((x) * (x))
+#define BLOCK 16
+typedef float real;
+typedef struct { float x; float y; } Point;
+
+inline real dist2(Point a, Point b)
+{
+    return SQUARE(a.x - b.x) + SQUARE(a.y - b.y);
+}
+
+__kernel void nearest(__global const Point *pts, __global float *out, int n)
+{
+    int i = get_global_id(0);
+    real best = 1e30f;
+    for (int j = 0; j < n; ++j) {
+        real d = dist2(pts[i], pts[j]);
+        if (d < best && j != i)
+            best = d;
+    }
+    out[i] = best;
+}
+
+typedef int count;
+
+__kernel void scale(__global float *a, float s)
+{
+    __local float tile[BLOCK];
+    count l = get_local_id(0);
+    tile[l] = a[get_global_id(0)] * s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    a[get_global_id(0)] = tile[BLOCK - 1 - l] + __LINE__;
+}
+
+__kernel void sum(__global int *p, int n)
+{
+    int acc = 0;
+    for (int k = 0; k < n; k++)
+        acc += p[k] * 2;
+    p[0] = acc;
+}
+";
+
+    /// Edits: what typing inside a body does (digits, names, operators,
+    /// whole statements), and some that reach out of it (braces, comment
+    /// openers, directives, typedefs, a name that is a typedef or macro).
+    const PIECES: &[&str] = &[
+        "1",
+        "7",
+        "x",
+        "n",
+        "i",
+        "+",
+        "*",
+        " ",
+        "\n",
+        ";",
+        "{",
+        "}",
+        "(",
+        "/*",
+        "// c\n",
+        "int t = 3;\n",
+        "real r = 2.0f;\n",
+        "count",
+        "real",
+        "typedef int real;\n",
+        "#define Q 1\n",
+        "Q",
+        "SQUARE(2)",
+        "__LINE__",
+        "#if 0\n",
+        "#endif\n",
+    ];
+
+    fn file(text: &str) -> SourceFile {
+        SourceFile::new("k.cl", Some(PathBuf::from("k.cl")), Arc::<str>::from(text))
+    }
+
+    /// Everything a checked unit holds, as text.
+    fn dump(u: &CheckedUnit) -> String {
+        let texts: Vec<_> = u.sources.files().map(|(_, f)| (&f.name, &f.text)).collect();
+        format!(
+            "{texts:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            u.preprocessed, u.ast, u.hir, u.diagnostics, u.file_scope
+        )
+    }
+
+    /// Applies the edits in turn, each to the previous unit; returns how
+    /// many parsed one function again. Every unit must equal a fresh check.
+    fn run(edits: &[(usize, usize, String)]) -> usize {
+        let opts = PreprocessOptions::default();
+        let mut memo = LexMemo::default();
+        let mut text = FILE.to_string();
+        let mut unit = check_source(file(&text), &opts, &RealFs);
+        let mut reparsed = 0;
+        for (at, len, insert) in edits {
+            let mut at = (*at).min(text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let end = (at + len).min(text.len());
+            text.replace_range(at..end, insert);
+            let fresh = check_source(file(&text), &opts, &RealFs);
+            let edit =
+                crate::moved::Edit::between(unit.main, &unit.sources.get(unit.main).text, &text);
+            let old = (&unit.ast, &unit.file_scope, &unit.preprocessed.tokens[..]);
+            if super::reparse_function(old, &fresh.preprocessed.tokens, edit).is_some() {
+                reparsed += 1;
+            }
+            let next = check_source_reparsing(file(&text), &opts, &RealFs, &mut memo, &unit);
+            assert_eq!(dump(&next), dump(&fresh), "{text}");
+            unit = next;
+        }
+        reparsed
+    }
+
+    fn edits() -> impl Strategy<Value = Vec<(usize, usize, String)>> {
+        let insert = proptest::collection::vec(proptest::sample::select(PIECES), 0..3)
+            .prop_map(|v| v.concat());
+        proptest::collection::vec((0usize..FILE.len() + 8, 0usize..4, insert), 1..12)
+    }
+
+    proptest::proptest! {
+        /// Whatever the edits, the unit after each is exactly the unit of
+        /// checking the new text from scratch.
+        #[test]
+        fn reparsed_unit_equals_checking_again(edits in edits()) {
+            run(&edits);
+        }
+    }
+
+    #[test]
+    fn edits_inside_a_body_parse_it_alone() {
+        let at = |s: &str| FILE.find(s).unwrap();
+        let edits = [
+            // A digit, a name, an operator: as many nodes as before.
+            (at("* 2;") + 2, 1, "3".to_string()),
+            (at("acc = 0;") + 1, 0, "x".to_string()),
+            (at("j < n;") + 2, 1, ">".to_string()),
+            // Inside the first and the last function, a typedef name used.
+            (at("a.x - b.x") + 2, 1, "y".to_string()),
+            (at("count l ="), 5, "int  ".to_string()),
+        ];
+        for e in &edits {
+            assert_eq!(run(std::slice::from_ref(e)), 1, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn other_edits_parse_everything() {
+        let at = |s: &str| FILE.find(s).unwrap();
+        for (pos, len, insert) in [
+            // A new statement (more nodes), a body's brace, a syntax
+            // error, a declaration between items, a function's name.
+            (at("p[0] = acc;"), 0, "acc++;"),
+            (at("{\n    int acc"), 1, ""),
+            (at("acc = 0;"), 0, "+"),
+            (at("__kernel void sum"), 0, "typedef int t2;\n"),
+            (at("sum(__global"), 1, "S"),
+        ] {
+            assert_eq!(run(&[(pos, len, insert.to_string())]), 0, "{insert:?}");
+        }
+    }
+}
