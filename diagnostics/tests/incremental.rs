@@ -66,6 +66,13 @@ enum Op {
     Insert(f64, usize),
     /// Removes up to `.1` bytes at the fraction `.0` of the text.
     Delete(f64, usize),
+    /// The first digit at or after the fraction `.0` of the text becomes
+    /// the next digit (typing inside a literal: as many syntax-tree nodes
+    /// as before, so only the function around it is parsed again).
+    Digit(f64),
+    /// The first lowercase letter at or after the fraction `.0` of the text
+    /// becomes the next letter (a name, or a keyword, changed).
+    Letter(f64),
     /// Back to the text before the previous edit.
     Undo,
 }
@@ -74,6 +81,8 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => (0.0..1.0f64, 0..SNIPPETS.len()).prop_map(|(a, s)| Op::Insert(a, s)),
         1 => (0.0..1.0f64, 1..6usize).prop_map(|(a, n)| Op::Delete(a, n)),
+        2 => (0.0..1.0f64).prop_map(Op::Digit),
+        1 => (0.0..1.0f64).prop_map(Op::Letter),
         2 => Just(Op::Undo),
     ]
 }
@@ -104,8 +113,27 @@ fn apply(text: &str, op: &Op) -> String {
             let b = boundary(text, a + n);
             format!("{}{}", &text[..a], &text[b..])
         }
+        Op::Digit(at) => next_char(text, at, '0'..='9'),
+        Op::Letter(at) => next_char(text, at, 'a'..='z'),
         Op::Undo => text.to_string(),
     }
+}
+
+/// The first character of `range` at or after the fraction `at` of the
+/// text, replaced by the next one of the range (the last by the first).
+fn next_char(text: &str, at: f64, range: std::ops::RangeInclusive<char>) -> String {
+    let from = boundary(text, (at * text.len() as f64) as usize);
+    let Some(k) = text[from..].find(|c| range.contains(&c)) else {
+        return text.to_string();
+    };
+    let i = from + k;
+    let c = text[i..].chars().next().unwrap_or(*range.start());
+    let next = if c == *range.end() {
+        *range.start()
+    } else {
+        char::from(c as u8 + 1)
+    };
+    format!("{}{next}{}", &text[..i], &text[i + 1..])
 }
 
 fn settings() -> Settings {
@@ -226,5 +254,43 @@ fn every_file_after_trivia_and_body_edits() {
                 Op::Undo,
             ],
         );
+    }
+}
+
+/// Every kernel file of tests/kernels and examples, after typing inside
+/// literals and names (the edits that parse one function again) and an
+/// undo: every answer equals a fresh database's on the final text.
+#[test]
+fn every_corpus_file_after_digit_and_name_edits() {
+    let mut files = Vec::new();
+    for dir in ["tests/kernels", "examples"] {
+        collect(&repo(dir), &mut files);
+    }
+    files.sort();
+    assert!(files.len() > 100, "{} corpus files", files.len());
+    for path in &files {
+        let rel = path.strip_prefix(repo("")).unwrap_or(path);
+        run(
+            &rel.to_string_lossy(),
+            &[
+                Op::Digit(0.4),
+                Op::Digit(0.6),
+                Op::Letter(0.5),
+                Op::Undo,
+                Op::Digit(0.8),
+            ],
+        );
+    }
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("corpus directory").flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|e| e == "cl") && std::fs::read_to_string(&p).is_ok() {
+            // (An editor's text is UTF-8; the Latin-1 files are for `lanes check`.)
+            out.push(p);
+        }
     }
 }
