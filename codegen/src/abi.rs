@@ -313,6 +313,13 @@ pub fn emit_entry_points<'ctx>(
         let q = cx.gep_bytes(ctxp, cx.i64c(8 * k as u64))?;
         cx.store(q, v, 8)
     };
+    // Whether a body set the context flag `k` (`geo::ROWS_BAIL`,
+    // `geo::IDLE_TAIL`).
+    let raised = |k: u32| -> R<BasicValueEnum<'ctx>> {
+        let q = cx.gep_bytes(ctxp, cx.i64c(8 * k as u64))?;
+        let flag = cx.load(i64t.into(), q, 8)?;
+        cx.icmp(IP::LLVMIntNE, flag, cx.i64c(0))
+    };
     let wd64 = cx.cast(Op::LLVMZExt, wd, i64t.into())?;
     put(geo::WORK_DIM, wd64)?;
     for d in 0..3u32 {
@@ -466,9 +473,7 @@ pub fn emit_entry_points<'ctx>(
             || {
                 let t = cx.load(i64t.into(), turn, 8)?;
                 call(f, k)?;
-                let q = cx.gep_bytes(ctxp, cx.i64c(8 * u64::from(geo::IDLE_TAIL)))?;
-                let flag = cx.load(i64t.into(), q, 8)?;
-                let found = cx.icmp(IP::LLVMIntNE, flag, cx.i64c(0))?;
+                let found = raised(geo::IDLE_TAIL)?;
                 if_then_else(
                     cx,
                     groups,
@@ -643,10 +648,7 @@ pub fn emit_entry_points<'ctx>(
                                     put(geo::LY, ly)?;
                                     put(geo::ROWS_BAIL, cx.i64c(0))?;
                                     call(rbody, k as u64)?;
-                                    let q =
-                                        cx.gep_bytes(ctxp, cx.i64c(8 * u64::from(geo::ROWS_BAIL)))?;
-                                    let bailed = cx.load(i64t.into(), q, 8)?;
-                                    let bailed = cx.icmp(IP::LLVMIntNE, bailed, cx.i64c(0))?;
+                                    let bailed = raised(geo::ROWS_BAIL)?;
                                     if_then_else(
                                         cx,
                                         groups,
