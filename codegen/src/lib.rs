@@ -676,7 +676,13 @@ fn emit_kernel(cx: &Cx<'_, '_>, k: &KernelCode) -> Result<(), String> {
                 let name = format!("{}.body_groups{}_rows{}", k.name, i.groups, i.rows);
                 let rbody = emit::emit_body(&wcx, rvf, &name, true, None, false)?;
                 abi::mark_row_bail(cx, rbody, rvf.func.params.len() as u32)?;
-                abi::add_fn_attr(cx, rbody, "alwaysinline");
+                // Called, not inlined: a row body exists for a loop bound by
+                // its chains, and inside the entry's loops over column runs
+                // and rows LLVM ran out of registers for that loop (gemm's k
+                // loop recomputed B's address with an `imul` and reloaded a
+                // row's offset from the stack: 26 instructions per k instead
+                // of 18). One call per R rows x G' groups x the loop's trip.
+                abi::add_fn_attr(cx, rbody, "noinline");
                 bodies.rows = Some((rbody, u64::from(i.rows)));
             }
             Some((body, u64::from(i.groups)))
