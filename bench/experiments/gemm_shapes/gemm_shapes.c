@@ -1,7 +1,7 @@
 /* gemm_shapes.c - the k loop of gemm's row body (4 rows x 2 SIMD groups of
  * 8 floats: 2 loads of B, 4 broadcasts of A, 8 multiply-adds) written with
  * intrinsics, at 512^3, in the orders and shapes bench/RESULTS.md
- * (2026-11-27 08:50) compares: work-groups of 64 x 4 row by row (as lanes
+ * (2026-11-27 09:00) compares: work-groups of 64 x 4 row by row (as lanes
  * runs the benchmark), column by column, 6 rows x 2 groups, and software
  * prefetches of B 4-16 k ahead. Prints the best and the median of 21
  * rounds per variant (the variants alternate within each round).
