@@ -25,7 +25,7 @@ test: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) build --bin lanes
 	$(CARGO) test --workspace --no-fail-fast
-	LANES=$(CURDIR)/target/debug/lanes $(PY) -m pytest -q --durations=15 tests
+	LANES=$(CURDIR)/target/debug/lanes $(PY) -m pytest -q -n auto --durations=15 tests
 	editors/vscode/ci.sh
 	node editors/vscode/e2e/e2e.js $(CURDIR)/target/debug/lanes
 	editors/test/nvim-test.sh

@@ -38,9 +38,26 @@ def spin(stop):
         pass
 
 
+# The files whose inference spends the most solver resources (the slowest
+# of `lanes check` on the corpus, most of them to the end of a budget): a
+# limit that depended on time would cut these first. The whole corpus took
+# a minute of the suite for the same question.
+BUSY = [
+    "tests/kernels/valid/bitonic_sort_step.cl",
+    "tests/kernels/precond/prefix_sum.cl",
+    "tests/kernels/workgroup/reduction_interleaved.cl",
+    "tests/kernels/workgroup/scan_blelloch.cl",
+    "tests/kernels/valid/strided_records.cl",
+    "tests/kernels/valid/integer_ops.cl",
+    "tests/kernels/valid/fast_walsh_transform.cl",
+    "tests/kernels/valid/fp_contract.cl",
+    "tests/kernels/precond/bitonic_sort.cl",
+]
+
+
 def test_check_output_is_the_same_on_a_busy_machine(lanes):
-    files = corpus()
-    assert len(files) > 50, files
+    files = BUSY
+    assert set(files) <= set(corpus()), set(files) - set(corpus())
     idle = check(lanes, files)
     stop = multiprocessing.Event()
     spinners = [
