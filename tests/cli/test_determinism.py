@@ -139,3 +139,37 @@ def test_build_output_is_the_same_in_every_process(lanes, tmp_path):
             assert again.keys() == outputs[0].keys()
             for name, data in outputs[0].items():
                 assert again[name] == data, f"{target}: {name} differs between two processes"
+
+
+# Besides BUILT: private arrays promoted to SSA values (one variable per
+# field, numbered from maps of accesses) and a switch.
+VECTOR_IR = BUILT + [
+    "tests/kernels/valid/private_arrays.cl",
+    "tests/kernels/valid/control_flow.cl",
+]
+
+
+def test_vector_ir_is_the_same_in_every_process(lanes):
+    """`lanes build --emit vir` prints the same vector IR in every process.
+    Objects hide how values and blocks are numbered; the vector IR shows it,
+    and the vectorizer's passes keep std hash maps, whose order differs from
+    one process to the next (docs/testing.md, *Determinism across
+    processes*)."""
+    outputs = []
+    for _ in range(3):
+        texts = {}
+        for src in VECTOR_IR:
+            proc = subprocess.run(
+                [lanes, "build", src, "--target", "avx2-i32x8", "--emit", "vir", "-o", "-"],
+                cwd=ROOT, capture_output=True, timeout=600,
+            )
+            assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+            assert proc.stdout, src
+            texts[src] = proc.stdout
+        outputs.append(texts)
+    for again in outputs[1:]:
+        for src, text in outputs[0].items():
+            assert again[src] == text, (
+                f"{src}: the vector IR differs between two processes: "
+                + first_difference(text, again[src])
+            )
