@@ -1078,6 +1078,9 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
 
     fn terminated(&mut self, b: BlockId, i: InstructionValue<'ctx>, succ: &[BlockId]) {
         self.terms[b.index()] = Some(i);
+        if self.f.serial_latches.contains(&b) {
+            no_runtime_unroll(self.cx, i);
+        }
         for &s in succ {
             *self.edges.entry((b, s)).or_insert(0) += 1;
         }
@@ -2046,5 +2049,34 @@ fn const_int_lanes(v: BasicValueEnum<'_>) -> Option<Vec<i64>> {
                 .collect()
         }
         _ => None,
+    }
+}
+
+/// Marks the loop whose latch ends in `br` with
+/// `llvm.loop.unroll.runtime.disable`: a loop run once per lane (lane
+/// serialization) has a trip count of its own on every lane, and LLVM's
+/// run-time unrolling would put a remainder loop, with one more
+/// unpredictable exit, in front of every lane's turn (docs/codegen.md,
+/// "Serialized loops without run-time unrolling").
+fn no_runtime_unroll(cx: &Cx<'_, '_>, br: InstructionValue<'_>) {
+    use inkwell::llvm_sys::core as c;
+    use inkwell::llvm_sys::debuginfo as d;
+    use inkwell::values::AsValueRef;
+    let ctx = cx.ctx.raw();
+    const PROP: &str = "llvm.loop.unroll.runtime.disable";
+    const KIND: &str = "llvm.loop";
+    // SAFETY: every pointer comes from this context; the loop ID refers to
+    // itself (LLVM's form of a loop ID), made through a temporary node that
+    // `LLVMMetadataReplaceAllUsesWith` frees.
+    unsafe {
+        let name = c::LLVMMDStringInContext2(ctx, PROP.as_ptr().cast(), PROP.len());
+        let mut prop_ops = [name];
+        let prop = c::LLVMMDNodeInContext2(ctx, prop_ops.as_mut_ptr(), 1);
+        let tmp = d::LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
+        let mut ops = [tmp, prop];
+        let id = c::LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 2);
+        d::LLVMMetadataReplaceAllUsesWith(tmp, id);
+        let kind = c::LLVMGetMDKindIDInContext(ctx, KIND.as_ptr().cast(), KIND.len() as u32);
+        c::LLVMSetMetadata(br.as_value_ref(), kind, c::LLVMMetadataAsValue(ctx, id));
     }
 }

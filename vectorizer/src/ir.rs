@@ -1202,6 +1202,12 @@ pub struct Function {
     /// code generator sign-extends such values in 64 bits (docs/codegen.md,
     /// "Signed index arithmetic in 64 bits").
     pub nsw: std::collections::BTreeSet<ValueId>,
+    /// Latches of loops that run once per lane (lane serialization,
+    /// `vectorize/serialize.rs`): each lane's trip count is its own and
+    /// data-dependent, so the code generator asks LLVM not to unroll them
+    /// at run time (docs/codegen.md, "Serialized loops without run-time
+    /// unrolling").
+    pub serial_latches: std::collections::BTreeSet<BlockId>,
 }
 
 impl Function {
@@ -1218,6 +1224,7 @@ impl Function {
             vars: Vec::new(),
             entry: BlockId(0),
             nsw: Default::default(),
+            serial_latches: Default::default(),
         }
     }
 

@@ -349,5 +349,6 @@ fn serialize_loop(f: &mut Function, cfg: &Cfg, div: &Divergence, l: LoopId) -> O
     }
     let pt = f.terminator(p)?;
     f.inst_mut(pt).kind = InstKind::Br(sh);
+    f.serial_latches.insert(*lp.latches.first()?);
     Some(())
 }
