@@ -148,7 +148,12 @@ macro_rules! no_spans {
     };
 }
 
-no_spans!(FileId, ast::AddressSpace, crate::types::ImageAccess);
+no_spans!(
+    FileId,
+    ast::AddressSpace,
+    crate::types::ImageAccess,
+    hir::FuncId
+);
 
 /// Structs: the listed fields hold spans.
 macro_rules! fields {
@@ -187,6 +192,7 @@ fields! {
     ast::Stmt { kind, span }
     ast::Expr { kind, span }
     hir::Unit { functions, structs, globals, fp_contract_off }
+    crate::sema::Checks { calls }
     hir::StructDef { span, fields }
     hir::Field { span }
     hir::Global { span, name_span }

@@ -19,12 +19,13 @@ use crate::parser::{self, FileScope};
 
 /// The syntax tree of `tokens`, the preprocessed tokens of `previous`'s
 /// main file after `edit`, from `previous`'s tree and file scope when the
-/// edit stayed inside one function definition (see the module comment).
+/// edit stayed inside one function definition (see the module comment),
+/// and that definition's index among the items.
 pub fn reparse_function(
     previous: (&TranslationUnit, &FileScope, &[Token]),
     tokens: &[Token],
     edit: Edit,
-) -> Option<(TranslationUnit, FileScope)> {
+) -> Option<(TranslationUnit, FileScope, usize)> {
     let (ast, scope, old) = previous;
     if !scope.clean {
         return None;
@@ -119,7 +120,7 @@ pub fn reparse_function(
             unit.items.push(moved);
         }
     }
-    (!m.lost).then(|| (unit, scope.clone()))
+    (!m.lost).then(|| (unit, scope.clone(), k))
 }
 
 #[cfg(test)]
@@ -139,6 +140,7 @@ mod tests {
 #define BLOCK 16
 typedef float real;
 typedef struct { float x; float y; } Point;
+int undefined_fn(int);
 
 inline real dist2(Point a, Point b)
 {
@@ -207,6 +209,15 @@ __kernel void sum(__global int *p, int n)
         "__LINE__",
         "#if 0\n",
         "#endif\n",
+        // What checking a body can add to the file's tables or report
+        // across items: a struct, a call that recurses, a call of a
+        // function never defined, an undeclared name.
+        "struct T { int a; } tv;\n",
+        "sum(p, n);",
+        "scale(0, 1.0f);",
+        "undefined_fn(1);",
+        "nearest",
+        "__constant int cc = 2;\n",
     ];
 
     fn file(text: &str) -> SourceFile {
@@ -217,19 +228,25 @@ __kernel void sum(__global int *p, int n)
     fn dump(u: &CheckedUnit) -> String {
         let texts: Vec<_> = u.sources.files().map(|(_, f)| (&f.name, &f.text)).collect();
         format!(
-            "{texts:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
-            u.preprocessed, u.ast, u.hir, u.diagnostics, u.file_scope
+            "{texts:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            u.preprocessed, u.ast, u.hir, u.diagnostics, u.file_scope, u.checks
         )
     }
 
     /// Applies the edits in turn, each to the previous unit; returns how
-    /// many parsed one function again. Every unit must equal a fresh check.
-    fn run(edits: &[(usize, usize, String)]) -> usize {
+    /// many parsed one function again and how many of those checked only it
+    /// again. Every unit must equal a fresh check.
+    fn run_counting(edits: &[(usize, usize, String)]) -> (usize, usize) {
+        run_on(FILE, edits)
+    }
+
+    fn run_on(base: &str, edits: &[(usize, usize, String)]) -> (usize, usize) {
         let opts = PreprocessOptions::default();
         let mut memo = LexMemo::default();
-        let mut text = FILE.to_string();
+        let mut text = base.to_string();
         let mut unit = check_source(file(&text), &opts, &RealFs);
         let mut reparsed = 0;
+        let mut checked_alone = 0;
         for (at, len, insert) in edits {
             let mut at = (*at).min(text.len());
             while !text.is_char_boundary(at) {
@@ -241,14 +258,23 @@ __kernel void sum(__global int *p, int n)
             let edit =
                 crate::moved::Edit::between(unit.main, &unit.sources.get(unit.main).text, &text);
             let old = (&unit.ast, &unit.file_scope, &unit.preprocessed.tokens[..]);
-            if super::reparse_function(old, &fresh.preprocessed.tokens, edit).is_some() {
+            if let Some((ast, _, k)) =
+                super::reparse_function(old, &fresh.preprocessed.tokens, edit)
+            {
                 reparsed += 1;
+                if crate::unit::check_function_again(&unit, edit, &ast, k).is_some() {
+                    checked_alone += 1;
+                }
             }
             let next = check_source_reparsing(file(&text), &opts, &RealFs, &mut memo, &unit);
             assert_eq!(dump(&next), dump(&fresh), "{text}");
             unit = next;
         }
-        reparsed
+        (reparsed, checked_alone)
+    }
+
+    fn run(edits: &[(usize, usize, String)]) -> usize {
+        run_counting(edits).0
     }
 
     fn edits() -> impl Strategy<Value = Vec<(usize, usize, String)>> {
@@ -279,8 +305,18 @@ __kernel void sum(__global int *p, int n)
             (at("count l ="), 5, "int  ".to_string()),
         ];
         for e in &edits {
-            assert_eq!(run(std::slice::from_ref(e)), 1, "{e:?}");
+            assert_eq!(run_counting(std::slice::from_ref(e)), (1, 1), "{e:?}");
         }
+    }
+
+    #[test]
+    fn a_body_that_adds_to_the_tables_checks_the_whole_file() {
+        // A struct defined inside a body takes the next struct id, so a
+        // body before it cannot be checked alone.
+        let at = FILE.find("int acc = 0;").unwrap();
+        let base = format!("{}struct T {{ int a; }} tv;\n{}", &FILE[..at], &FILE[at..]);
+        let digit = base.find("* 2;").unwrap() + 2;
+        assert_eq!(run_on(&base, &[(digit, 1, "3".to_string())]), (1, 0));
     }
 
     #[test]

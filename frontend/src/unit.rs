@@ -3,13 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::ast::TranslationUnit;
+use crate::ast::{self, TranslationUnit};
 use crate::diag::Diagnostic;
 use crate::hir;
 use crate::lexer::{LexMemo, Token, TokenKind};
 use crate::moved::{Edit, Move, MoveSpans};
 use crate::parser::FileScope;
 use crate::preprocess::{self, FileLoader, PreprocessOptions, Preprocessed};
+use crate::sema::Checks;
 use crate::source::{FileId, SourceFile, SourceMap};
 
 /// Everything the front end knows about one main file.
@@ -25,6 +26,9 @@ pub struct CheckedUnit {
     /// What the parser's items declared at file scope (to parse one of
     /// them again after an edit, [`crate::reparse`]).
     pub file_scope: FileScope,
+    /// What checking each item did (to check one function definition
+    /// again after an edit, [`crate::sema::check_function_again`]).
+    pub checks: Checks,
 }
 
 impl CheckedUnit {
@@ -169,6 +173,7 @@ pub fn recheck_moved(
     unit.ast.move_spans(&mut m);
     unit.hir.move_spans(&mut m);
     unit.diagnostics.move_spans(&mut m);
+    unit.checks.move_spans(&mut m);
     (!m.lost).then_some(unit)
 }
 
@@ -225,13 +230,29 @@ fn check_in(
     };
     let reparsed = previous.and_then(|(p, edit)| {
         let old = (&p.ast, &p.file_scope, &p.preprocessed.tokens[..]);
-        crate::reparse::reparse_function(old, &preprocessed.tokens, edit)
+        let (ast, scope, k) = crate::reparse::reparse_function(old, &preprocessed.tokens, edit)?;
+        Some((p, edit, ast, scope, k))
     });
-    let (ast, file_scope) = match reparsed {
-        Some(done) => done,
-        None => crate::parser::parse_recording(&preprocessed.tokens, &mut diagnostics),
+    let first = diagnostics.len() as u32;
+    let (ast, file_scope, mut hir, mut checks) = match reparsed {
+        Some((p, edit, ast, scope, k)) => match check_function_again(p, edit, &ast, k) {
+            Some((hir, checks, diags)) => {
+                diagnostics.extend(diags);
+                (ast, scope, hir, checks)
+            }
+            None => {
+                let (hir, checks) = crate::sema::check_recording(&ast, &mut diagnostics);
+                (ast, scope, hir, checks)
+            }
+        },
+        None => {
+            let (ast, scope) =
+                crate::parser::parse_recording(&preprocessed.tokens, &mut diagnostics);
+            let (hir, checks) = crate::sema::check_recording(&ast, &mut diagnostics);
+            (ast, scope, hir, checks)
+        }
     };
-    let mut hir = crate::sema::check(&ast, &mut diagnostics);
+    checks.first = first;
     hir.fp_contract_off = crate::fp_contract::off_regions(
         &preprocessed.tokens,
         &preprocessed.pragmas,
@@ -245,5 +266,36 @@ fn check_in(
         hir,
         diagnostics,
         file_scope,
+        checks,
     }
+}
+
+/// Checking again only the function definition `ast.items[k]` (parsed
+/// again after `edit` of `previous`'s main file), when the edit is strictly
+/// inside its body: [`crate::sema::check_function_again`] with the
+/// previous unit's checking diagnostics.
+pub(crate) fn check_function_again(
+    previous: &CheckedUnit,
+    edit: Edit,
+    ast: &TranslationUnit,
+    k: usize,
+) -> Option<(hir::Unit, Checks, Vec<crate::diag::Diagnostic>)> {
+    let ast::ItemKind::Function(f) = &previous.ast.items.get(k)?.kind else {
+        return None;
+    };
+    let body = f.body.as_ref()?.span;
+    if body.file != edit.file || edit.from <= body.start || edit.to >= body.end {
+        return None;
+    }
+    let checks = &previous.checks;
+    let first = checks.first as usize;
+    let n: usize = checks
+        .items
+        .iter()
+        .map(|i| i.diagnostics as usize)
+        .sum::<usize>()
+        + checks.finish as usize;
+    let diags = previous.diagnostics.get(first..first + n)?;
+    let mut m = Move::new(edit);
+    crate::sema::check_function_again(ast, k, (&previous.hir, checks, diags), &mut m)
 }

@@ -1081,6 +1081,11 @@ impl Checker<'_> {
                 b.span = name.span;
             }
         }
+        if self.skip_bodies {
+            return;
+        }
+        self.defined_last = Some(id);
+        let tables = self.table_sizes();
 
         // The body: parameters live in the body's outermost scope (C).
         self.func = Some(FnCtx {
@@ -1114,6 +1119,9 @@ impl Checker<'_> {
         func.locals = ctx.locals;
         func.callees = ctx.callees;
         func.body = Some(block);
+        if self.table_sizes() != tables {
+            self.alone = false;
+        }
     }
 
     fn new_function(
@@ -1358,7 +1366,7 @@ impl Checker<'_> {
                 continue;
             }
             // A specifier shared by several declarators is checked once.
-            if !self.reported.insert((Code::InvalidDeclaration, a.span)) {
+            if !self.first_report(Code::InvalidDeclaration, a.span) {
                 continue;
             }
             if a.exprs.len() > 1 {

@@ -40,11 +40,172 @@ pub const MAX_DEPTH: u32 = 300;
 /// Checks a translation unit. Every problem becomes a diagnostic; the
 /// returned HIR is complete for the parts that checked.
 pub fn check(unit: &ast::TranslationUnit, diags: &mut Vec<Diagnostic>) -> hir::Unit {
+    check_recording(unit, diags).0
+}
+
+/// [`check`], also returning what checking each item did ([`Checks`]), to
+/// check one function definition again after an edit
+/// ([`check_function_again`]).
+pub fn check_recording(
+    unit: &ast::TranslationUnit,
+    diags: &mut Vec<Diagnostic>,
+) -> (hir::Unit, Checks) {
     let mut c = Checker::new(diags);
-    for item in &unit.items {
+    let items = unit
+        .items
+        .iter()
+        .map(|item| c.item_recorded(item))
+        .collect();
+    let calls = c.calls.clone();
+    let defined = c.sigs.iter().map(|s| s.defined).collect();
+    let before = c.diags.len();
+    let hir = c.finish();
+    let finish = (diags.len() - before) as u32;
+    let checks = Checks {
+        items,
+        calls,
+        defined,
+        finish,
+        first: 0,
+    };
+    (hir, checks)
+}
+
+/// What checking each item of a unit did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Checks {
+    /// One per item of the translation unit, in order.
+    pub items: Vec<ItemCheck>,
+    /// The calls each function makes (callee, call), indexed by [`FuncId`].
+    pub calls: Vec<Vec<(FuncId, Span)>>,
+    /// Whether each function has a body, indexed by [`FuncId`].
+    pub defined: Vec<bool>,
+    /// How many diagnostics the whole-unit checks (after the items) reported.
+    pub finish: u32,
+    /// Where checking's diagnostics start among the unit's (set by
+    /// [`crate::unit`], after the preprocessor's and the parser's).
+    pub first: u32,
+}
+
+/// What checking one item did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ItemCheck {
+    /// How many diagnostics it reported (they follow the earlier items').
+    pub diagnostics: u32,
+    /// The function whose body it is, for a function definition.
+    pub function: Option<FuncId>,
+    /// Its checking depends on no other item's body and no other item's
+    /// checking depends on its body: the body added nothing to the file's
+    /// tables (functions, structs, globals, file-scope names), every place
+    /// it reported once (`reported`) lies inside the item, and it did not
+    /// reach the nesting limit (reported once per unit).
+    pub alone: bool,
+}
+
+/// The checked unit after an edit strictly inside the body of the
+/// function definition `ast.items[k]`, from the previous unit's HIR,
+/// [`Checks`] and checking diagnostics (`previous`, whose positions `m`
+/// moves to the new text): the items before it are declared again without
+/// their bodies, it is checked, every other item's result is the previous
+/// one moved, and the whole-unit checks run again. Exactly what
+/// [`check_recording`] gives, or `None` when that cannot be told: an item
+/// that is not checked alone, or the function's id changed.
+pub fn check_function_again(
+    ast: &ast::TranslationUnit,
+    k: usize,
+    previous: (&hir::Unit, &Checks, &[Diagnostic]),
+    m: &mut crate::moved::Move,
+) -> Option<(hir::Unit, Checks, Vec<Diagnostic>)> {
+    use crate::moved::MoveSpans;
+    let (old_hir, old_checks, old_diags) = previous;
+    if old_checks.items.len() != ast.items.len() || !old_checks.items.iter().all(|i| i.alone) {
+        return None;
+    }
+    let counts: Vec<usize> = old_checks
+        .items
+        .iter()
+        .map(|i| i.diagnostics as usize)
+        .collect();
+    let items_end: usize = counts.iter().sum();
+    if items_end + old_checks.finish as usize != old_diags.len() {
+        return None;
+    }
+    let mut scratch = Vec::new();
+    let mut c = Checker::new(&mut scratch);
+    c.skip_bodies = true;
+    for item in &ast.items[..k] {
         c.item(item);
     }
-    c.finish()
+    c.skip_bodies = false;
+    let before = c.diags.len();
+    let record = c.item_recorded(&ast.items[k]);
+    let id = record.function?;
+    if !record.alone || record.function != old_checks.items[k].function {
+        return None;
+    }
+    let i = id.0 as usize;
+    if c.unit.functions.len() <= i || c.calls.len() <= i {
+        return None;
+    }
+    // (The checker is dropped below.)
+    let mut function = Some(c.unit.functions.swap_remove(i));
+    let calls = c.calls.swap_remove(i);
+    let item_diags = c.diags.split_off(before);
+    drop(c);
+    if old_hir.functions.len() <= i || old_checks.calls.len() <= i {
+        return None;
+    }
+
+    let mut functions = Vec::with_capacity(old_hir.functions.len());
+    for (j, f) in old_hir.functions.iter().enumerate() {
+        if j == i {
+            functions.extend(function.take());
+        } else {
+            let mut f = f.clone();
+            f.move_spans(m);
+            functions.push(f);
+        }
+    }
+    let mut structs = old_hir.structs.clone();
+    structs.move_spans(m);
+    let mut globals = old_hir.globals.clone();
+    globals.move_spans(m);
+    let hir = hir::Unit {
+        functions,
+        structs,
+        globals,
+        fp_contract_off: Vec::new(),
+    };
+    let mut all_calls = old_checks.calls.clone();
+    all_calls[i] = Vec::new();
+    all_calls.move_spans(m);
+    all_calls[i] = calls;
+
+    let at: usize = counts[..k].iter().sum();
+    let mut diags = old_diags[..at].to_vec();
+    diags.move_spans(m);
+    diags.extend(item_diags);
+    let mut after = old_diags[at + counts[k]..items_end].to_vec();
+    after.move_spans(m);
+    diags.extend(after);
+    if m.lost {
+        return None;
+    }
+    let mut items = old_checks.items.clone();
+    items[k] = record;
+    let defined = old_checks.defined.clone();
+    let before = diags.len();
+    check_undefined_calls(&hir, &all_calls, &defined, &mut diags);
+    check_recursion(&hir, &all_calls, &mut diags);
+    let finish = (diags.len() - before) as u32;
+    let checks = Checks {
+        items,
+        calls: all_calls,
+        defined,
+        finish,
+        first: 0,
+    };
+    Some((hir, checks, diags))
 }
 
 /// A type with the qualifiers of the outermost level, as declarations need
@@ -166,6 +327,15 @@ pub(crate) struct Checker<'a> {
     pub reported: HashSet<(Code, Span)>,
     pub depth: u32,
     pub too_deep_reported: bool,
+    /// Function definitions are declared, their bodies not checked (to
+    /// rebuild the file scope before one item, [`check_function_again`]).
+    pub skip_bodies: bool,
+    /// The item being checked, and whether it is still checked alone
+    /// ([`ItemCheck::alone`]).
+    pub item_span: Option<Span>,
+    pub alone: bool,
+    /// The function whose body was checked last.
+    pub defined_last: Option<FuncId>,
 }
 
 impl<'a> Checker<'a> {
@@ -180,7 +350,50 @@ impl<'a> Checker<'a> {
             reported: HashSet::new(),
             depth: 0,
             too_deep_reported: false,
+            skip_bodies: false,
+            item_span: None,
+            alone: true,
+            defined_last: None,
         }
+    }
+
+    /// Checks an item and records what that did.
+    pub(crate) fn item_recorded(&mut self, item: &ast::Item) -> ItemCheck {
+        let before = self.diags.len();
+        self.item_span = Some(item.span);
+        self.alone = true;
+        self.defined_last = None;
+        self.item(item);
+        self.item_span = None;
+        ItemCheck {
+            diagnostics: (self.diags.len() - before) as u32,
+            function: self.defined_last.take(),
+            alone: self.alone,
+        }
+    }
+
+    /// Whether `(code, span)` is reported here for the first time.
+    pub(crate) fn first_report(&mut self, code: Code, span: Span) -> bool {
+        let inside = self
+            .item_span
+            .is_some_and(|i| i.file == span.file && i.start <= span.start && span.end <= i.end);
+        if !inside {
+            self.alone = false;
+        }
+        self.reported.insert((code, span))
+    }
+
+    /// The sizes of the file's tables, to tell whether a body added to them.
+    pub(crate) fn table_sizes(&self) -> [usize; 7] {
+        [
+            self.unit.functions.len(),
+            self.unit.structs.len(),
+            self.unit.globals.len(),
+            self.sigs.len(),
+            self.calls.len(),
+            self.scopes[0].names.len(),
+            self.scopes[0].tags.len(),
+        ]
     }
 
     // --- diagnostics -------------------------------------------------------
@@ -201,7 +414,7 @@ impl<'a> Checker<'a> {
 
     /// Reports an unsupported feature once per location.
     pub fn unsupported(&mut self, code: Code, span: Span, message: impl Into<String>) {
-        if self.reported.insert((code, span)) {
+        if self.first_report(code, span) {
             self.diags.push(Diagnostic::new(code, span, message));
         }
     }
@@ -212,6 +425,7 @@ impl<'a> Checker<'a> {
         if self.depth >= MAX_DEPTH {
             if !self.too_deep_reported {
                 self.too_deep_reported = true;
+                self.alone = false;
                 self.error(
                     Code::TooDeep,
                     span,
@@ -300,91 +514,96 @@ impl<'a> Checker<'a> {
 
     // --- whole-unit checks -------------------------------------------------
 
-    fn finish(mut self) -> hir::Unit {
-        self.check_undefined_calls();
-        self.check_recursion();
+    fn finish(self) -> hir::Unit {
+        let defined: Vec<bool> = self.sigs.iter().map(|s| s.defined).collect();
+        check_undefined_calls(&self.unit, &self.calls, &defined, self.diags);
+        check_recursion(&self.unit, &self.calls, self.diags);
         self.unit
     }
+}
 
-    /// A call to a function that is declared but never defined: lanes
-    /// compiles whole programs and needs every body.
-    fn check_undefined_calls(&mut self) {
-        let mut seen = HashSet::new();
-        for f in 0..self.calls.len() {
-            for i in 0..self.calls[f].len() {
-                let (callee, span) = self.calls[f][i];
-                let ci = callee.0 as usize;
-                if self.sigs.get(ci).is_some_and(|s| !s.defined) && seen.insert(callee) {
-                    let def = &self.unit.functions[ci];
-                    let d = Diagnostic::new(
-                        Code::InvalidDeclaration,
-                        span,
-                        format!("function `{}` is declared but never defined; lanes needs the body to compile it", def.name),
-                    )
-                    .with_related(def.name_span, format!("`{}` is declared here", def.name));
-                    self.report(d);
-                }
+/// A call to a function that is declared but never defined: lanes
+/// compiles whole programs and needs every body.
+fn check_undefined_calls(
+    unit: &hir::Unit,
+    calls: &[Vec<(FuncId, Span)>],
+    defined: &[bool],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut seen = HashSet::new();
+    for f in calls {
+        for &(callee, span) in f {
+            let ci = callee.0 as usize;
+            if defined.get(ci).is_some_and(|d| !d) && seen.insert(callee) {
+                let def = &unit.functions[ci];
+                let d = Diagnostic::new(
+                    Code::InvalidDeclaration,
+                    span,
+                    format!("function `{}` is declared but never defined; lanes needs the body to compile it", def.name),
+                )
+                .with_related(def.name_span, format!("`{}` is declared here", def.name));
+                diags.push(d);
             }
         }
     }
+}
 
-    /// Finds cycles in the call graph with an iterative depth-first search and
-    /// reports the call that closes each one.
-    fn check_recursion(&mut self) {
-        #[derive(Clone, Copy, PartialEq)]
-        enum Color {
-            White,
-            Gray,
-            Black,
+/// Finds cycles in the call graph with an iterative depth-first search and
+/// reports the call that closes each one.
+fn check_recursion(unit: &hir::Unit, calls: &[Vec<(FuncId, Span)>], diags: &mut Vec<Diagnostic>) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Color {
+        White,
+        Gray,
+        Black,
+    }
+    let n = calls.len();
+    let mut color = vec![Color::White; n];
+    let mut found: Vec<(usize, usize, Span)> = Vec::new();
+    for root in 0..n {
+        if color[root] != Color::White {
+            continue;
         }
-        let n = self.calls.len();
-        let mut color = vec![Color::White; n];
-        let mut found: Vec<(usize, usize, Span)> = Vec::new();
-        for root in 0..n {
-            if color[root] != Color::White {
-                continue;
-            }
-            // (function, index of the next call to follow)
-            let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
-            color[root] = Color::Gray;
-            while let Some(top) = stack.last_mut() {
-                let (f, next) = *top;
-                if let Some(&(callee, span)) = self.calls[f].get(next) {
-                    top.1 += 1;
-                    let c = callee.0 as usize;
-                    if c >= n {
-                        continue;
-                    }
-                    match color[c] {
-                        Color::White => {
-                            color[c] = Color::Gray;
-                            stack.push((c, 0));
-                        }
-                        Color::Gray => found.push((f, c, span)),
-                        Color::Black => {}
-                    }
-                } else {
-                    color[f] = Color::Black;
-                    stack.pop();
+        // (function, index of the next call to follow)
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        color[root] = Color::Gray;
+        while let Some(top) = stack.last_mut() {
+            let (f, next) = *top;
+            if let Some(&(callee, span)) = calls[f].get(next) {
+                top.1 += 1;
+                let c = callee.0 as usize;
+                if c >= n {
+                    continue;
                 }
+                match color[c] {
+                    Color::White => {
+                        color[c] = Color::Gray;
+                        stack.push((c, 0));
+                    }
+                    Color::Gray => found.push((f, c, span)),
+                    Color::Black => {}
+                }
+            } else {
+                color[f] = Color::Black;
+                stack.pop();
             }
         }
-        for (caller, callee, span) in found {
-            let callee_name = self.unit.functions[callee].name.clone();
-            let msg = if caller == callee {
-                format!("function `{callee_name}` calls itself; recursion is not supported (lanes inlines every call)")
-            } else {
-                format!(
-                    "call to `{callee_name}` closes a recursive cycle through `{}`; recursion is not supported (lanes inlines every call)",
-                    self.unit.functions[caller].name
-                )
-            };
-            let d = Diagnostic::new(Code::Recursion, span, msg).with_related(
-                self.unit.functions[callee].name_span,
-                format!("`{callee_name}` is defined here"),
-            );
-            self.report(d);
-        }
+    }
+    for (caller, callee, span) in found {
+        let callee_name = unit.functions[callee].name.clone();
+        let msg = if caller == callee {
+            format!("function `{callee_name}` calls itself; recursion is not supported (lanes inlines every call)")
+        } else {
+            format!(
+                "call to `{callee_name}` closes a recursive cycle through `{}`; recursion is not supported (lanes inlines every call)",
+                unit.functions[caller].name
+            )
+        };
+        let d = Diagnostic::new(Code::Recursion, span, msg).with_related(
+            unit.functions[callee].name_span,
+            format!("`{callee_name}` is defined here"),
+        );
+        diags.push(d);
     }
 }
 
