@@ -91,9 +91,10 @@ pub fn check_source_reusing(
 /// [`check_source_reusing`] after an edit of the main file of `previous`
 /// (the unit of the text `memo` holds, whatever its options and headers):
 /// when the preprocessor's tokens changed only inside one function
-/// definition, only that definition is parsed again ([`crate::reparse`]);
-/// the preprocessor and the checker run on the whole file. The result is
-/// exactly [`check_source`]'s.
+/// definition, only that definition is parsed again ([`crate::reparse`]),
+/// and when the edit was inside its body, only it is checked again
+/// ([`crate::sema::check_function_again`]); the preprocessor runs on the
+/// whole file. The result is exactly [`check_source`]'s.
 pub fn check_source_reparsing(
     file: SourceFile,
     options: &PreprocessOptions,

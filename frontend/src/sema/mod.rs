@@ -3,6 +3,8 @@
 //! One pass over the items in source order (C requires declaration before
 //! use; OpenCL forbids implicit function declarations), then whole-unit
 //! checks on the call graph (recursion, functions called but never defined).
+//! After an edit inside one function body, [`check_function_again`] checks
+//! that function alone when no item's checking depends on another's body.
 //!
 //! Error recovery: an expression that failed to check has [`Type::Error`],
 //! which is compatible with everything, and no diagnostic is reported for an
