@@ -218,6 +218,7 @@ pub fn emit_body<'ctx>(
         grouped: HashMap::new(),
         versioned: Vec::new(),
         pinned: HashMap::new(),
+        lane_seq: HashMap::new(),
         idle: None,
     };
     g.run()?;
@@ -261,6 +262,11 @@ struct FnGen<'a, 'b, 'ctx> {
     versioned: Vec<bool>,
     /// Masks replaced by a constant in the version being emitted.
     pinned: HashMap<ValueId, BasicValueEnum<'ctx>>,
+    /// Lane vectors `x0 + <0, 1, ..., W-1>` kept as lane 0's scalar `x0`:
+    /// the vector is built where it is used, so a value that only slow
+    /// paths need as a vector (`(int)get_global_id(0)` in a stencil's
+    /// guards) costs nothing on the path that only reads lane 0.
+    lane_seq: HashMap<ValueId, BasicValueEnum<'ctx>>,
     /// Idle tails of the regions, and the body's flag: every block with an
     /// effect this SIMD group ran in the region had a bound it is past.
     idle: Option<(IdleTails, BasicValueEnum<'ctx>)>,
@@ -613,8 +619,15 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                     let q = cx.gep_bytes(self.wg_param(k)?, cx.i64c(off))?;
                     cx.load(t, q, slot_align(off))?
                 }
-                None => self.vals[v.index()]
-                    .ok_or_else(|| format!("value %{} used before its definition", v.0))?,
+                None => match self.lane_seq.get(&v) {
+                    Some(&x0) if vec => {
+                        let t = x0.get_type().into_int_type();
+                        return cx.binop(Op::LLVMAdd, cx.splat(x0)?, cx.iota(t));
+                    }
+                    Some(&x0) => x0,
+                    None => self.vals[v.index()]
+                        .ok_or_else(|| format!("value %{} used before its definition", v.0))?,
+                },
             },
         };
         cx.coerce(base, vec)
@@ -769,6 +782,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
 
     fn set(&mut self, id: InstId, v: BasicValueEnum<'ctx>) -> R<()> {
         if let Some(r) = self.f.inst(id).result {
+            self.lane_seq.remove(&r);
             let v = self.cx.coerce(v, self.is_vec(r))?;
             self.vals[r.index()] = Some(v);
             self.spill(r, v)?;
@@ -903,7 +917,13 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 let t = llty(cx, ty, false)?;
                 let n0 = cx.cast(Op::LLVMTrunc, x0, t)?;
                 let r = cx.binop(Op::LLVMAdd, cx.splat(n0)?, cx.iota(t.into_int_type()))?;
-                self.set(id, r)
+                self.set(id, r)?;
+                // Users take the vector from `n0` where they are (`get`);
+                // `r` is kept for a save slot and is dead otherwise.
+                if let Some(v) = inst.result {
+                    self.lane_seq.insert(v, n0);
+                }
+                Ok(())
             }
             InstKind::Cast { op, value } => {
                 let vec = rv || self.is_vec(*value);

@@ -437,7 +437,77 @@ fn init_llvm() {
         let cfg = InitializationConfig::default();
         Target::initialize_x86(&cfg);
         Target::initialize_aarch64(&cfg);
+        // Non-trivial loop unswitching (`UNSWITCH` below) counts the whole
+        // loop as its cost; LLVM's default budget (50) is smaller than the
+        // loop over SIMD groups around any body with a masked slow path.
+        // The budget is process-wide; lanes is the only LLVM user here.
+        let args = [c"lanes".as_ptr(), c"-unswitch-threshold=100".as_ptr()];
+        unsafe {
+            inkwell::llvm_sys::support::LLVMParseCommandLineOptions(
+                args.len() as i32,
+                args.as_ptr(),
+                std::ptr::null(),
+            );
+        }
     });
+}
+
+/// After LLVM's -O2 pipeline, in the entry points of kernels without
+/// loops of their own: a branch on a value that is the same in every
+/// iteration of the loop over SIMD groups (a 2-D stencil's test of
+/// `get_global_id(1)`, uniform across a row) is taken out of the loop,
+/// which is copied for each side of it (`simple-loop-unswitch<nontrivial>`,
+/// off at -O2), then cleaned up. The other functions are marked `optsize`
+/// while it runs, which the pass skips: kernels with loops of their own
+/// (gemm, convolutions) would be copied loop by loop.
+const UNSWITCH: &str =
+    "function(loop-mssa(simple-loop-unswitch<nontrivial>),simplifycfg,instcombine<no-verify-fixpoint>)";
+
+/// Runs [`UNSWITCH`] on the `_groups` entry points of `kernels` without
+/// loops in their vector IR.
+fn unswitch_row_uniform(
+    ctx: &Context,
+    module: &Module<'_>,
+    tm: &TargetMachine,
+    kernels: &[KernelCode],
+) -> Result<(), String> {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    let loop_free: std::collections::HashSet<String> = kernels
+        .iter()
+        .filter(|k| {
+            lanes_vectorizer::cfg::Cfg::compute(&k.vf.func)
+                .loops()
+                .is_empty()
+        })
+        .map(|k| format!("{}_groups", k.name))
+        .collect();
+    if loop_free.is_empty() {
+        return Ok(());
+    }
+    let optsize = Attribute::get_named_enum_kind_id("optsize");
+    let mut marked = Vec::new();
+    for f in module.get_functions() {
+        let name = f.get_name().to_string_lossy();
+        if f.count_basic_blocks() == 0
+            || loop_free.contains(name.as_ref())
+            || f.get_enum_attribute(AttributeLoc::Function, optsize)
+                .is_some()
+        {
+            continue;
+        }
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_enum_attribute(optsize, 0),
+        );
+        marked.push(f);
+    }
+    let r = module
+        .run_passes(UNSWITCH, tm, PassBuilderOptions::create())
+        .map_err(|e| format!("LLVM optimization failed: {e}"));
+    for f in marked {
+        f.remove_enum_attribute(AttributeLoc::Function, optsize);
+    }
+    r
 }
 
 fn target_machine(spec: &TargetSpec, opt: u8) -> Result<TargetMachine, String> {
@@ -603,6 +673,9 @@ pub fn compile_kernels(
     module
         .run_passes(passes, &tm, PassBuilderOptions::create())
         .map_err(|e| whole(format!("LLVM optimization failed: {e}")))?;
+    if opts.opt_level > 0 {
+        unswitch_row_uniform(&ctx, &module, &tm, &kernels).map_err(&whole)?;
+    }
     if cx.wide_masks {
         wide_masks::widen_masks(&cx).map_err(&whole)?;
         module

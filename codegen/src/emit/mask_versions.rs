@@ -140,6 +140,7 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                 phi.add_incoming(&[(&vals[k] as &dyn BasicValue, *end)]);
             }
             self.vals[r.index()] = Some(phi.as_basic_value());
+            self.lane_seq.remove(r);
         }
         Ok(())
     }

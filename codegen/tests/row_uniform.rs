@@ -1,0 +1,160 @@
+//! What is the same for a whole row of SIMD groups leaves the loop over
+//! them (docs/codegen.md, "Row-uniform branches out of the SIMD-group
+//! loop"): in kernels without loops of their own, a branch on a value
+//! uniform across the loop over SIMD groups (a test of `get_global_id(1)`,
+//! a group id, a scalar argument) is unswitched out of it
+//! (`codegen/src/lib.rs`, `unswitch_row_uniform`), and the lane vector of
+//! `(int)get_global_id(0)` is built where it is used (`emit.rs`,
+//! `lane_seq`), so the all-active path of a 2-D stencil reads only lane 0.
+//! Kernels with such branches on either side, in 2-D and 3-D, with the
+//! lane vector in selects, φs and across barriers, equal the interpreter
+//! on every target this CPU runs.
+
+mod common;
+
+use common::*;
+
+const SRC: &str = r#"
+__kernel void rows(__global const float *A, __global float *B, int n)
+{
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1)
+        B[i * n + j] = 0.5f * (A[(i - 1) * n + j] + A[(i + 1) * n + j - 1]);
+}
+
+// Effects on both sides of a row-uniform branch; the lane vector of `j`
+// in a select and through a φ.
+__kernel void both_sides(__global int *out, int n, int flag)
+{
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    int v;
+    if (i % 2 == 0 && flag > 3)
+        v = j < n ? j : -j;
+    else
+        v = (int)get_group_id(1) * 100 + j;
+    out[i * (int)get_global_size(0) + j] = v;
+}
+
+// Planes and local rows: the test is uniform across a row of a band.
+__kernel void planes(__global int *out, int k)
+{
+    int j = get_global_id(0);
+    size_t at = (get_global_id(2) * get_global_size(1) + get_global_id(1))
+                * get_global_size(0) + get_global_id(0);
+    if (get_global_id(2) == 1 || get_local_id(1) == (size_t)k % 2)
+        out[at] = j * 3 + (int)get_local_id(1);
+    else if (j > k)
+        out[at] = -j;
+}
+
+// The lane vector of `j` defined before a barrier and used after it.
+__kernel void across_barrier(__global int *out, __local int *tile, int n)
+{
+    int j = get_global_id(0);
+    int l = get_local_id(0);
+    tile[l] = j;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int r = tile[(int)get_local_size(0) - 1 - l];
+    out[j] = (j < n) ? r + j : r - j;
+}
+"#;
+
+#[test]
+fn row_uniform_branches_equal_the_interpreter() {
+    let c = check_every_kernel("row_uniform.cl", SRC);
+    assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));
+    eprintln!("{} launches compared", c.ran);
+}
+
+/// jacobi_2d's kernel, specialized as `lanes build` does it for W = 8.
+const JACOBI: &str = r#"
+__kernel void jacobi(__global const float *A, __global float *B, int n)
+{
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1) {
+        B[i * n + j] = 0.2f * (A[i * n + j] + A[i * n + (j - 1)] + A[i * n + (j + 1)]
+                               + A[(i + 1) * n + j] + A[(i - 1) * n + j]);
+    }
+}
+"#;
+
+fn specialized() -> String {
+    let unit = checked_text("jacobi.cl", JACOBI);
+    let s =
+        lanes_vectorizer::precond::specialize(&unit, &lanes_vectorizer::precond::Options::new(8));
+    assert!(
+        s.applied.iter().any(|a| a.kernel == "jacobi"),
+        "no fast path: {:?}",
+        s.applied
+    );
+    s.text
+}
+
+#[test]
+fn specialized_jacobi_equals_the_interpreter() {
+    let c = check_every_kernel("jacobi.cl", &specialized());
+    assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));
+}
+
+/// One all-active iteration of jacobi_2d's SIMD-group loop (from the
+/// unmasked store around the loop back to it) tests only the column:
+/// `j >= 1`, `j < n - 8` and the loop's end (before: also the row's `i`
+/// test, a 4th conditional jump), and builds no lane vector of `j`
+/// (`vpaddd` of the lane numbers; only the masked paths need it).
+#[test]
+fn the_row_test_and_the_lane_vector_leave_the_all_active_path() {
+    let asm = groups_asm_avx2("jacobi.cl", &specialized(), "jacobi");
+    let lines: Vec<&str> = asm
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#') && !l.starts_with(".loc") && !l.starts_with(".p2align"))
+        .collect();
+    let store = lines
+        .iter()
+        .position(|l| l.starts_with("vmovups\t%ymm") && l.ends_with(')'))
+        .unwrap_or_else(|| panic!("no unmasked store:\n{asm}"));
+    let path = iteration_through(&lines, store)
+        .unwrap_or_else(|| panic!("no way around the loop back to the store:\n{asm}"));
+    let jumps = path
+        .iter()
+        .filter(|l| l.starts_with('j') && !l.starts_with("jmp"))
+        .count();
+    assert!(
+        jumps <= 3,
+        "{jumps} conditional jumps on the all-active path:\n{}",
+        path.join("\n")
+    );
+    assert!(
+        path.iter().all(|l| !l.starts_with("vpadd")),
+        "a lane vector built on the all-active path:\n{}",
+        path.join("\n")
+    );
+}
+
+/// The lines from `store` around its loop back to it: falling through
+/// conditional jumps except those into the store's own block, following
+/// unconditional ones (the all-active iteration, whose tests all pass).
+fn iteration_through<'a>(lines: &[&'a str], store: usize) -> Option<Vec<&'a str>> {
+    let block = lines[..store]
+        .iter()
+        .rposition(|l| l.starts_with(".LBB") && l.ends_with(':'))?;
+    let block_label = lines[block].trim_end_matches(':');
+    let label_at = |name: &str| lines.iter().position(|l| *l == format!("{name}:"));
+    let mut path = Vec::new();
+    let mut at = store + 1;
+    while path.len() < 1000 {
+        let line = *lines.get(at)?;
+        path.push(line);
+        let target = line.split_once('\t').map(|(op, to)| (op, to.trim()));
+        at = match target {
+            Some(("jmp", to)) => label_at(to)?,
+            Some((op, to)) if op.starts_with('j') && to == block_label => block,
+            _ if at == store => return Some(path),
+            _ => at + 1,
+        };
+    }
+    None
+}
