@@ -18,15 +18,15 @@ kernel void divide(global uint *out, global const uint *in, global const uint *d
 // check: @bitonic_index_groups(
 // not: udiv <8 x i32>
 // not: urem <8 x i32>
-// check: if.then.i:
+// check: if.then.i$(b1=[\w.]*):
 // check: $(x=%\d+) = tail call <8 x i32> @llvm.masked.load.v8i32.p0(
 // nextln: lshr <8 x i32> $x, $(s=%\d+)
 // nextln: and <8 x i32> $x, $(m=%\d+)
-// check: if.then.all_active.i:
-// check: lshr <8 x i32>
+// check: = load <8 x i32>, ptr
+// nextln: lshr <8 x i32>
 // not: udiv <8 x i32>
 // not: urem <8 x i32>
 // check: @divide_groups(
-// check: if.then.i:
+// check: if.then.i$(d1=[\w.]*):
 // check: $(d=%\d+) = select <8 x i1> $(mask=%\d+), <8 x i32> $(dl=%\d+), <8 x i32> <i32 1, i32 1, i32 1, i32 1, i32 1, i32 1, i32 1, i32 1>
 // nextln: udiv <8 x i32> $(x=%\d+), $d

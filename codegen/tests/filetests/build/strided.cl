@@ -19,7 +19,7 @@ kernel void gather(global float *out, global const float *a, global const int *i
 // check: shufflevector <32 x float> $(a=%\d+), <32 x float> poison, <8 x i32> <i32 3, i32 7, i32 11, i32 15, i32 19, i32 23, i32 27, i32 31>
 // check: call <8 x float> @llvm.fma.v8f32(
 // check: store <8 x float>
-// check: strided.masked3.i:
+// check: strided.masked3.i$(m1=[\w.]*):
 // check: call <32 x float> @llvm.masked.load.v32f32.p0(
 // not: call <8 x float> @llvm.masked.gather
 // check: @gather_groups(
