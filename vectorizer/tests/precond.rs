@@ -283,3 +283,64 @@ __kernel void k(__global int *a, int n) {
         p.rejected
     );
 }
+
+/// A precondition found for a branch whose condition divides by a uniform
+/// divisor that may be negative (`s | 1`) must hold for negative divisors
+/// too: C's quotient is then <= 0. `(m & 7) == 5` was once claimed here;
+/// m = -3 satisfies it, and with s = -1 lanes with x % 5 == 3 take the
+/// branch while the others do not. Every precondition found is checked by
+/// running it beside the condition in the scalar interpreter, SIMD group
+/// by SIMD group, for small m and s of both signs.
+#[test]
+fn a_negative_uniform_divisor_is_not_assumed_positive() {
+    use lanes_vectorizer::interp::{self, ArgValue, NdRange};
+    use lanes_vectorizer::ir::Const;
+    const W: u32 = 8;
+    let src = "__kernel void br(__global int *out, int m, int s)\n{\n    int x = get_global_id(0);\n    int acc = x;\n    if ((x / (s | 1)) % 5 == m)\n        acc -= 1000;\n    else\n        acc += m;\n    out[x] = acc;\n}\n";
+    let fs = findings(src, W);
+    eprintln!("{}", dump(&fs));
+    for f in &fs {
+        let Outcome::Found(p) = &f.outcome else {
+            continue;
+        };
+        if f.kind != TargetKind::Branch {
+            continue;
+        }
+        // P and the branch's condition, per lane.
+        let check = format!(
+            "__kernel void check(__global int *out, int m, int s)\n{{\n    int x = get_global_id(0);\n    out[x] = ((({})) ? 2 : 0) + (((x / (s | 1)) % 5 == m) ? 1 : 0);\n}}\n",
+            p.lane
+        );
+        let u = unit(&check);
+        let k = *u.hir.kernels().first().unwrap();
+        let ka = analyze_kernel(&u.hir, k, W).expect("analyses");
+        let n = 64usize;
+        for m in -6i64..=6 {
+            for s in [-7i64, -3, -2, -1, 0, 1, 2, 3] {
+                let mut args = vec![
+                    ArgValue::Buffer(vec![0; 4 * n]),
+                    ArgValue::Scalar(Const::int(m, ka.func.params[1].ty)),
+                    ArgValue::Scalar(Const::int(s, ka.func.params[2].ty)),
+                ];
+                interp::run(&ka.func, &NdRange::new_1d(n as u64, W as u64), &mut args, W)
+                    .expect("runs");
+                let ArgValue::Buffer(b) = &args[0] else {
+                    unreachable!()
+                };
+                let v: Vec<i32> = b
+                    .chunks(4)
+                    .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+                    .collect();
+                for g in v.chunks(W as usize) {
+                    if g.iter().all(|&e| e & 2 != 0) {
+                        assert!(
+                            g.iter().all(|&e| e & 1 == g[0] & 1),
+                            "`{}` holds on every lane of a SIMD group (m = {m}, s = {s}) whose lanes take different sides: {g:?}",
+                            p.lane
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -987,8 +987,20 @@ impl<'a> Enc<'a> {
                         };
                         match rel {
                             Some(rel) => {
-                                let x = if *op == BinOp::SDiv { rel.q } else { rel.r };
-                                exact(x, (0, ra.1.max(0)))
+                                // The relation holds for a positive divisor
+                                // only; a negative one leaves the quotient
+                                // unconstrained, and its range must admit
+                                // the negative quotients C gives then
+                                // (`x / -1`). The remainder takes the
+                                // dividend's sign (here >= 0) either way.
+                                let positive = self.int_r(*rhs)?.1 .0 >= 0;
+                                let (x, r) = if *op == BinOp::SDiv {
+                                    let hi = ra.1.max(0);
+                                    (rel.q, (if positive { 0 } else { -hi }, hi))
+                                } else {
+                                    (rel.r, (0, ra.1.max(0)))
+                                };
+                                exact(x, r)
                             }
                             None => self.opaque(v, ty),
                         }
