@@ -107,28 +107,3 @@ fn the_stencil_guard_is_tested_on_scalars() {
         path.join("\n")
     );
 }
-
-/// The lines from `store` around its loop back to it: falling through
-/// conditional jumps except those into the store's own block, following
-/// unconditional ones (the all-active iteration, whose tests all pass).
-fn iteration_through<'a>(lines: &[&'a str], store: usize) -> Option<Vec<&'a str>> {
-    let block = lines[..store]
-        .iter()
-        .rposition(|l| l.starts_with(".LBB") && l.ends_with(':'))?;
-    let block_label = lines[block].trim_end_matches(':');
-    let label_at = |name: &str| lines.iter().position(|l| *l == format!("{name}:"));
-    let mut path = Vec::new();
-    let mut at = store + 1;
-    while path.len() < 1000 {
-        let line = *lines.get(at)?;
-        path.push(line);
-        let target = line.split_once('\t').map(|(op, to)| (op, to.trim()));
-        at = match target {
-            Some(("jmp", to)) => label_at(to)?,
-            Some((op, to)) if op.starts_with('j') && to == block_label => block,
-            _ if at == store => return Some(path),
-            _ => at + 1,
-        };
-    }
-    None
-}
