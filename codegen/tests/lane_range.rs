@@ -53,15 +53,7 @@ __kernel void votes(__global int *out, int n)
 /// GUARDS with the fast paths `lanes build` adds (`if (sub_group_all(1 <=
 /// j))` around the guard of `interior`, ...), for W = 8.
 fn specialized() -> String {
-    let unit = checked_text("lane_range.cl", GUARDS);
-    let s =
-        lanes_vectorizer::precond::specialize(&unit, &lanes_vectorizer::precond::Options::new(8));
-    assert!(
-        s.applied.iter().any(|a| a.kernel == "interior"),
-        "no fast path for `interior`: {:?}",
-        s.applied
-    );
-    s.text
+    specialized_w8("lane_range.cl", GUARDS, "interior")
 }
 
 #[test]
@@ -83,12 +75,7 @@ fn guards_and_votes_equal_the_interpreter() {
 fn the_stencil_guard_is_tested_on_scalars() {
     let asm = groups_asm_avx2("lane_range.cl", &specialized(), "interior");
     let lines: Vec<&str> = asm.lines().map(str::trim).collect();
-    let store = lines
-        .iter()
-        .position(|l| l.starts_with("vmovups\t%ymm") && l.ends_with(')'))
-        .unwrap_or_else(|| panic!("no unmasked store:\n{asm}"));
-    let path = iteration_through(&lines, store)
-        .unwrap_or_else(|| panic!("no way around the loop back to the store:\n{asm}"));
+    let path = all_active_iteration(&asm, &lines);
     for bad in [
         "vpcmpgt", "vpcmpeq", "vmovmsk", "vptest", "vtestps", "vpack",
     ] {

@@ -82,15 +82,7 @@ __kernel void jacobi(__global const float *A, __global float *B, int n)
 "#;
 
 fn specialized() -> String {
-    let unit = checked_text("jacobi.cl", JACOBI);
-    let s =
-        lanes_vectorizer::precond::specialize(&unit, &lanes_vectorizer::precond::Options::new(8));
-    assert!(
-        s.applied.iter().any(|a| a.kernel == "jacobi"),
-        "no fast path: {:?}",
-        s.applied
-    );
-    s.text
+    specialized_w8("jacobi.cl", JACOBI, "jacobi")
 }
 
 #[test]
@@ -112,12 +104,7 @@ fn the_row_test_and_the_lane_vector_leave_the_all_active_path() {
         .map(str::trim)
         .filter(|l| !l.starts_with('#') && !l.starts_with(".loc") && !l.starts_with(".p2align"))
         .collect();
-    let store = lines
-        .iter()
-        .position(|l| l.starts_with("vmovups\t%ymm") && l.ends_with(')'))
-        .unwrap_or_else(|| panic!("no unmasked store:\n{asm}"));
-    let path = iteration_through(&lines, store)
-        .unwrap_or_else(|| panic!("no way around the loop back to the store:\n{asm}"));
+    let path = all_active_iteration(&asm, &lines);
     let jumps = path
         .iter()
         .filter(|l| l.starts_with('j') && !l.starts_with("jmp"))

@@ -1144,3 +1144,29 @@ pub fn iteration_through<'a>(lines: &[&'a str], store: usize) -> Option<Vec<&'a 
     }
     None
 }
+
+/// `src` with the fast paths `lanes build` adds for W = 8 (precondition
+/// inference, then the specializer); panics unless `kernel` got one.
+pub fn specialized_w8(file: &str, src: &str, kernel: &str) -> String {
+    let unit = checked_text(file, src);
+    let s =
+        lanes_vectorizer::precond::specialize(&unit, &lanes_vectorizer::precond::Options::new(8));
+    assert!(
+        s.applied.iter().any(|a| a.kernel == kernel),
+        "no fast path for `{kernel}`: {:?}",
+        s.applied
+    );
+    s.text
+}
+
+/// The lines of one all-active iteration: from the first unmasked vector
+/// store (`vmovups %ymm.., (..)`) around its loop back to it
+/// ([`iteration_through`]); panics with the assembly when there is none.
+pub fn all_active_iteration<'a>(asm: &str, lines: &[&'a str]) -> Vec<&'a str> {
+    let store = lines
+        .iter()
+        .position(|l| l.starts_with("vmovups\t%ymm") && l.ends_with(')'))
+        .unwrap_or_else(|| panic!("no unmasked store:\n{asm}"));
+    iteration_through(lines, store)
+        .unwrap_or_else(|| panic!("no way around the loop back to the store:\n{asm}"))
+}
