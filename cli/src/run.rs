@@ -502,6 +502,15 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
         }
         range.global_offset[..dims].copy_from_slice(&o);
     }
+    // The compiled entry points refuse ids beyond an `int` (-1); say why here.
+    for d in 0..dims {
+        let end = range.global_offset[d].checked_add(range.global_size[d]);
+        if end.is_none_or(|e| e > lanes_codegen::MAX_ID_END) {
+            return Err(format!(
+                "dimension {d}: offset + global size is above 2^31; every global id must fit in an int"
+            ));
+        }
+    }
     let items: u64 = global.iter().product();
 
     // Image and sampler arguments have no `--arg` syntax: say what refuses

@@ -48,6 +48,13 @@ pub const CHOSEN_GROUPS_PER_ROW: u64 = 8;
 /// `aligned_alloc` once per call.
 pub const STACK_WORK_GROUP_BYTES: u64 = 128 * 1024;
 
+/// A range is refused (-1) where `global_offset[d] + global_size[d]`
+/// exceeds this along a dimension it uses: every global id fits in an
+/// `int`, as the shape analysis, the precondition encoding (launch facts)
+/// and the back end's `(int)get_global_id(d)` (the 64-bit id itself)
+/// assume.
+pub const MAX_ID_END: u64 = 1 << 31;
+
 /// `k_groups` returns this when work-group memory cannot be allocated.
 pub const OUT_OF_MEMORY: i64 = -2;
 
@@ -232,6 +239,10 @@ pub fn emit_entry_points<'ctx>(
         let end = cx.binop(Op::LLVMAdd, o, g)?;
         let wraps = cx.icmp(IP::LLVMIntULT, end, o)?;
         bad = cx.binop(Op::LLVMOr, bad, wraps)?;
+        // Ids stay below 2^31 (`MAX_ID_END`): the analyses, the
+        // preconditions and the `(int)get_global_id(d)` lowering assume it.
+        let beyond = cx.icmp(IP::LLVMIntUGT, end, cx.i64c(MAX_ID_END))?;
+        bad = cx.binop(Op::LLVMOr, bad, beyond)?;
         let prod = cx.intrinsic("llvm.umul.with.overflow", &[i64t.into()], &[total, g])?;
         let sv = prod.into_struct_value();
         total = be(cx.b.build_extract_value(sv, 0, ""))?;

@@ -302,7 +302,8 @@ fn render(
         let _ = writeln!(
             h,
             "/* Kernel `{n}`. Vector and struct arguments are passed as a pointer to their\n   \
-             components. Each function returns 0, or -1 for an invalid range.{notes}\n   \
+             components. Each function returns 0, or -1 for an invalid range (work_dim\n   \
+             not 1-3, a global size of 0, or global_offset + global_size above 2^31).{notes}\n   \
              {n}_groups runs the work-groups [first, last) in linear order\n   \
              (gx + ngx * (gy + ngy * gz)); last is clamped to the number of groups.\n   \
              {n}__launch takes args[i] = address of the value of argument i. */",

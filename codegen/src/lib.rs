@@ -61,6 +61,7 @@ use lanes_vectorizer::ir::Ty;
 use lanes_vectorizer::target::{Isa, Target as LanesTarget};
 use lanes_vectorizer::vectorize::VectorFunction;
 
+pub use abi::MAX_ID_END;
 pub use header::{header, multi_target_header};
 pub use jit::{Jit, LanesRange, LaunchFn};
 pub use multi::{link_targets, MultiTarget, PIN_VARIABLE};

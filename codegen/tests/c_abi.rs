@@ -108,6 +108,14 @@ const MAIN_BODY: &str = r#"
         bad = r;
         bad.global_offset[0] = (size_t)-2;
         if (NS saxpy(N, 2.0f, x, y, &bad) != -1) { puts("overflow"); return 1; }
+        /* Ids must fit in an int: global ids end at 2^31 at most. */
+        bad = r;
+        bad.global_offset[0] = ((size_t)1 << 31) - 4;
+        if (NS saxpy(N, 2.0f, x, y, &bad) != -1) { puts("ids beyond 2^31"); return 1; }
+        bad = r;
+        bad.global_size[0] = ((size_t)1 << 31) + 8;
+        if (NS saxpy(N, 2.0f, x, y, &bad) != -1) { puts("size beyond 2^31"); return 1; }
+        if (NS saxpy_groups(N, 2.0f, x, y, &bad, 0, 1) != -1) { puts("groups beyond 2^31"); return 1; }
     }
 
     if (NS energy(ps, out, N, &r) != 0) return 1;

@@ -514,3 +514,24 @@ def test_every_work_group_kernel_builds_with_default_options(lanes, tmp_path, pa
     else:
         assert proc.returncode == 0, proc.stderr
         assert out.stat().st_size > 0
+
+
+def test_run_refuses_ids_beyond_an_int(lanes, tmp_path):
+    # Every global id must fit in an int: the compiled entry points refuse
+    # such a range (-1), and `lanes run` says why before allocating anything.
+    src = tmp_path / "ids.cl"
+    src.write_text("""
+__kernel void ids(__global int *out, int n)
+{
+    int i = get_global_id(0);
+    if (i < n) out[i] = i;
+}
+""")
+    for extra in (["--global", "2147483649"], ["--global", "8", "--offset", "2147483644"]):
+        proc = run([lanes, "run", str(src), *extra, "--arg", "out=zeros:8", "--arg", "n=8"])
+        assert proc.returncode != 0
+        assert "above 2^31" in proc.stderr, proc.stderr
+        assert "panicked" not in proc.stderr
+    proc = run([lanes, "run", str(src), "--global", "8", "--offset", "2147483640",
+                "--arg", "out=zeros:8", "--arg", "n=8"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
