@@ -211,6 +211,14 @@ impl Meter {
             "timeout",
             wall.as_millis().clamp(1, u128::from(u32::MAX)) as u32,
         );
+        // Z3's SMT core only. A fresh solver that is not incremental runs
+        // the default tactic for its logic instead (QF_NIA here), which
+        // chooses its steps by the memory Z3 has allocated in the whole
+        // process (qfnia skips cofactoring above 20 MB and bit-blasting
+        // above 100 MB) and by wall-clock time (2 s and 3 s `try_for`):
+        // what a query cost depended on other threads' contexts, the
+        // process's history and the machine's load.
+        params.set_bool("ignore_solver1", true);
         solver.set_params(&params);
         let before = counters(solver);
         let r = interruptible_check(solver, wall);
@@ -374,6 +382,59 @@ mod tests {
             m.target_spent()
         };
         assert_eq!(cost(), cost());
+    }
+
+    /// Other contexts' memory, and the process's Z3 history, change no
+    /// count: Z3's default solver chose among its tactics by the memory
+    /// Z3 had allocated in the whole process (and by wall-clock time).
+    #[test]
+    fn a_query_costs_the_same_while_another_context_holds_memory() {
+        // Each in a thread of its own: a fresh context (term ids matter).
+        let cost = || {
+            std::thread::spawn(|| {
+                let mut m = Meter::new(&Budget::default());
+                m.begin_target();
+                let s = Solver::new();
+                // CEGIS's proof of a clause of the fast Walsh transform: the
+                // group x0..x0+3 (x0 % 4 == 0) lies in one block of size t.
+                let x0 = Int::new_const("x0");
+                let t = Int::new_const("t");
+                let c = Int::from_i64;
+                s.assert(x0.ge(c(0)) & x0.le(c(512)) & t.ge(c(1)) & t.le(c(64)));
+                s.assert(x0.modulo(c(4)).eq(c(0)) & t.modulo(c(8)).eq(c(0)));
+                s.assert(x0.div(&t).eq((&x0 + c(3)).div(&t)).not());
+                let r = m.check(&s, Some(300_000));
+                (r, m.target_spent(), memory())
+            })
+            .join()
+            .unwrap()
+        };
+        let alone = cost();
+        let (held, release) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let holder = std::thread::spawn(move || {
+            let terms: Vec<Int> = (0..200_000)
+                .map(|i| Int::new_const(format!("h{i}")) * Int::from_i64(i))
+                .collect();
+            held.send(()).unwrap();
+            release_rx.recv().ok();
+            drop(terms);
+        });
+        release.recv().unwrap();
+        let beside = cost();
+        drop(release_tx);
+        holder.join().unwrap();
+        assert!(beside.2 > alone.2 + 20.0, "{alone:?} {beside:?}");
+        assert_eq!((alone.0, alone.1), (beside.0, beside.1));
+    }
+
+    /// Megabytes Z3 has allocated in the process (all contexts).
+    fn memory() -> f64 {
+        match Solver::new().get_statistics().value("memory") {
+            Some(z3::StatisticsValue::Double(d)) => d,
+            Some(z3::StatisticsValue::UInt(n)) => f64::from(n),
+            None => 0.0,
+        }
     }
 
     #[test]
