@@ -38,12 +38,19 @@ fn found(findings: &[Finding]) -> Vec<String> {
         .collect()
 }
 
+/// The findings of a file's kernels; what its targets spent is what the
+/// file's account went down by (a kernel whose findings are reused takes
+/// that sum again), and no target spent more than its budget.
 fn all_findings(u: &CheckedUnit, s: &Settings) -> Vec<Finding> {
-    run_file(u, s, None)
-        .kernels
-        .into_iter()
-        .flat_map(|k| k.findings)
-        .collect()
+    let run = run_file(u, s, None);
+    let findings: Vec<Finding> = run.kernels.into_iter().flat_map(|k| k.findings).collect();
+    let budget = s.precond_options().unwrap().budget;
+    assert!(
+        findings.iter().all(|f| f.spent <= budget.target),
+        "{findings:?}"
+    );
+    assert_eq!(findings.iter().map(|f| f.spent).sum::<u64>(), run.spent);
+    findings
 }
 
 /// The fast paths of the paper's kernels (tests/kernels/precond, the same
@@ -98,17 +105,24 @@ fn an_unsettled_target_builds_within_the_budgets_units() {
     let findings: Vec<&Finding> = run.kernels.iter().flat_map(|k| &k.findings).collect();
     let b = Budget::build();
     assert_eq!(run.spent, b.file);
-    // Two targets spend the file's budget (each at most its own, plus what
-    // its last query counted beyond it); the rest are not tried.
-    let begun: Vec<u64> = findings
+    // The targets that ran out spend their whole budget, no more (a
+    // query's final checks may count beyond what it was given), the last
+    // of them what the file had left; the rest are not tried.
+    assert_eq!(findings.iter().map(|f| f.spent).sum::<u64>(), b.file);
+    assert!(findings.iter().all(|f| f.spent <= b.target), "{findings:?}");
+    let out: Vec<u64> = findings
         .iter()
+        .filter(|f| f.outcome == Outcome::OutOfBudget(Exhausted::Target))
         .map(|f| f.spent)
-        .filter(|&u| u > 0)
         .collect();
-    assert_eq!(begun.len() as u64, b.file / b.target, "{findings:?}");
+    assert_eq!(out.len() as u64, b.file.div_ceil(b.target), "{findings:?}");
+    assert!(
+        out[..out.len() - 1].iter().all(|&u| u == b.target),
+        "{out:?}"
+    );
     assert!(findings
         .iter()
-        .all(|f| matches!(f.outcome, Outcome::OutOfBudget(_))));
+        .all(|f| !matches!(f.outcome, Outcome::Found(_))));
     assert!(findings
         .iter()
         .any(|f| f.outcome == Outcome::OutOfBudget(Exhausted::File)));
