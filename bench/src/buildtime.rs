@@ -10,7 +10,7 @@
 //! `--runs N` (default 3): the minimum of N runs per file and column;
 //! `--before PATH`: another `lanes` binary timed side by side, interleaved
 //! run by run (the build before a change). Writes the section to
-//! bench/RESULTS.md.
+//! bench/RESULTS.md unless `--no-write` is given (it is printed either way).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -111,17 +111,24 @@ fn summary(column: impl Iterator<Item = Option<Duration>>) -> (String, String, u
 pub fn main(options: &[String]) {
     let mut runs = 3;
     let mut before: Option<PathBuf> = None;
+    let mut write = true;
     let mut it = options.iter();
     while let Some(o) = it.next() {
+        if o == "--no-write" {
+            write = false;
+            continue;
+        }
         match (o.as_str(), it.next()) {
             ("--runs", Some(n)) => runs = n.parse().unwrap_or(3).max(1),
             ("--before", Some(p)) => before = Some(PathBuf::from(p)),
             _ => {
-                eprintln!("usage: lanes-bench buildtime [--runs N] [--before PATH]");
+                eprintln!("usage: lanes-bench buildtime [--runs N] [--before PATH] [--no-write]");
                 std::process::exit(2);
             }
         }
     }
+    // The machines are shared: other work running at the same time shows here.
+    let load_before = crate::codegen::load_average();
     // PoCL keeps compiled programs on disk: every build here compiles.
     std::env::set_var("POCL_KERNEL_CACHE", "0");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -231,17 +238,12 @@ Command: `cargo build --release -p lanes && taskset -c 1 cargo run --release -p 
 Date: {}. Machine: {}.  \n\
 `lanes build --target avx2-i32x8 -o out.o FILE` at the default -O2 (`--specialize auto`: precondition inference on the \
 build's budget, docs/preconditions.md), the whole process; \"lanes before\" is {}. Times are CPU time (user + \
-system, `getrusage`): the machine was shared (load average about 9 on its 2 cores), so wall-clock times were 2-3 times \
-these. Intel's OpenCL CPU runtime and PoCL \
+system, `getrusage`), which other work on the machine changes less than the wall clock; load average {} before the \
+run and {} after it. Intel's OpenCL CPU runtime and PoCL \
 build the same source in this process (`clCreateProgramWithSource`, `clBuildProgram`, `clCreateKernelsInProgram`; PoCL's \
 kernel cache off; PoCL generates a work-group function at the first launch, which is not counted). Minimum of {runs} runs \
 per file and column, interleaved, pinned to core 1; \"—\": not built (a feature lanes refuses or the runtime lacks, \
-or a source that is not UTF-8, which the runtimes are not given). Where the time of the old default went \
-(`LANES_PRECOND_DEBUG=1 LANES_CEGIS_DEBUG=1`): a target no precondition settles ran CEGIS rounds whose candidate Z3 \
-refuted, 9-10 counterexample queries of 10,000-600,000 units each, plus about 16,000 samples, until the target's \
-2,000,000 units were spent (prefix_sum: two such targets, then the file's 4,000,000); the settled targets of these \
-corpora spend at most 430,000 (bench/kernels/paper, tests/kernels/precond) and 915,000 (tests/kernels/valid/\
-bitonic_sort_step.cl) units.\n\n\
+or a source that is not UTF-8, which the runtimes are not given).\n\n\
 {sums}\n{table}",
         before
             .as_ref()
@@ -253,13 +255,18 @@ bitonic_sort_step.cl) units.\n\n\
             "the build before the change, timed side by side"
         } else {
             "not measured"
-        }
+        },
+        load_before,
+        crate::codegen::load_average(),
     );
+    println!("{section}");
+    if !write {
+        return;
+    }
     let path = root.join("bench/RESULTS.md");
     let old = std::fs::read_to_string(&path).unwrap_or_default();
     if let Err(e) = std::fs::write(&path, crate::results::splice(&old, &section)) {
         eprintln!("error: cannot write {}: {e}", path.display());
         std::process::exit(1);
     }
-    println!("{section}");
 }

@@ -370,10 +370,16 @@ fn lanes_binary() -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-pub fn main() {
+/// `options` (shared with the other benchmarks of the run): `--no-write`
+/// prints the section without writing it to bench/RESULTS.md.
+pub fn main(options: &[String]) {
+    let write = !options.iter().any(|o| o == "--no-write");
     match run() {
         Ok(section) => {
             print!("{section}");
+            if !write {
+                return;
+            }
             let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("RESULTS.md");
             let text =
                 std::fs::read_to_string(&path).unwrap_or_else(|_| "# Benchmark results\n".into());

@@ -306,8 +306,8 @@ fn main() {
     if std::env::var_os("OCL_ICD_VENDORS").is_none() && vendors.is_dir() {
         std::env::set_var("OCL_ICD_VENDORS", &vendors);
     }
-    // Benchmark names, then options (`--kernel gemm`, `--runs 9`) for `codegen`
-    // or `precond`.
+    // Benchmark names, then options (`--kernel gemm`, `--runs 9`, `--no-write`)
+    // for `codegen`, `lsp`, `precond`, `budget` or `buildtime`.
     let args: Vec<String> = std::env::args().skip(1).collect();
     let split = args
         .iter()
@@ -325,7 +325,7 @@ fn main() {
         codegen::main(options);
     }
     if all || which.iter().any(|w| w == "lsp") {
-        lsp::main();
+        lsp::main(options);
     }
     if all || which.iter().any(|w| w == "precond") {
         precond::main(options);

@@ -763,6 +763,13 @@ pub(crate) fn cpu_model() -> String {
 }
 
 /// Today's date (UTC) as YYYY-MM-DD, without a date crate.
+/// The three load averages of /proc/loadavg ("unknown" where there are none).
+pub(crate) fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
 pub(crate) fn today() -> String {
     let days = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -823,9 +830,7 @@ pub fn main(args: &[String]) {
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     // The machines are shared: other work running at the same time shows here.
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into());
+    let load = load_average();
     let start = Instant::now();
 
     println!(
