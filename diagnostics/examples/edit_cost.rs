@@ -44,7 +44,10 @@ fn main() {
         .map(|(i, _)| i)
         .collect();
     // Per kind of edit: code, comment.
-    let mut times: [[Vec<f64>; 4]; 2] = Default::default();
+    let mut times: [[Vec<f64>; 5]; 2] = Default::default();
+    // The renderings the server keeps between edits.
+    let mut reuse = lanes_diagnostics::ide::diagnostics::Reuse::default();
+    let _ = rendered(&db, file, &mut reuse);
     for v in 0..edits {
         let k = kernels[(v * 37) % kernels.len()];
         let at = if v % 2 == 1 {
@@ -68,6 +71,8 @@ fn main() {
         let t3 = cpu_ms();
         std::hint::black_box(lanes_diagnostics::ide::diagnostics::diagnostics(&db, file));
         let t4 = cpu_ms();
+        std::hint::black_box(rendered(&db, file, &mut reuse));
+        let t5 = cpu_ms();
         // As the language server's analysis thread does between jobs: the
         // previous revision, parked by the setter, is freed after this
         // one's diagnostics.
@@ -77,6 +82,7 @@ fn main() {
         kind[1].push(t2 - t1);
         kind[2].push(t3 - t2);
         kind[3].push(t4 - t3);
+        kind[4].push(t5 - t4);
         // A typist's pause, in which the previous revision is freed.
         std::thread::sleep(std::time::Duration::from_millis(30));
     }
@@ -86,6 +92,7 @@ fn main() {
             "parse",
             "kernel reports (live_diagnostics)",
             "the editor's diagnostics (filter, ranges, messages)",
+            "the same, rendered with positions, reusing unchanged kernels'",
         ]
         .into_iter()
         .zip(kind)
@@ -101,6 +108,29 @@ fn main() {
     }
     phases(&path, &text);
 }
+
+/// What the server publishes, reusing the renderings of the kernels whose
+/// diagnostics did not change: each diagnostic with the lines and columns
+/// of its places (the server also makes the protocol value and its JSON).
+fn rendered(
+    db: &LanesDatabase,
+    file: lanes_db::File,
+    reuse: &mut lanes_diagnostics::ide::diagnostics::Reuse<Rendered>,
+) -> Vec<Rendered> {
+    let li = lanes_db::line_index(db, file).clone();
+    lanes_diagnostics::ide::diagnostics::diagnostics_reusing(db, file, "", reuse, &mut |d| {
+        let at = |r: lanes_diagnostics::ide::TextRange| (li.position(r.start), li.position(r.end));
+        let related = d.related.iter().map(|r| at(r.location.range)).collect();
+        std::sync::Arc::new((d.clone(), at(d.range), related))
+    })
+}
+
+type Positions = ((u32, u32), (u32, u32));
+type Rendered = std::sync::Arc<(
+    lanes_diagnostics::ide::diagnostics::Diag,
+    Positions,
+    Vec<Positions>,
+)>;
 
 /// The front end's stages on the whole final text, from scratch, in thread
 /// CPU time (median of 9): what a code edit's `parse` is made of.

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use lanes_db::{File, LanesDatabase, Settings};
-use lanes_diagnostics::ide::diagnostics::diagnostics;
+use lanes_diagnostics::ide::diagnostics::{diagnostics, diagnostics_reusing, Diag, Reuse};
 use lanes_diagnostics::ide::hover::hover;
 use lanes_diagnostics::ide::inlay::inlay_hints;
 use lanes_diagnostics::ide::lens::code_lens;
@@ -57,6 +57,7 @@ const SNIPPETS: &[&str] = &[
     "\n#define lanes_t 2\n",
     "\ntypedef int lanes_i;\n",
     "lanes_i lanes_v = 0;",
+    "\n#pragma lanes ignore(L0202, L0300)\n",
 ];
 
 #[derive(Clone, Debug)]
@@ -73,6 +74,12 @@ enum Op {
     /// The first lowercase letter at or after the fraction `.0` of the text
     /// becomes the next letter (a name, or a keyword, changed).
     Letter(f64),
+    /// The first space at or after the fraction `.0` of the text becomes a
+    /// newline (the same length, one line more: every later diagnostic
+    /// keeps its offsets and moves down a line).
+    Break(f64),
+    /// The first newline at or after the fraction `.0` becomes a space.
+    Join(f64),
     /// Back to the text before the previous edit.
     Undo,
 }
@@ -83,6 +90,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0.0..1.0f64, 1..6usize).prop_map(|(a, n)| Op::Delete(a, n)),
         2 => (0.0..1.0f64).prop_map(Op::Digit),
         1 => (0.0..1.0f64).prop_map(Op::Letter),
+        1 => (0.0..1.0f64).prop_map(Op::Break),
+        1 => (0.0..1.0f64).prop_map(Op::Join),
         2 => Just(Op::Undo),
     ]
 }
@@ -115,6 +124,8 @@ fn apply(text: &str, op: &Op) -> String {
         }
         Op::Digit(at) => next_char(text, at, '0'..='9'),
         Op::Letter(at) => next_char(text, at, 'a'..='z'),
+        Op::Break(at) => replace_first(text, at, ' ', '\n'),
+        Op::Join(at) => replace_first(text, at, '\n', ' '),
         Op::Undo => text.to_string(),
     }
 }
@@ -134,6 +145,18 @@ fn next_char(text: &str, at: f64, range: std::ops::RangeInclusive<char>) -> Stri
         char::from(c as u8 + 1)
     };
     format!("{}{next}{}", &text[..i], &text[i + 1..])
+}
+
+/// The first `from` at or after the fraction `at` of the text, as `to`.
+fn replace_first(text: &str, at: f64, from: char, to: char) -> String {
+    let start = boundary(text, (at * text.len() as f64) as usize);
+    match text[start..].find(from) {
+        Some(k) => {
+            let i = start + k;
+            format!("{}{to}{}", &text[..i], &text[i + 1..])
+        }
+        None => text.to_string(),
+    }
 }
 
 fn settings() -> Settings {
@@ -167,6 +190,25 @@ fn answer(db: &LanesDatabase, f: File, text: &str) {
         let _ = hover(db, f, at);
     }
 }
+
+/// The editor's diagnostics reusing the last renderings equal those
+/// computed afresh, rendered with their lines and columns (what the
+/// language server publishes).
+fn same_reused_diagnostics(db: &LanesDatabase, f: File, reuse: &mut Reuse<Rendered>) {
+    let li = lanes_db::line_index(db, f).clone();
+    let mut render = |d: &Diag| -> Rendered {
+        let at = |r: TextRange| (li.position(r.start), li.position(r.end));
+        let related = d.related.iter().map(|r| at(r.location.range)).collect();
+        (d.clone(), at(d.range), related)
+    };
+    let reused = diagnostics_reusing(db, f, "ctx", reuse, &mut render);
+    let fresh: Vec<Rendered> = diagnostics(db, f).iter().map(&mut render).collect();
+    assert_eq!(reused, fresh, "diagnostics reusing the last renderings");
+}
+
+/// A diagnostic with the line and column of its range and related places.
+type Rendered = (Diag, Positions, Vec<Positions>);
+type Positions = ((u32, u32), (u32, u32));
 
 fn same_answers(edited: &LanesDatabase, fe: File, fresh: &LanesDatabase, ff: File, text: &str) {
     assert_eq!(
@@ -206,6 +248,8 @@ fn run(file: &str, ops: &[Op]) {
     let mut text = original.clone();
     let f = db.set_file(&path, &text, 1);
     answer(&db, f, &text);
+    let mut reuse = Reuse::default();
+    same_reused_diagnostics(&db, f, &mut reuse);
     let mut history = vec![text.clone()];
     for (v, op) in ops.iter().enumerate() {
         text = match op {
@@ -221,6 +265,7 @@ fn run(file: &str, ops: &[Op]) {
         };
         db.set_file(&path, &text, v as i32 + 2);
         answer(&db, f, &text);
+        same_reused_diagnostics(&db, f, &mut reuse);
     }
     let mut fresh = LanesDatabase::new(settings());
     let ff = fresh.set_file(&path, &text, 1);

@@ -35,14 +35,7 @@ pub fn filter(
     let sup = Suppressions::of(unit);
     diags
         .into_iter()
-        .filter_map(|mut d| {
-            if d.code.default_severity() != Severity::Error {
-                if let Some(s) = severities.get(&d.code) {
-                    d.severity = (*s)?;
-                }
-            }
-            (!sup.suppresses(&unit.sources, &d)).then_some(d)
-        })
+        .filter_map(|d| sup.apply(&unit.sources, severities, d))
         .collect()
 }
 
@@ -70,7 +63,7 @@ impl Codes {
 
 /// One suppression pragma: which codes, in which file, for which line
 /// (`None`: the whole file).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Suppression {
     file: FileId,
     /// 0-based line the pragma applies to; `None` for the whole file.
@@ -78,6 +71,9 @@ struct Suppression {
     codes: Codes,
 }
 
+/// A unit's suppression pragmas (equal for two units whose pragmas
+/// suppress the same codes on the same lines).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Suppressions(Vec<Suppression>);
 
 /// The codes a pragma's text (`lanes ignore ( L0203 , L0202 )`, tokens
@@ -100,6 +96,15 @@ fn parse_pragma(text: &str) -> Option<Codes> {
 
 impl Suppressions {
     pub fn of(unit: &CheckedUnit) -> Suppressions {
+        // Most files have none: no walk over every token then.
+        if !unit
+            .preprocessed
+            .pragmas
+            .iter()
+            .any(|p| parse_pragma(&p.text).is_some())
+        {
+            return Suppressions(Vec::new());
+        }
         // The first token of each file: a pragma before it is file-wide.
         let mut first: HashMap<FileId, u32> = HashMap::new();
         for t in &unit.preprocessed.tokens {
@@ -132,6 +137,23 @@ impl Suppressions {
             });
         }
         Suppressions(out)
+    }
+
+    /// `d` with its configured severity, or `None` when the configuration
+    /// turns it off or a pragma suppresses it: what [`filter`] does to each
+    /// diagnostic.
+    pub fn apply(
+        &self,
+        sources: &SourceMap,
+        severities: &Severities,
+        mut d: Diagnostic,
+    ) -> Option<Diagnostic> {
+        if d.code.default_severity() != Severity::Error {
+            if let Some(s) = severities.get(&d.code) {
+                d.severity = (*s)?;
+            }
+        }
+        (!self.suppresses(sources, &d)).then_some(d)
     }
 
     /// Whether a pragma suppresses `d` (never an error).

@@ -64,6 +64,46 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// A diagnostic ready to publish: the protocol value, and its JSON text
+/// (what a push writes; equal JSON means an equal diagnostic).
+#[derive(Debug)]
+pub struct Published {
+    pub diag: lsp::Diagnostic,
+    pub json: Box<[u8]>,
+}
+
+impl PartialEq for Published {
+    fn eq(&self, other: &Published) -> bool {
+        self.json == other.json
+    }
+}
+
+/// The body of a `textDocument/publishDiagnostics` notification made of
+/// the diagnostics' JSON texts: the bytes serde writes for the
+/// notification with those diagnostics, without serializing them again.
+pub fn publish_body(uri: &lsp::Uri, diags: &[Arc<Published>], version: Option<i32>) -> Vec<u8> {
+    let uri = serde_json::to_vec(uri).unwrap_or_default();
+    let mut body =
+        Vec::with_capacity(diags.iter().map(|d| d.json.len() + 1).sum::<usize>() + uri.len() + 128);
+    body.extend_from_slice(
+        br#"{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"#,
+    );
+    body.extend_from_slice(&uri);
+    body.extend_from_slice(br#","diagnostics":["#);
+    for (i, d) in diags.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(&d.json);
+    }
+    body.push(b']');
+    if let Some(v) = version {
+        body.extend_from_slice(format!(r#","version":{v}"#).as_bytes());
+    }
+    body.extend_from_slice(b"}}");
+    body
+}
+
 /// Positions of one file of a snapshot, and the places of other files.
 pub struct Conv<'a> {
     pub db: &'a LanesDatabase,
@@ -187,6 +227,23 @@ impl<'a> Conv<'a> {
         }
     }
 
+    /// The protocol diagnostic and its JSON, as published (kept per kernel
+    /// and reused while the kernel's diagnostics do not change:
+    /// [`ide::diagnostics::diagnostics_reusing`]).
+    pub fn published(&self, d: &ide::diagnostics::Diag) -> Arc<Published> {
+        let diag = self.lsp_diagnostic(d);
+        let json = serde_json::to_vec(&diag)
+            .unwrap_or_default()
+            .into_boxed_slice();
+        Arc::new(Published { diag, json })
+    }
+
+    /// What [`Conv::published`] reads besides the diagnostic and its
+    /// positions: the document and the catalogue.
+    pub fn rendering_context(&self) -> String {
+        format!("{}\n{}", self.uri, self.docs.unwrap_or(""))
+    }
+
     /// The code's entry in the catalogue (its heading's anchor).
     fn catalogue_link(&self, d: &ide::diagnostics::Diag) -> Option<String> {
         let anchor = d.code.as_str().to_ascii_lowercase();
@@ -286,6 +343,68 @@ pub fn symbol(c: &Conv<'_>, s: &ide::symbols::DocumentSymbol) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The joined body is what serde writes for the whole notification.
+    #[test]
+    fn publish_body_is_the_serialized_notification() {
+        #[derive(serde::Serialize)]
+        struct Params<'a> {
+            uri: &'a lsp::Uri,
+            diagnostics: &'a [lsp::Diagnostic],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            version: Option<i32>,
+        }
+        #[derive(serde::Serialize)]
+        struct Notification<'a> {
+            jsonrpc: &'static str,
+            method: &'static str,
+            params: Params<'a>,
+        }
+        let at = |l| lsp::Position {
+            line: l,
+            character: 2,
+        };
+        let diag = |l, m: &str| lsp::Diagnostic {
+            range: lsp::Range {
+                start: at(l),
+                end: at(l + 1),
+            },
+            severity: Some(lsp::DiagnosticSeverity::Warning),
+            code: Some(lsp::Code::String("L0202".into())),
+            message: lsp::Message::String(m.into()),
+            source: Some("lanes".into()),
+            ..Default::default()
+        };
+        let uri = lsp::Uri::from("file:///tmp/a%20b.cl");
+        for n in 0..3 {
+            let diags: Vec<lsp::Diagnostic> = (0..n).map(|i| diag(i, "a \"gather\"\n")).collect();
+            let published: Vec<Arc<Published>> = diags
+                .iter()
+                .map(|d| {
+                    Arc::new(Published {
+                        diag: d.clone(),
+                        json: serde_json::to_vec(d).unwrap().into_boxed_slice(),
+                    })
+                })
+                .collect();
+            for version in [None, Some(7), Some(-1)] {
+                let whole = serde_json::to_vec(&Notification {
+                    jsonrpc: "2.0",
+                    method: "textDocument/publishDiagnostics",
+                    params: Params {
+                        uri: &uri,
+                        diagnostics: &diags,
+                        version,
+                    },
+                })
+                .unwrap();
+                assert_eq!(
+                    String::from_utf8(publish_body(&uri, &published, version)).unwrap(),
+                    String::from_utf8(whole).unwrap()
+                );
+            }
+        }
+    }
 
     #[test]
     fn uri_round_trip() {

@@ -21,7 +21,7 @@ use crate::analysis_thread::{panic_message, AnalysisThread, Outcome};
 use crate::changes;
 use crate::commands;
 use crate::config;
-use crate::convert::{self, uri_to_path, Conv};
+use crate::convert::{self, uri_to_path, Conv, Published};
 
 /// How long diagnostics wait for the next keystroke before being computed.
 /// Short: an edit cancels the work of the previous one anyway (salsa), so
@@ -57,7 +57,10 @@ struct Doc {
     generation: u64,
     /// The version and diagnostics last published: background runs (new
     /// preconditions) that change nothing publish nothing.
-    published: Option<(i32, Arc<Vec<Diagnostic>>)>,
+    published: Option<(i32, Arc<Vec<Arc<Published>>>)>,
+    /// The last diagnostics rendered, per kernel, for the next run to reuse
+    /// (used on the analysis thread only).
+    reuse: Arc<Mutex<Reuse>>,
     /// Pull clients: the result id and diagnostics of the last
     /// `textDocument/diagnostic` answer; the next pull of equal diagnostics
     /// answers `unchanged`.
@@ -66,6 +69,18 @@ struct Doc {
     /// of stored findings, shared by the edit's own run and the client's
     /// pull (whichever comes first computes them).
     computed: Option<(Stamp, Arc<Vec<Diagnostic>>)>,
+}
+
+type Reuse = ide::diagnostics::Reuse<Arc<Published>>;
+
+/// The document's diagnostics ready to publish, reusing the renderings of
+/// the kernels whose diagnostics did not change since the last run.
+fn rendered(c: &Conv<'_>, reuse: &Mutex<Reuse>) -> Vec<Arc<Published>> {
+    let mut reuse = reuse.lock().unwrap_or_else(|e| e.into_inner());
+    let context = c.rendering_context();
+    ide::diagnostics::diagnostics_reusing(c.db, c.file, &context, &mut reuse, &mut |d| {
+        c.published(d)
+    })
 }
 
 /// What a document's diagnostics depend on that the server changes: the
@@ -391,12 +406,15 @@ impl Backend {
             if let Some((s, d)) = doc.computed.as_ref().filter(|(s, _)| *s == stamp) {
                 return Ok((*s, d.clone()));
             }
-            stamp
+            (stamp, doc.reuse.clone())
         };
+        let (stamp, reuse) = stamp;
         let diags = self
-            .with_snapshot_on_analysis_thread(&uri_owned(key), |c| {
-                let ds = ide::diagnostics::diagnostics(c.db, c.file);
-                ds.iter().map(|d| c.lsp_diagnostic(d)).collect::<Vec<_>>()
+            .with_snapshot_on_analysis_thread(&uri_owned(key), move |c| {
+                rendered(c, &reuse)
+                    .iter()
+                    .map(|d| d.diag.clone())
+                    .collect::<Vec<_>>()
             })
             .await?;
         let diags = Arc::new(diags);
@@ -451,12 +469,20 @@ impl Backend {
         }
         let uri = uri_owned(key);
         let started = std::time::Instant::now();
+        let Some(reuse) = self.state().docs.get(key).map(|d| d.reuse.clone()) else {
+            return false;
+        };
         let diags = self
-            .with_snapshot_on_analysis_thread(&uri, |c| {
+            .with_snapshot_on_analysis_thread(&uri, move |c| {
                 let t = std::time::Instant::now();
-                let ds = ide::diagnostics::diagnostics(c.db, c.file);
+                // The analysis: the front end and every kernel's report
+                // (what the rendering below reads, then from salsa's memos).
+                let _ = lanes_db::parse(c.db, c.file);
+                for k in lanes_db::kernels(c.db, c.file) {
+                    let _ = lanes_db::kernel_report(c.db, k);
+                }
                 let computed = t.elapsed();
-                let out = ds.iter().map(|d| c.lsp_diagnostic(d)).collect::<Vec<_>>();
+                let out = rendered(c, &reuse);
                 (out, computed, t.elapsed())
             })
             .await;
@@ -481,7 +507,7 @@ impl Backend {
             doc.published = Some((version, diags.clone()));
         }
         let n = diags.len();
-        self.publish_diagnostics(uri, &diags, Some(version)).await;
+        self.publish_rendered(uri, &diags, Some(version)).await;
         if timing() {
             eprintln!(
                 "lanes lsp: {what} v{version}: {n} in {:?} (analysis {computed:?}, conversion {:?}) after the debounce",
@@ -490,6 +516,18 @@ impl Backend {
             );
         }
         true
+    }
+
+    /// `textDocument/publishDiagnostics` of rendered diagnostics: their JSON
+    /// texts joined when the server owns stdout.
+    async fn publish_rendered(&self, uri: Uri, diags: &[Arc<Published>], version: Option<i32>) {
+        match &self.0.raw_out {
+            Some(out) => out.send(convert::publish_body(&uri, diags, version)).await,
+            None => {
+                let diags: Vec<Diagnostic> = diags.iter().map(|d| d.diag.clone()).collect();
+                self.publish_diagnostics(uri, &diags, version).await
+            }
+        }
     }
 
     /// `textDocument/publishDiagnostics`, serialized without an
@@ -890,6 +928,7 @@ impl LanguageServer for Backend {
                     file,
                     generation: 0,
                     published: None,
+                    reuse: Arc::default(),
                     pulled: None,
                     computed: None,
                 },

@@ -6,9 +6,14 @@
 //!
 //! Severities and suppression pragmas are applied by
 //! [`lanes_frontend::suppress`], as in `lanes check`.
-use lanes_db::{Db, File};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lanes_db::{Db, File, KernelResult};
 use lanes_frontend::diag::{Code, Diagnostic, Severity};
 use lanes_frontend::source::{FileId, Span};
+use lanes_frontend::suppress::{Severities, Suppressions};
+use smol_str::SmolStr;
 
 use super::context::Ctx;
 use super::{Location, TextRange};
@@ -73,8 +78,207 @@ pub fn diagnostics(db: &dyn Db, file: File) -> Vec<Diag> {
     let all = lanes_db::live_diagnostics(db, file);
     let kept = filter(&ctx, all);
     let mut out: Vec<Diag> = kept.iter().filter_map(|d| to_diag(&ctx, d)).collect();
-    out.sort_by_key(|d| (d.range.start, d.range.end, d.severity, d.code));
+    out.sort_by_key(sort_key);
     out
+}
+
+/// What the editor's diagnostics are sorted by: the range, then severity
+/// and code.
+type SortKey = (u32, u32, Severity, Code);
+
+fn sort_key(d: &Diag) -> SortKey {
+    (d.range.start, d.range.end, d.severity, d.code)
+}
+
+/// The renderings of the last [`diagnostics_reusing`] call, per kernel, for
+/// the next call to reuse: a large file has thousands of diagnostics, and a
+/// keystroke changes one kernel's.
+pub struct Reuse<R> {
+    made: Option<Made>,
+    kernels: HashMap<SmolStr, Rendered<R>>,
+}
+
+impl<R> Default for Reuse<R> {
+    fn default() -> Self {
+        Reuse {
+            made: None,
+            kernels: HashMap::new(),
+        }
+    }
+}
+
+/// What every rendering of the last call depended on besides its kernel's
+/// report: the file, its text (the rendering holds lines and columns), the
+/// configured severities, the suppression pragmas, and the caller's
+/// context (what its renderer reads besides the [`Diag`]).
+struct Made {
+    file: File,
+    lines: Arc<lanes_db::LineIndex>,
+    severities: Severities,
+    suppressions: Suppressions,
+    context: String,
+}
+
+/// One kernel's diagnostics, rendered.
+struct Rendered<R> {
+    /// The report they were rendered from: the same `Arc` again means the
+    /// same diagnostics at the same byte offsets (`kernel_report` made
+    /// nothing new).
+    report: Arc<KernelResult>,
+    rendered: Vec<(SortKey, R)>,
+    /// Every offset of the main file the rendering and the filtering read
+    /// (diagnostics' and related places' starts and ends, also of
+    /// suppressed ones), sorted.
+    offsets: Vec<u32>,
+}
+
+/// The offsets of the main file whose line and column a new text keeps:
+/// all up to `prefix` (the text before them is the old one), and, when the
+/// edit kept the length and the number of lines, all from `suffix_line` on
+/// (their line starts in the unchanged end of the text).
+struct Unmoved {
+    prefix: u32,
+    suffix_line: u32,
+}
+
+impl Unmoved {
+    fn between(old: &str, new: &str) -> Unmoved {
+        let (a, b) = (old.as_bytes(), new.as_bytes());
+        let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let room = a.len().min(b.len()) - prefix;
+        let suffix = a
+            .iter()
+            .rev()
+            .zip(b.iter().rev())
+            .take(room)
+            .take_while(|(x, y)| x == y)
+            .count();
+        let lines = |t: &[u8]| t.iter().filter(|&&c| c == b'\n').count();
+        let same_lines = lines(&a[prefix..a.len() - suffix]) == lines(&b[prefix..b.len() - suffix]);
+        let suffix_line = if a.len() == b.len() && same_lines {
+            let from = a.len() - suffix;
+            match a[from..].iter().position(|&c| c == b'\n') {
+                Some(i) => (from + i + 1) as u32,
+                None => u32::MAX,
+            }
+        } else {
+            u32::MAX
+        };
+        Unmoved {
+            prefix: prefix as u32,
+            suffix_line,
+        }
+    }
+
+    fn keeps(&self, sorted: &[u32]) -> bool {
+        let i = sorted.partition_point(|&o| o <= self.prefix);
+        sorted.get(i).is_none_or(|&o| o >= self.suffix_line)
+    }
+}
+
+/// [`diagnostics`], each rendered by `render`, reusing the renderings of
+/// the kernels whose report and places did not change since the last call
+/// with `reuse` (the front end's diagnostics are rendered every time: there
+/// are few). The result is exactly `diagnostics(db, file)` rendered, as
+/// long as `render` depends only on the [`Diag`], the line and column of
+/// its offsets in the file's text, and what `context` names.
+pub fn diagnostics_reusing<R: Clone>(
+    db: &dyn Db,
+    file: File,
+    context: &str,
+    reuse: &mut Reuse<R>,
+    render: &mut dyn FnMut(&Diag) -> R,
+) -> Vec<R> {
+    let ctx = Ctx::new(db, file);
+    // As in `diagnostics`: remembers each analysed kernel's facts.
+    let _ = ctx.kernels();
+    let lines = lanes_db::line_index(db, file).clone();
+    let severities = db.config().severities(db).clone();
+    let suppressions = Suppressions::of(&ctx.parsed.unit);
+    // Taken out until the end: a call cancelled on the way (an edit) leaves
+    // nothing half updated.
+    let mut old = std::mem::take(reuse);
+    let unmoved = match old.made.take() {
+        Some(m)
+            if m.file == file
+                && m.severities == severities
+                && m.suppressions == suppressions
+                && m.context == context =>
+        {
+            Some(Unmoved::between(m.lines.text(), lines.text()))
+        }
+        _ => None,
+    };
+    let sources = &ctx.parsed.unit.sources;
+    let mut out: Vec<(SortKey, R)> = Vec::new();
+    for d in &ctx.parsed.unit.diagnostics {
+        if let Some(d) = suppressions.apply(sources, &severities, d.clone()) {
+            if let Some(d) = to_diag(&ctx, &d) {
+                out.push((sort_key(&d), render(&d)));
+            }
+        }
+    }
+    let mut kernels = HashMap::new();
+    for k in lanes_db::kernels(db, file) {
+        let Some(report) = lanes_db::kernel_report(db, k).clone() else {
+            continue;
+        };
+        let name = k.name(db).clone();
+        let kept = old.kernels.remove(&name).filter(|r| {
+            Arc::ptr_eq(&r.report, &report) && unmoved.as_ref().is_some_and(|u| u.keeps(&r.offsets))
+        });
+        let r = match kept {
+            Some(r) => r,
+            None => {
+                let diags = match &*report {
+                    Ok(r) => &r.diagnostics,
+                    Err(ds) => ds,
+                };
+                let mut offsets = Vec::new();
+                // Only places in the main file are kept across edits.
+                let mut reusable = true;
+                for d in diags {
+                    for s in std::iter::once(d.span).chain(d.related.iter().map(|l| l.span)) {
+                        reusable &= s.file == ctx.main();
+                        offsets.extend([s.start, s.end]);
+                    }
+                }
+                offsets.sort_unstable();
+                let rendered = diags
+                    .iter()
+                    .filter_map(|d| suppressions.apply(sources, &severities, d.clone()))
+                    .filter_map(|d| to_diag(&ctx, &d))
+                    .map(|d| (sort_key(&d), render(&d)))
+                    .collect();
+                let r = Rendered {
+                    report,
+                    rendered,
+                    offsets,
+                };
+                if !reusable {
+                    out.extend(r.rendered);
+                    continue;
+                }
+                r
+            }
+        };
+        out.extend(r.rendered.iter().cloned());
+        kernels.insert(name, r);
+    }
+    // Stable, as in `diagnostics`: equal keys keep the order of the file's
+    // diagnostics (front end, then kernel by kernel).
+    out.sort_by_key(|(k, _)| *k);
+    *reuse = Reuse {
+        made: Some(Made {
+            file,
+            lines,
+            severities,
+            suppressions,
+            context: context.to_string(),
+        }),
+        kernels,
+    };
+    out.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Severities from the configuration, then suppression pragmas: the
