@@ -106,7 +106,68 @@ fn main() {
             );
         }
     }
+    typing(&mut db, file, &path, &mut text, &kernels, edits, &mut reuse);
     phases(&path, &text);
+}
+
+/// Edits that change the text's length (a digit typed inside a kernel, then
+/// deleted): every later kernel moves, so its report is mapped and its
+/// diagnostics rendered again.
+fn typing(
+    db: &mut LanesDatabase,
+    file: lanes_db::File,
+    path: &str,
+    text: &mut String,
+    kernels: &[usize],
+    edits: usize,
+    reuse: &mut lanes_diagnostics::ide::diagnostics::Reuse<Rendered>,
+) {
+    let mut times: [Vec<f64>; 3] = Default::default();
+    let mut typed: Option<usize> = None;
+    for v in 0..edits {
+        match typed.take() {
+            Some(at) => {
+                text.remove(at);
+            }
+            None => {
+                // Kernels before the edit move by what earlier ones inserted:
+                // none is left inserted here.
+                let k = kernels[(v * 37) % kernels.len()];
+                let at = k + text[k..].find("w * ").expect("an edit site") + 4;
+                text.insert(at, '1');
+                typed = Some(at);
+            }
+        }
+        db.set_file(path, text, 1000 + v as i32);
+        let t0 = cpu_ms();
+        std::hint::black_box(lanes_db::live_diagnostics(db, file));
+        let t1 = cpu_ms();
+        std::hint::black_box(lanes_diagnostics::ide::diagnostics::diagnostics(db, file));
+        let t2 = cpu_ms();
+        std::hint::black_box(rendered(db, file, reuse));
+        let t3 = cpu_ms();
+        lanes_db::reclaim::free_parked();
+        times[0].push(t1 - t0);
+        times[1].push(t2 - t1);
+        times[2].push(t3 - t2);
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    for (name, mut v) in [
+        "parse and kernel reports (live_diagnostics)",
+        "the editor's diagnostics",
+        "the same, rendered with positions, reusing unchanged kernels'",
+    ]
+    .into_iter()
+    .zip(times)
+    {
+        v.sort_by(f64::total_cmp);
+        eprintln!(
+            "typing (length changes): {name}: median {:.1} ms, min {:.1}, p90 {:.1}",
+            v[v.len() / 2],
+            v[0],
+            v[v.len() * 9 / 10]
+        );
+    }
 }
 
 /// What the server publishes, reusing the renderings of the kernels whose
