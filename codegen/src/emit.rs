@@ -604,11 +604,30 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 .get(*n as usize)
                 .ok_or_else(|| format!("global {n} does not exist"))?,
             ValueDef::Inst(i) if self.saved().is_some_and(|p| p.remat.contains(&v)) => {
-                let InstKind::WorkItem { query, dim } = self.f.inst(*i).kind else {
-                    return Err(format!("value %{} is not a work-item query", v.0));
-                };
-                let r = self.work_item(query, dim, val.ty)?;
-                cx.coerce(r, self.is_vec(v))?
+                let own = self.is_vec(v);
+                match self.f.inst(*i).kind {
+                    InstKind::WorkItem { query, dim } => {
+                        let r = self.work_item(query, dim, val.ty)?;
+                        cx.coerce(r, own)?
+                    }
+                    // A conversion of a query: the query again, converted.
+                    InstKind::Cast { op, value } => {
+                        let InstKind::WorkItem { query, dim } = self
+                            .f
+                            .def_inst(value)
+                            .map(|q| self.f.inst(q).kind.clone())
+                            .ok_or_else(|| format!("value %{} is not a query", value.0))?
+                        else {
+                            return Err(format!("value %{} is not a work-item query", value.0));
+                        };
+                        let from = self.f.ty(value);
+                        let x = self.work_item(query, dim, from)?;
+                        let x = cx.coerce(x, own)?;
+                        let r = self.cast(op, from, val.ty, x, own)?;
+                        cx.coerce(r, own)?
+                    }
+                    _ => return Err(format!("value %{} is not a work-item query", v.0)),
+                }
             }
             ValueDef::Inst(_) => match self.slot(v) {
                 // Kept in the save area or the shared slots: it may come

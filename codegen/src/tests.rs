@@ -251,8 +251,21 @@ fn work_item_queries_across_a_barrier_are_recomputed_not_kept_in_memory() {
         f.def_inst(*v)
             .is_some_and(|i| matches!(f.inst(i).kind, InstKind::WorkItem { .. }))
     };
-    // The lane mask and the ids are used after the barrier: recomputed.
+    // `(int)get_local_id(0)` and the like.
+    let converted = |v: &lanes_vectorizer::ir::ValueId| {
+        f.def_inst(*v).is_some_and(|i| match f.inst(i).kind {
+            InstKind::Cast { value, .. } => query(&value),
+            _ => false,
+        })
+    };
+    // The lane mask and the ids (as `int`s) are used after the barrier:
+    // recomputed.
     assert!(!plan.remat.is_empty());
-    assert!(plan.remat.iter().all(query));
-    assert!(!plan.spills.keys().any(query), "{:?}", plan.spills);
+    assert!(plan.remat.iter().all(|v| query(v) || converted(v)));
+    assert!(plan.remat.iter().any(converted), "{:?}", plan.remat);
+    assert!(
+        !plan.spills.keys().any(|v| query(v) || converted(v)),
+        "{:?}",
+        plan.spills
+    );
 }

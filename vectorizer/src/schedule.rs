@@ -138,16 +138,27 @@ impl Schedule {
         let mut kept = BTreeSet::new();
         let mut requeried = BTreeSet::new();
         if !syncs.is_empty() {
-            for v in live_across_syncs(vf, &blocks) {
-                let query = f.def_inst(v).map(|i| &f.inst(i).kind);
-                match query {
+            // A work-item query of a constant dimension is asked again
+            // after the barrier, and so is a conversion of one
+            // (`(int)get_local_id(0)`): nothing to save and load.
+            let query = |v: ValueId| {
+                matches!(
+                    f.def_inst(v).map(|i| &f.inst(i).kind),
                     Some(InstKind::WorkItem { dim, .. })
-                        if dim.is_none_or(|d| f.as_const(d).is_some()) =>
-                    {
-                        requeried.insert(v)
-                    }
-                    _ => kept.insert(v),
-                };
+                        if dim.is_none_or(|d| f.as_const(d).is_some())
+                )
+            };
+            for v in live_across_syncs(vf, &blocks) {
+                let again = query(v)
+                    || matches!(
+                        f.def_inst(v).map(|i| &f.inst(i).kind),
+                        Some(InstKind::Cast { value, .. }) if f.ty(*value).is_int() && query(*value)
+                    );
+                if again {
+                    requeried.insert(v);
+                } else {
+                    kept.insert(v);
+                }
             }
         }
         let shared = if kept.is_empty() {

@@ -2,10 +2,10 @@
 // The work-group schedule of a tile kernel with a barrier and a
 // collective: region 0 up to the barrier, region 1 from it to the
 // collective's first half, 2 between its halves, 3 after it. A SIMD group
-// keeps `l` (a value computed from a query: kept, not computed again), the
-// collective's operand (read again between its halves); its result is the
-// same in every SIMD group (each combines all slots alike), kept once per
-// work-group; the lane mask is computed again.
+// keeps the collective's operand (read again between its halves); its
+// result is the same in every SIMD group (each combines all slots alike),
+// kept once per work-group; the lane mask and `l` (the query converted to
+// `int`) are computed again.
 kernel void tile_sum(global float *out, global const float *in, local float *tile) {
     int l = get_local_id(0);
     tile[l] = in[get_global_id(0)];
@@ -22,6 +22,6 @@ kernel void tile_sum(global float *out, global const float *in, local float *til
 // nextln: region 1: after `barrier local` in bb0.entry
 // nextln: region 2: after `$s = work_group.reduce.fadd f32($x)` (slots written)
 // nextln: region 3: after `$s = work_group.reduce.fadd f32($x)` (slots read)
-// nextln: kept per SIMD group: [$l i32 varying, $x f32 varying]
+// nextln: kept per SIMD group: [$x f32 varying]
 // nextln: kept per work-group: [$s f32]
-// nextln: computed again: [$mask]
+// nextln: computed again: [$l, $mask]
