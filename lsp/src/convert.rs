@@ -104,6 +104,37 @@ pub fn publish_body(uri: &lsp::Uri, diags: &[Arc<Published>], version: Option<i3
     body
 }
 
+/// The body of a `textDocument/publishDiagnostics` notification, serialized
+/// by serde without an intermediate `serde_json::Value`.
+pub fn publish_json(
+    uri: &lsp::Uri,
+    diagnostics: &[lsp::Diagnostic],
+    version: Option<i32>,
+) -> serde_json::Result<Vec<u8>> {
+    #[derive(serde::Serialize)]
+    struct Params<'a> {
+        uri: &'a lsp::Uri,
+        diagnostics: &'a [lsp::Diagnostic],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        version: Option<i32>,
+    }
+    #[derive(serde::Serialize)]
+    struct Notification<'a> {
+        jsonrpc: &'static str,
+        method: &'static str,
+        params: Params<'a>,
+    }
+    serde_json::to_vec(&Notification {
+        jsonrpc: "2.0",
+        method: "textDocument/publishDiagnostics",
+        params: Params {
+            uri,
+            diagnostics,
+            version,
+        },
+    })
+}
+
 /// Positions of one file of a snapshot, and the places of other files.
 pub struct Conv<'a> {
     pub db: &'a LanesDatabase,
@@ -347,19 +378,6 @@ mod tests {
     /// The joined body is what serde writes for the whole notification.
     #[test]
     fn publish_body_is_the_serialized_notification() {
-        #[derive(serde::Serialize)]
-        struct Params<'a> {
-            uri: &'a lsp::Uri,
-            diagnostics: &'a [lsp::Diagnostic],
-            #[serde(skip_serializing_if = "Option::is_none")]
-            version: Option<i32>,
-        }
-        #[derive(serde::Serialize)]
-        struct Notification<'a> {
-            jsonrpc: &'static str,
-            method: &'static str,
-            params: Params<'a>,
-        }
         let at = |l| lsp::Position {
             line: l,
             character: 2,
@@ -388,16 +406,7 @@ mod tests {
                 })
                 .collect();
             for version in [None, Some(7), Some(-1)] {
-                let whole = serde_json::to_vec(&Notification {
-                    jsonrpc: "2.0",
-                    method: "textDocument/publishDiagnostics",
-                    params: Params {
-                        uri: &uri,
-                        diagnostics: &diags,
-                        version,
-                    },
-                })
-                .unwrap();
+                let whole = publish_json(&uri, &diags, version).unwrap();
                 assert_eq!(
                     String::from_utf8(publish_body(&uri, &published, version)).unwrap(),
                     String::from_utf8(whole).unwrap()

@@ -540,28 +540,7 @@ impl Backend {
                 .await;
             return;
         };
-        #[derive(serde::Serialize)]
-        struct Params<'a> {
-            uri: &'a Uri,
-            diagnostics: &'a [Diagnostic],
-            #[serde(skip_serializing_if = "Option::is_none")]
-            version: Option<i32>,
-        }
-        #[derive(serde::Serialize)]
-        struct Notification<'a> {
-            jsonrpc: &'static str,
-            method: &'static str,
-            params: Params<'a>,
-        }
-        let body = serde_json::to_vec(&Notification {
-            jsonrpc: "2.0",
-            method: "textDocument/publishDiagnostics",
-            params: Params {
-                uri: &uri,
-                diagnostics: diags,
-                version,
-            },
-        });
+        let body = convert::publish_json(&uri, diags, version);
         match body {
             Ok(body) => out.send(body).await,
             Err(e) => eprintln!("lanes lsp: cannot serialize diagnostics: {e}"),

@@ -143,29 +143,20 @@ struct Unmoved {
 
 impl Unmoved {
     fn between(old: &str, new: &str) -> Unmoved {
+        let edit = lanes_frontend::moved::Edit::between(FileId(0), old, new);
         let (a, b) = (old.as_bytes(), new.as_bytes());
-        let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-        let room = a.len().min(b.len()) - prefix;
-        let suffix = a
-            .iter()
-            .rev()
-            .zip(b.iter().rev())
-            .take(room)
-            .take_while(|(x, y)| x == y)
-            .count();
+        let (from, to) = (edit.from as usize, edit.to as usize);
         let lines = |t: &[u8]| t.iter().filter(|&&c| c == b'\n').count();
-        let same_lines = lines(&a[prefix..a.len() - suffix]) == lines(&b[prefix..b.len() - suffix]);
-        let suffix_line = if a.len() == b.len() && same_lines {
-            let from = a.len() - suffix;
-            match a[from..].iter().position(|&c| c == b'\n') {
-                Some(i) => (from + i + 1) as u32,
+        let suffix_line = if edit.delta == 0 && lines(&a[from..to]) == lines(&b[edit.new_range()]) {
+            match a[to..].iter().position(|&c| c == b'\n') {
+                Some(i) => (to + i + 1) as u32,
                 None => u32::MAX,
             }
         } else {
             u32::MAX
         };
         Unmoved {
-            prefix: prefix as u32,
+            prefix: edit.from,
             suffix_line,
         }
     }
