@@ -613,62 +613,38 @@ fn typing_edits() -> bool {
     std::env::var("LANES_LSP_BENCH_EDITS").as_deref() != Ok("replace")
 }
 
-fn edit_site(text: &str, k: usize, in_comment: bool) -> Result<Edit, String> {
+fn edit_site(text: &str, k: usize, in_comment: bool, typing: bool) -> Result<Edit, String> {
     let a = text
         .find(&format!("void kernel_{k}("))
         .ok_or("kernel not found")?;
-    let typing = typing_edits();
+    // Replacing: the character at `at` toggles between `a` and `b`. Typing:
+    // `typed` is inserted at `typed_at`, or deleted where it was inserted.
+    let toggle =
+        |at: usize, (a, b): (&'static str, &'static str), typed_at: usize, typed: &'static str| {
+            if typing {
+                let present = &text[typed_at..typed_at + 1] == typed;
+                Edit {
+                    at: typed_at,
+                    removed: usize::from(present),
+                    inserted: if present { "" } else { typed },
+                }
+            } else {
+                Edit {
+                    at,
+                    removed: 1,
+                    inserted: if &text[at..at + 1] == a { b } else { a },
+                }
+            }
+        };
     if in_comment {
         // `// kernel {k}: a stencil ...` -> `... a Stencil ...` and back, or
         // `... a xstencil ...` and back.
         let c = text[..a].rfind(": a ").ok_or("comment not found")? + 4;
-        return Ok(match (typing, &text[c..c + 1]) {
-            (false, "s") => Edit {
-                at: c,
-                removed: 1,
-                inserted: "S",
-            },
-            (false, _) => Edit {
-                at: c,
-                removed: 1,
-                inserted: "s",
-            },
-            (true, "x") => Edit {
-                at: c,
-                removed: 1,
-                inserted: "",
-            },
-            (true, _) => Edit {
-                at: c,
-                removed: 0,
-                inserted: "x",
-            },
-        });
+        return Ok(toggle(c, ("s", "S"), c, "x"));
     }
     // `w * 2.0f` -> `w * 3.0f` and back, or `w * 25.0f` and back.
     let i = a + text[a..].find("w * ").ok_or("edit site not found")? + 4;
-    Ok(match (typing, &text[i + 1..i + 2]) {
-        (false, _) if &text[i..i + 1] == "2" => Edit {
-            at: i,
-            removed: 1,
-            inserted: "3",
-        },
-        (false, _) => Edit {
-            at: i,
-            removed: 1,
-            inserted: "2",
-        },
-        (true, "5") => Edit {
-            at: i + 1,
-            removed: 1,
-            inserted: "",
-        },
-        (true, _) => Edit {
-            at: i + 1,
-            removed: 0,
-            inserted: "5",
-        },
-    })
+    Ok(toggle(i, ("2", "3"), i + 1, "5"))
 }
 
 fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
@@ -785,6 +761,7 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
     let (mut edit, mut comment, mut hovers, mut hints) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut version = 1;
+    let typing = typing_edits();
     for n in 0..EDITS + if peer == Peer::Lanes { rss_edits() } else { 0 } {
         let timed = n < EDITS;
         if n == EDITS {
@@ -801,7 +778,7 @@ fn measure(bin: &Path, peer: Peer, kernels: usize) -> Result<Session, String> {
         }
         let k = (n * 37) % kernels;
         let in_comment = n % 2 == 1;
-        let e = edit_site(&text, k, in_comment)?;
+        let e = edit_site(&text, k, in_comment, typing)?;
         let (l, c) = line_col(&text, e.at);
         text.replace_range(e.at..e.at + e.removed, e.inserted);
         version += 1;
@@ -925,23 +902,38 @@ mod tests {
 
     #[test]
     fn a_typed_character_is_deleted_at_the_next_visit() {
-        if !typing_edits() {
-            return;
-        }
         let original = big_file(3);
         for k in 0..3 {
             for in_comment in [false, true] {
                 let mut text = original.clone();
-                let typed = edit_site(&text, k, in_comment).unwrap();
+                let typed = edit_site(&text, k, in_comment, true).unwrap();
                 assert_eq!((typed.removed, typed.inserted.len()), (0, 1));
                 text.replace_range(typed.at..typed.at, typed.inserted);
                 assert_eq!(text.len(), original.len() + 1);
-                let deleted = edit_site(&text, k, in_comment).unwrap();
+                let deleted = edit_site(&text, k, in_comment, true).unwrap();
                 assert_eq!(
                     (deleted.at, deleted.removed, deleted.inserted),
                     (typed.at, 1, "")
                 );
                 text.replace_range(deleted.at..deleted.at + 1, "");
+                assert_eq!(text, original);
+            }
+        }
+    }
+
+    #[test]
+    fn a_replaced_character_is_replaced_back_at_the_next_visit() {
+        let original = big_file(3);
+        for k in 0..3 {
+            for in_comment in [false, true] {
+                let mut text = original.clone();
+                for _ in 0..2 {
+                    let e = edit_site(&text, k, in_comment, false).unwrap();
+                    assert_eq!((e.removed, e.inserted.len()), (1, 1));
+                    assert_ne!(&text[e.at..e.at + 1], e.inserted);
+                    text.replace_range(e.at..e.at + 1, e.inserted);
+                    assert_eq!(text.len(), original.len());
+                }
                 assert_eq!(text, original);
             }
         }

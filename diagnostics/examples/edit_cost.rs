@@ -97,13 +97,7 @@ fn main() {
         .into_iter()
         .zip(kind)
         {
-            v.sort_by(f64::total_cmp);
-            eprintln!(
-                "{edit}: {name}: median {:.1} ms, min {:.1}, p90 {:.1}",
-                v[v.len() / 2],
-                v[0],
-                v[v.len() * 9 / 10]
-            );
+            print_times(edit, name, &mut v);
         }
     }
     typing(&mut db, file, &path, &mut text, &kernels, edits, &mut reuse);
@@ -160,14 +154,19 @@ fn typing(
     .into_iter()
     .zip(times)
     {
-        v.sort_by(f64::total_cmp);
-        eprintln!(
-            "typing (length changes): {name}: median {:.1} ms, min {:.1}, p90 {:.1}",
-            v[v.len() / 2],
-            v[0],
-            v[v.len() * 9 / 10]
-        );
+        print_times("typing (length changes)", name, &mut v);
     }
+}
+
+/// Median, minimum and 90th percentile of one stage's times (ms).
+fn print_times(edit: &str, name: &str, v: &mut [f64]) {
+    v.sort_by(f64::total_cmp);
+    eprintln!(
+        "{edit}: {name}: median {:.1} ms, min {:.1}, p90 {:.1}",
+        v[v.len() / 2],
+        v[0],
+        v[v.len() * 9 / 10]
+    );
 }
 
 /// What the server publishes, reusing the renderings of the kernels whose
