@@ -21,7 +21,11 @@ PREFIX ?= /usr/local
 install: build
 	scripts/install.sh $(DESTDIR)$(PREFIX) target/release/lanes
 
+# The findings cache of the `lanes` processes the tests start: a directory
+# of the build, emptied first, never the user's ~/.cache.
+test: export LANES_CACHE_DIR = $(CURDIR)/target/test-cache
 test: setup
+	rm -rf $(CURDIR)/target/test-cache
 	$(CARGO) fmt --all -- --check
 	$(CARGO) build --bin lanes
 	$(CARGO) test --workspace --no-fail-fast

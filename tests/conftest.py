@@ -8,6 +8,13 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
+# The findings cache (docs/preconditions.md) is off for the processes the
+# tests start: tests that compare processes' outputs want each process to
+# infer. tests/cli/test_cache.py turns it on in directories of its own; none
+# is ever the user's.
+os.environ["LANES_CACHE"] = "off"
+os.environ["LANES_CACHE_DIR"] = str(ROOT / "target" / "test-cache")
+
 
 @pytest.fixture(scope="session")
 def lanes() -> str:

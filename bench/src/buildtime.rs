@@ -9,7 +9,11 @@
 //! (`taskset -c 1 cargo run ...`: the children inherit the CPU set).
 //! `--runs N` (default 3): the minimum of N runs per file and column;
 //! `--before PATH`: another `lanes` binary timed side by side, interleaved
-//! run by run (the build before a change). Writes the section to
+//! run by run (the build before a change); `--warm`: the `lanes` column
+//! builds with the findings cache (in target/bench-buildtime/cache) filled
+//! by an untimed build of the file first, the other columns cold (the
+//! cache off), so `--before target/release/lanes --warm` times cold against
+//! warm builds of one binary. Writes the section to
 //! bench/RESULTS.md unless `--no-write` is given (it is printed either way).
 
 use std::path::{Path, PathBuf};
@@ -59,9 +63,20 @@ fn cpu(who: i32) -> Duration {
 
 /// One `lanes build` of `file`: its CPU time and fast paths; `None` when
 /// it fails (a kernel lanes refuses: not counted).
-fn lanes_build(lanes: &Path, file: &Path, out: &Path) -> Option<(Duration, usize)> {
+/// `cache`: the findings cache's directory, `None`: the cache off.
+fn lanes_build(
+    lanes: &Path,
+    file: &Path,
+    out: &Path,
+    cache: Option<&Path>,
+) -> Option<(Duration, usize)> {
     let before = cpu(libc::RUSAGE_CHILDREN);
-    let o = Command::new(lanes)
+    let mut cmd = Command::new(lanes);
+    match cache {
+        Some(dir) => cmd.env_remove("LANES_CACHE").env("LANES_CACHE_DIR", dir),
+        None => cmd.env("LANES_CACHE", "off"),
+    };
+    let o = cmd
         .args(["build", "--target", "avx2-i32x8", "-o"])
         .arg(out)
         .arg(file)
@@ -112,17 +127,24 @@ pub fn main(options: &[String]) {
     let mut runs = 3;
     let mut before: Option<PathBuf> = None;
     let mut write = true;
+    let mut warm = false;
     let mut it = options.iter();
     while let Some(o) = it.next() {
         if o == "--no-write" {
             write = false;
             continue;
         }
+        if o == "--warm" {
+            warm = true;
+            continue;
+        }
         match (o.as_str(), it.next()) {
             ("--runs", Some(n)) => runs = n.parse().unwrap_or(3).max(1),
             ("--before", Some(p)) => before = Some(PathBuf::from(p)),
             _ => {
-                eprintln!("usage: lanes-bench buildtime [--runs N] [--before PATH] [--no-write]");
+                eprintln!(
+                    "usage: lanes-bench buildtime [--runs N] [--before PATH] [--warm] [--no-write]"
+                );
                 std::process::exit(2);
             }
         }
@@ -139,6 +161,9 @@ pub fn main(options: &[String]) {
         std::process::exit(1);
     }
     let out = dir.join("out.o");
+    let cache = dir.join("cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let cache = warm.then_some(cache.as_path());
     let runtimes: Vec<(Runtime, Option<Context>)> = [Runtime::Intel, Runtime::Pocl]
         .into_iter()
         .map(|r| match connect(r) {
@@ -173,14 +198,17 @@ pub fn main(options: &[String]) {
         let (mut b, mut a) = (None, None);
         let (mut nb, mut na) = (0, 0);
         let mut cl = vec![None; runtimes.len()];
+        if warm {
+            lanes_build(&lanes, &file, &out, cache);
+        }
         for _ in 0..runs {
             if let Some(p) = &before {
-                if let Some((d, n)) = lanes_build(p, &file, &out) {
+                if let Some((d, n)) = lanes_build(p, &file, &out, None) {
                     b = min(b, Some(d));
                     nb = n;
                 }
             }
-            if let Some((d, n)) = lanes_build(&lanes, &file, &out) {
+            if let Some((d, n)) = lanes_build(&lanes, &file, &out, cache) {
                 a = min(a, Some(d));
                 na = n;
             }

@@ -68,6 +68,10 @@ pub struct BuildArgs {
     /// No optimization (the LLVM pipeline is skipped).
     #[arg(short = 'O', value_name = "LEVEL", default_value = "2", value_parser = ["0", "2"])]
     opt: String,
+    /// Infer preconditions again instead of reading the findings cache
+    /// (also `LANES_CACHE=off`; docs/preconditions.md).
+    #[arg(long)]
+    no_cache: bool,
     #[command(flatten)]
     macros: MacroArgs,
 }
@@ -162,8 +166,9 @@ pub fn run(args: BuildArgs) -> ExitCode {
     }
     let mut notes: Vec<String> = Vec::new();
     let mut builds: Vec<(CheckedUnit, lanes_codegen::Compiled)> = Vec::new();
+    let cache = lanes_pipeline::Cache::from_env(args.no_cache);
     for spec in &specs {
-        match compile_target(&args, &settings, spec, &mut notes) {
+        match compile_target(&args, &settings, spec, cache.as_ref(), &mut notes) {
             Ok(b) => builds.push(b),
             Err(code) => return code,
         }
@@ -300,13 +305,15 @@ pub fn run(args: BuildArgs) -> ExitCode {
 
 /// The file checked, planned (the one pipeline, as `lanes check` runs it:
 /// the same analyses and, with `--specialize auto`, the same precondition
-/// inference on the build's budget) and compiled for one target at its
+/// inference on the build's budget, its findings from the cache where it
+/// has them) and compiled for one target at its
 /// width. Its notes are printed unless `notes` (those of the targets
 /// before) has them: each target's run says the same.
 fn compile_target(
     args: &BuildArgs,
     settings: &lanes_pipeline::Settings,
     spec: &lanes_codegen::TargetSpec,
+    cache: Option<&lanes_pipeline::Cache>,
     notes: &mut Vec<String>,
 ) -> Result<(CheckedUnit, lanes_codegen::Compiled), ExitCode> {
     // A build spends its own precondition budget (docs/preconditions.md).
@@ -329,7 +336,7 @@ fn compile_target(
     } else {
         lanes_pipeline::Specialize::Auto
     };
-    let plan = lanes_pipeline::plan_build(&unit, &settings, default, &RealFs);
+    let plan = lanes_pipeline::plan_build_cached(&unit, &settings, default, &RealFs, cache);
     let mut said = Vec::new();
     if plan.specialization_failed {
         said.push(format!(

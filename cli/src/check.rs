@@ -74,6 +74,10 @@ pub struct CheckArgs {
     /// Colour in human output.
     #[arg(long, value_enum, default_value = "auto")]
     color: Color,
+    /// Infer preconditions again instead of reading the findings cache
+    /// (also `LANES_CACHE=off`; docs/preconditions.md).
+    #[arg(long)]
+    no_cache: bool,
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
@@ -89,12 +93,15 @@ pub fn run(args: CheckArgs) -> ExitCode {
 
     let mut units: Vec<CheckedUnit> = Vec::new();
     let mut unreadable = 0;
+    let cache = lanes_pipeline::Cache::from_env(args.no_cache);
     for (path, s) in args.files.iter().zip(&settings) {
         match check_file(path, &s.preprocess_options(), &RealFs) {
             Ok(mut unit) => {
                 // The one pipeline (analysis, report, preconditions,
                 // severities and pragmas), as every face runs it.
-                unit.diagnostics = lanes_pipeline::run_file(&unit, s, None).diagnostics;
+                // Findings from the cache where it has them.
+                unit.diagnostics =
+                    lanes_pipeline::run_file_cached(&unit, s, None, cache.as_ref()).diagnostics;
                 units.push(unit);
             }
             Err(e) => {

@@ -35,6 +35,20 @@ enum Command {
     Targets,
     /// Run the language server on standard input and output.
     Lsp(LspArgs),
+    /// The findings cache of `lanes build` and `lanes check`: where it is,
+    /// how big, and removing it.
+    Cache {
+        #[command(subcommand)]
+        what: CacheCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum CacheCommand {
+    /// Print the cache directory, its entries and their size.
+    Show,
+    /// Remove every entry.
+    Clean,
 }
 
 /// What LSP clients pass when they start a server: vscode-languageclient
@@ -71,6 +85,7 @@ fn main() -> ExitCode {
             Command::Run(args) => run::run(args),
             Command::Targets => targets(),
             Command::Lsp(_) => lsp(),
+            Command::Cache { what } => cache(what),
         });
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
@@ -97,6 +112,33 @@ fn lsp() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+fn cache(what: CacheCommand) -> ExitCode {
+    let Some(cache) = lanes_pipeline::Cache::from_env(false) else {
+        println!("the findings cache is off (LANES_CACHE)");
+        return ExitCode::SUCCESS;
+    };
+    match what {
+        CacheCommand::Show => {
+            let (files, bytes) = cache.size();
+            println!("{}", cache.dir().display());
+            println!("{files} entries, {bytes} bytes");
+        }
+        CacheCommand::Clean => match cache.clean() {
+            Ok((files, bytes)) => {
+                println!(
+                    "removed {files} entries ({bytes} bytes) from {}",
+                    cache.dir().display()
+                )
+            }
+            Err(e) => {
+                eprintln!("error: cannot clean `{}`: {e}", cache.dir().display());
+                return ExitCode::from(1);
+            }
+        },
+    }
+    ExitCode::SUCCESS
 }
 
 fn targets() -> ExitCode {

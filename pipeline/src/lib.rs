@@ -14,6 +14,7 @@
 //! pipeline → codegen users, incremental, diagnostics, lsp, cli): it uses
 //! only the front end and the vectorizer, and every face can reach it.
 
+pub mod cache;
 pub mod settings;
 mod tree;
 
@@ -27,6 +28,7 @@ use lanes_vectorizer::precond::{self, Finding, Meter};
 use lanes_vectorizer::report::{KernelAnalysis, KernelReport};
 use smol_str::SmolStr;
 
+pub use cache::Cache;
 pub use settings::{CommandLine, Layer, Settings, SettingsError, Specialize};
 
 /// A kernel's report, or the errors of a kernel the vectorizer refuses
@@ -179,6 +181,36 @@ pub fn run_file_reusing(
     until: Option<&str>,
     known: Known,
 ) -> FileRun {
+    run_file_with(unit, settings, until, &Reuse::Known(known))
+}
+
+/// [`run_file`] with the findings cache: the kernels whose key it holds
+/// are not inferred again, the others' findings are stored.
+pub fn run_file_cached(
+    unit: &CheckedUnit,
+    settings: &Settings,
+    until: Option<&str>,
+    cache: Option<&Cache>,
+) -> FileRun {
+    match cache {
+        Some(c) => run_file_with(unit, settings, until, &Reuse::Cache(c)),
+        None => run_file(unit, settings, until),
+    }
+}
+
+/// Where findings made before come from.
+#[derive(Clone, Copy)]
+enum Reuse<'a> {
+    Known(Known<'a>),
+    Cache(&'a Cache),
+}
+
+fn run_file_with(
+    unit: &CheckedUnit,
+    settings: &Settings,
+    until: Option<&str>,
+    reuse: &Reuse,
+) -> FileRun {
     let mut kernels = Vec::new();
     let mut diagnostics = suppress(unit, unit.diagnostics.clone(), &settings.severities);
     let options = settings.precond_options();
@@ -196,12 +228,31 @@ pub fn run_file_reusing(
             );
             let mut findings = Vec::new();
             if let (Some(ka), Some(o), Ok(r)) = (&analysis, &options, &mut result) {
-                findings = match known(&name) {
+                let left = budget.file - meter.file_spent();
+                let key = match reuse {
+                    Reuse::Cache(c) => {
+                        let context = format!("{} {:?} {o:?}", settings.width, settings.lowering);
+                        cache::key(c, unit, k, &context).map(|key| (c, key))
+                    }
+                    Reuse::Known(_) => None,
+                };
+                let before = match (reuse, &key) {
+                    (Reuse::Known(known), _) => known(&name),
+                    (_, Some((c, key))) => c.get(key, &name, left),
+                    _ => None,
+                };
+                findings = match before {
                     Some(f) => {
                         meter.spend_file(f.iter().map(|x| x.spent).sum());
                         f
                     }
-                    None => preconditions(ka, &unit.hir, k, o, &mut meter),
+                    None => {
+                        let f = preconditions(ka, &unit.hir, k, o, &mut meter);
+                        if let Some((c, key)) = &key {
+                            c.put(key, left, budget.target, &f);
+                        }
+                        f
+                    }
                 };
                 complete(r, &findings);
             }
@@ -300,11 +351,35 @@ pub fn plan_build_reusing(
     loader: &dyn lanes_frontend::preprocess::FileLoader,
     known: Known,
 ) -> BuildPlan {
+    plan_build_with(unit, settings, default, loader, &Reuse::Known(known))
+}
+
+/// [`plan_build`] with the findings cache (see [`run_file_cached`]).
+pub fn plan_build_cached(
+    unit: &CheckedUnit,
+    settings: &Settings,
+    default: Specialize,
+    loader: &dyn lanes_frontend::preprocess::FileLoader,
+    cache: Option<&Cache>,
+) -> BuildPlan {
+    match cache {
+        Some(c) => plan_build_with(unit, settings, default, loader, &Reuse::Cache(c)),
+        None => plan_build(unit, settings, default, loader),
+    }
+}
+
+fn plan_build_with(
+    unit: &CheckedUnit,
+    settings: &Settings,
+    default: Specialize,
+    loader: &dyn lanes_frontend::preprocess::FileLoader,
+    reuse: &Reuse,
+) -> BuildPlan {
     let specialize = settings.specialize.unwrap_or(default) == Specialize::Auto;
     let mut plain = settings.clone();
     plain.preconditions.enabled = false;
     let run = if specialize {
-        run_file_reusing(unit, settings, None, known)
+        run_file_with(unit, settings, None, reuse)
     } else {
         run_file(unit, &plain, None)
     };
