@@ -50,8 +50,12 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The binary under test, with the findings cache off: every process infers
+/// (and none writes to the user's cache).
 fn lanes() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lanes"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lanes"));
+    c.env("LANES_CACHE", "off");
+    c
 }
 
 fn cl_files(dir: &str) -> Vec<PathBuf> {
