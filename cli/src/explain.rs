@@ -41,6 +41,10 @@ pub struct ExplainArgs {
     /// Only this kernel.
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
+    /// Infer preconditions again instead of reading the findings cache
+    /// (also `LANES_CACHE=off`; docs/preconditions.md).
+    #[arg(long)]
+    no_cache: bool,
     #[command(flatten)]
     macros: MacroArgs,
 }
@@ -96,8 +100,11 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     }
     // The one pipeline, as `lanes check` runs it: with `--kernel K` the
     // kernels before K still spend the file's precondition budget first,
-    // so K gets the same preconditions as in `lanes check`.
-    let run = lanes_pipeline::run_file(&unit, &settings, args.kernel.as_deref());
+    // so K gets the same preconditions as in `lanes check` (and the same
+    // entries of the findings cache).
+    let cache = lanes_pipeline::Cache::from_env(args.no_cache);
+    let run =
+        lanes_pipeline::run_file_cached(&unit, &settings, args.kernel.as_deref(), cache.as_ref());
     let mut irs = String::new();
     let mut reports = Vec::new();
     let mut spans = Vec::new();

@@ -288,8 +288,9 @@ impl Both {
 /// file's items cannot be told apart (the kernel is then inferred).
 pub(crate) fn key(cache: &Cache, unit: &CheckedUnit, k: hir::FuncId, context: &str) -> Option<Key> {
     let tokens = &unit.preprocessed.tokens;
-    let tokens = &tokens[..tokens.len().saturating_sub(1)]; // Eof
-                                                            // Each item is the run of tokens from its first to the next item's.
+    // Without the Eof token.
+    let tokens = &tokens[..tokens.len().saturating_sub(1)];
+    // Each item is the run of tokens from its first to the next item's.
     let items = &unit.ast.items;
     let mut starts = Vec::with_capacity(items.len());
     let mut j = 0;

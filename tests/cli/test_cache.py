@@ -86,6 +86,11 @@ def test_a_warm_build_writes_what_a_cold_build_writes(lanes, tmp_path):
     assert checks[0][0] == checks[1][0] == checks[2][0]
     assert "L0301" in checks[0][0].decode()
     assert checks[1][1] == [] and checks[2][1] == KERNELS
+    explains = [subprocess.run([lanes, "explain", "--format", "json", "--target", "avx2-i32x8", str(src)],
+                               capture_output=True, env=env(c), timeout=600)
+                for c in (None, cache)]
+    assert explains[0].stdout == explains[1].stdout
+    assert said(explains[1].stderr.decode(), "hit") == KERNELS
 
 
 def test_an_edit_infers_only_the_kernels_it_touched(lanes, tmp_path):
