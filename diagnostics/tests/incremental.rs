@@ -5,7 +5,8 @@
 //! document symbols and code lenses. Edits are trivia (comments, blank
 //! lines, spaces), statements inside bodies, comments, continued lines,
 //! conditionals, macros and typedefs that reach past the edited line or
-//! item, errors and undos; a final text with errors is compared on its
+//! item, characters typed and deleted (the text after them moves) also in
+//! `#define` lines, errors and undos; a final text with errors is compared on its
 //! diagnostics only (the database then shows the broken kernel's last good
 //! facts, which a fresh one has not seen). After every edit, the
 //! diagnostics rendered reusing the last edit's renderings (as the language
@@ -15,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use lanes_db::{File, LanesDatabase, Settings};
-use lanes_diagnostics::ide::diagnostics::{diagnostics, diagnostics_reusing, Diag, Reuse};
+use lanes_diagnostics::ide::diagnostics::{diagnostics, diagnostics_reusing, Diag, Reuse, Shift};
 use lanes_diagnostics::ide::hover::hover;
 use lanes_diagnostics::ide::inlay::inlay_hints;
 use lanes_diagnostics::ide::lens::code_lens;
@@ -63,6 +64,9 @@ const SNIPPETS: &[&str] = &[
     "\n#pragma lanes ignore(L0202, L0300)\n",
 ];
 
+/// What [`Op::InDefine`] types at the end of a `#define` line.
+const IN_DEFINE: &[&str] = &["1", " ", "\n", " + 1", "x"];
+
 #[derive(Clone, Debug)]
 enum Op {
     /// Snippet `.1` after the first `;`, `{` or `}` at or after the
@@ -83,6 +87,16 @@ enum Op {
     Break(f64),
     /// The first newline at or after the fraction `.0` becomes a space.
     Join(f64),
+    /// A digit typed before the first digit at or after the fraction `.0`
+    /// (the text after it moves by one byte, as when a user types).
+    Type(f64),
+    /// The first digit at or after the fraction `.0` deleted when a digit
+    /// follows it (a typed character deleted).
+    Erase(f64),
+    /// Text `.1` (a digit, a space, a line break, a name) at the end of the
+    /// first `#define` line at or after the fraction `.0` (typing inside a
+    /// macro definition changes what every later use expands to).
+    InDefine(f64, usize),
     /// Back to the text before the previous edit.
     Undo,
 }
@@ -95,6 +109,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0.0..1.0f64).prop_map(Op::Letter),
         1 => (0.0..1.0f64).prop_map(Op::Break),
         1 => (0.0..1.0f64).prop_map(Op::Join),
+        2 => (0.0..1.0f64).prop_map(Op::Type),
+        1 => (0.0..1.0f64).prop_map(Op::Erase),
+        1 => (0.0..1.0f64, 0..IN_DEFINE.len()).prop_map(|(a, s)| Op::InDefine(a, s)),
         2 => Just(Op::Undo),
     ]
 }
@@ -129,6 +146,34 @@ fn apply(text: &str, op: &Op) -> String {
         Op::Letter(at) => next_char(text, at, 'a'..='z'),
         Op::Break(at) => replace_first(text, at, ' ', '\n'),
         Op::Join(at) => replace_first(text, at, '\n', ' '),
+        Op::Type(at) => {
+            let from = boundary(text, (at * text.len() as f64) as usize);
+            match text[from..].find(|c: char| c.is_ascii_digit()) {
+                Some(k) => format!("{}1{}", &text[..from + k], &text[from + k..]),
+                None => text.to_string(),
+            }
+        }
+        Op::Erase(at) => {
+            let from = boundary(text, (at * text.len() as f64) as usize);
+            let b = text.as_bytes();
+            match (from..b.len().saturating_sub(1))
+                .find(|&i| b[i].is_ascii_digit() && b[i + 1].is_ascii_digit())
+            {
+                Some(i) => format!("{}{}", &text[..i], &text[i + 1..]),
+                None => text.to_string(),
+            }
+        }
+        Op::InDefine(at, s) => {
+            let from = boundary(text, (at * text.len() as f64) as usize);
+            let line = text[from..].find("#define").map(|k| from + k);
+            match line {
+                Some(i) => {
+                    let end = text[i..].find('\n').map_or(text.len(), |k| i + k);
+                    format!("{}{}{}", &text[..end], IN_DEFINE[s], &text[end..])
+                }
+                None => text.to_string(),
+            }
+        }
         Op::Undo => text.to_string(),
     }
 }
@@ -204,9 +249,22 @@ fn same_reused_diagnostics(db: &LanesDatabase, f: File, reuse: &mut Reuse<Render
         let related = d.related.iter().map(|r| at(r.location.range)).collect();
         (d.clone(), at(d.range), related)
     };
-    let reused = diagnostics_reusing(db, f, "ctx", reuse, &mut render);
+    let reused = diagnostics_reusing(db, f, "ctx", reuse, &mut render, &mut moved);
     let fresh: Vec<Rendered> = diagnostics(db, f).iter().map(&mut render).collect();
     assert_eq!(reused, fresh, "diagnostics reusing the last renderings");
+}
+
+/// A rendering moved by an edit before it: the offsets of its places and
+/// the lines after the edit.
+fn moved(r: &Rendered, s: &Shift) -> Rendered {
+    let (d, range, related) = r;
+    let mut d = d.clone();
+    d.range = s.range(d.range);
+    for r in &mut d.related {
+        r.location.range = s.range(r.location.range);
+    }
+    let at = |((a, b), (c, e)): Positions| ((s.line(a), b), (s.line(c), e));
+    (d, at(*range), related.iter().map(|&p| at(p)).collect())
 }
 
 /// A diagnostic with the line and column of its range and related places.
@@ -287,6 +345,28 @@ proptest! {
     }
 }
 
+/// Typing and deleting characters in every file (the text after the edit
+/// moves: later kernels' renderings are moved, not made again), also in
+/// macro definitions.
+#[test]
+fn every_file_after_typed_and_deleted_characters() {
+    for file in FILES {
+        run(
+            file,
+            &[
+                Op::Type(0.2),
+                Op::Type(0.5),
+                Op::Erase(0.5),
+                Op::Break(0.4),
+                Op::InDefine(0.0, 0),
+                Op::InDefine(0.0, 2),
+                Op::Undo,
+                Op::Erase(0.1),
+            ],
+        );
+    }
+}
+
 /// Every file, with a comment between items and a statement inside a body
 /// (the edits the per-item reuse is for), then both undone.
 #[test]
@@ -326,6 +406,7 @@ fn every_corpus_file_after_digit_and_name_edits() {
                 Op::Letter(0.5),
                 Op::Undo,
                 Op::Digit(0.8),
+                Op::Type(0.3),
             ],
         );
     }

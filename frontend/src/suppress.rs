@@ -139,6 +139,17 @@ impl Suppressions {
         Suppressions(out)
     }
 
+    /// The last line of `file` that a pragma suppresses diagnostics on
+    /// alone (`None`: no such pragma; pragmas for the whole file apply on
+    /// every line).
+    pub fn last_line(&self, file: FileId) -> Option<usize> {
+        self.0
+            .iter()
+            .filter(|s| s.file == file)
+            .filter_map(|s| s.line)
+            .max()
+    }
+
     /// `d` with its configured severity, or `None` when the configuration
     /// turns it off or a pragma suppresses it: what [`filter`] does to each
     /// diagnostic.

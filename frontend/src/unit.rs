@@ -29,6 +29,11 @@ pub struct CheckedUnit {
     /// What checking each item did (to check one function definition
     /// again after an edit, [`crate::sema::check_function_again`]).
     pub checks: Checks,
+    /// `Some(k)` when only `ast.items[k]` was parsed again after an edit
+    /// of the previous unit's main file ([`check_source_reparsing`]): every
+    /// token outside that function definition is then the previous unit's,
+    /// moved by the edit, so every other item is where it was, moved.
+    pub reparsed: Option<usize>,
 }
 
 impl CheckedUnit {
@@ -169,6 +174,7 @@ pub fn recheck_moved(
         return None;
     }
     let mut unit = previous.clone();
+    unit.reparsed = None;
     unit.sources.replace(main, file);
     unit.preprocessed.move_spans(&mut m);
     unit.ast.move_spans(&mut m);
@@ -234,6 +240,7 @@ fn check_in(
         let (ast, scope, k) = crate::reparse::reparse_function(old, &preprocessed.tokens, edit)?;
         Some((p, edit, ast, scope, k))
     });
+    let reparsed_item = reparsed.as_ref().map(|r| r.4);
     let first = diagnostics.len() as u32;
     let (ast, file_scope, mut hir, mut checks) = match reparsed {
         Some((p, edit, ast, scope, k)) => match check_function_again(p, edit, &ast, k) {
@@ -268,6 +275,7 @@ fn check_in(
         diagnostics,
         file_scope,
         checks,
+        reparsed: reparsed_item,
     }
 }
 

@@ -149,8 +149,26 @@ pub fn parse(db: &dyn Db, file: File) -> Arc<Parsed> {
         }
         None => check_source_reusing(main(), &options, &loader, &mut memo.lex),
     };
+    // Only one function definition was parsed again: the other items are
+    // the last ones, moved.
+    let reparsed = match (&last, unit.reparsed) {
+        (Some(last), Some(k)) => reparsed_items(&last.parsed, &unit, k),
+        _ => None,
+    };
+    let parsed = match reparsed {
+        Some(items) => {
+            let old = &last.as_ref().expect("a last parse").parsed;
+            Parsed {
+                unit,
+                items,
+                by_key: old.by_key.clone(),
+                opaque: false,
+            }
+        }
+        None => cut_items(unit),
+    };
     drop(last);
-    let parsed = Arc::new(cut_items(unit));
+    let parsed = Arc::new(parsed);
     memo.last = Some(LastParse {
         parsed: parsed.clone(),
         options,
@@ -289,6 +307,71 @@ fn move_items(old: &Parsed, unit: CheckedUnit) -> Parsed {
         by_key: old.by_key.clone(),
         opaque: old.opaque,
     }
+}
+
+/// The items of `unit`, made by parsing only `ast.items[k]` of `old`'s
+/// unit again ([`CheckedUnit::reparsed`]): what [`cut_items`] gives, without
+/// cutting every item again. Every token outside item `k` is the old one
+/// moved by the edit, so the other items keep their bodies (the same
+/// `Arc`) and their flags, those after the edit move by its length and
+/// their tokens by the number of tokens it added; item `k` is cut again.
+/// `None` (cut every item) unless the old items are item for item those
+/// of the syntax tree and only item `k` holds edited text.
+fn reparsed_items(old: &Parsed, unit: &CheckedUnit, k: usize) -> Option<Vec<ItemEntry>> {
+    let main = unit.main;
+    if old.opaque
+        || old.items.len() != unit.ast.items.len()
+        || old.unit.ast.items.len() != unit.ast.items.len()
+        || old.unit.main != main
+    {
+        return None;
+    }
+    let edit = Edit::between(
+        main,
+        &old.unit.sources.get(main).text,
+        &unit.sources.get(main).text,
+    );
+    let tokens = &unit.preprocessed.tokens;
+    let added = tokens.len() as i64 - old.unit.preprocessed.tokens.len() as i64;
+    let shift = |x: usize, by: i64| (x as i64 + by) as usize;
+    let mut items = Vec::with_capacity(old.items.len());
+    for (j, e) in old.items.iter().enumerate() {
+        let own_main = e.pos.file == main;
+        let end = e.pos.start + e.body.text.len() as u32;
+        // An item of a header keeps its place unless the main file's text
+        // is inside it.
+        let header = !own_main && !e.foreign.contains(&main);
+        if j < k && (header || own_main && end <= edit.from) {
+            items.push(e.clone());
+        } else if j > k && (header || own_main && e.pos.start >= edit.to) {
+            let start = match own_main {
+                true => (e.pos.start as i64 + edit.delta) as u32,
+                false => e.pos.start,
+            };
+            items.push(ItemEntry {
+                range: shift(e.range.start, added)..shift(e.range.end, added),
+                pos: ItemPos {
+                    file: e.pos.file,
+                    start,
+                },
+                ..e.clone()
+            });
+        } else if j == k && own_main && e.foreign.is_empty() {
+            // The edited definition, cut again.
+            let range = e.range.start..shift(e.range.end, added);
+            let (body, pos, foreign) = rebase(&unit.sources, tokens.get(range.clone())?);
+            items.push(ItemEntry {
+                range,
+                body: Arc::new(body),
+                pos,
+                foreign,
+                ..e.clone()
+            });
+        } else {
+            return None;
+        }
+    }
+    Some(items)
 }
 
 /// The shape of a file that decides which items a kernel needs, with no

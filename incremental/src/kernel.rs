@@ -440,21 +440,30 @@ pub fn live_diagnostics(db: &dyn Db, file: File) -> Vec<Diagnostic> {
 /// place is gone (a stale analysis over text that changed since).
 pub(crate) type MapSpan<'a> = &'a dyn Fn(Span) -> Option<Span>;
 
-fn map_steps(steps: &[Step], m: MapSpan<'_>) -> Vec<Step> {
-    steps
-        .iter()
-        .filter_map(|s| {
-            Some(Step {
-                span: m(s.span)?,
-                text: s.text.clone(),
-            })
-        })
-        .collect()
+/// Maps the steps of a reason chain in place (the report was cloned
+/// already), leaving out those whose place does not map.
+fn map_steps(steps: &mut Vec<Step>, m: MapSpan<'_>) {
+    steps.retain_mut(|s| match m(s.span) {
+        Some(span) => {
+            s.span = span;
+            true
+        }
+        None => false,
+    });
 }
 
 pub(crate) fn map_diag(d: &Diagnostic, m: MapSpan<'_>) -> Option<Diagnostic> {
     let mut d = d.clone();
-    d.span = m(d.span)?;
+    map_diag_in_place(&mut d, m).then_some(d)
+}
+
+/// [`map_diag`] on a diagnostic of a cloned report: false when its place
+/// does not map.
+fn map_diag_in_place(d: &mut Diagnostic, m: MapSpan<'_>) -> bool {
+    let Some(span) = m(d.span) else {
+        return false;
+    };
+    d.span = span;
     d.related.retain_mut(|r| match m(r.span) {
         Some(s) => {
             r.span = s;
@@ -462,7 +471,7 @@ pub(crate) fn map_diag(d: &Diagnostic, m: MapSpan<'_>) -> Option<Diagnostic> {
         }
         None => false,
     });
-    Some(d)
+    true
 }
 
 /// The report in current coordinates, sorted as [`report`] sorts (by file,
@@ -474,7 +483,7 @@ pub(crate) fn map_report(r: &KernelReport, m: MapSpan<'_>) -> KernelReport {
     r.values.retain_mut(|v| {
         let Some(s) = m(v.span) else { return false };
         v.span = s;
-        v.reason = map_steps(&v.reason, m);
+        map_steps(&mut v.reason, m);
         true
     });
     r.values.sort_by(|a, b| {
@@ -483,7 +492,7 @@ pub(crate) fn map_report(r: &KernelReport, m: MapSpan<'_>) -> KernelReport {
     r.branches.retain_mut(|b| {
         let Some(s) = m(b.span) else { return false };
         b.span = s;
-        b.reason = map_steps(&b.reason, m);
+        map_steps(&mut b.reason, m);
         b.any_guard = b.any_guard.and_then(m);
         true
     });
@@ -491,7 +500,7 @@ pub(crate) fn map_report(r: &KernelReport, m: MapSpan<'_>) -> KernelReport {
     r.loops.retain_mut(|l| {
         let Some(s) = m(l.span) else { return false };
         l.span = s;
-        l.reason = map_steps(&l.reason, m);
+        map_steps(&mut l.reason, m);
         l.divergent_exits = l.divergent_exits.iter().filter_map(|&e| m(e)).collect();
         true
     });
@@ -499,7 +508,7 @@ pub(crate) fn map_report(r: &KernelReport, m: MapSpan<'_>) -> KernelReport {
     r.accesses.retain_mut(|a| {
         let Some(s) = m(a.span) else { return false };
         a.span = s;
-        a.reason = map_steps(&a.reason, m);
+        map_steps(&mut a.reason, m);
         a.masked_by = a.masked_by.and_then(m);
         true
     });
@@ -508,15 +517,11 @@ pub(crate) fn map_report(r: &KernelReport, m: MapSpan<'_>) -> KernelReport {
     r.barriers.retain_mut(|b| {
         let Some(s) = m(b.span) else { return false };
         b.span = s;
-        b.reason = map_steps(&b.reason, m);
+        map_steps(&mut b.reason, m);
         true
     });
     r.barriers.sort_by_key(|b| (b.span.file, b.span.start));
-    r.diagnostics = r
-        .diagnostics
-        .iter()
-        .filter_map(|d| map_diag(d, m))
-        .collect();
+    r.diagnostics.retain_mut(|d| map_diag_in_place(d, m));
     // Stable, like the report's own sort, so that ties keep their order.
     r.diagnostics
         .sort_by_key(|d| (d.span.file, d.span.start, d.code));

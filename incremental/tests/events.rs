@@ -245,3 +245,58 @@ fn broken_then_fixed_kernel() {
     assert_eq!(ran(&ev, "kernel_analysis"), vec!["k7"]);
     check_equal(&db, file, &text);
 }
+
+/// Typing inside one function (a digit typed or deleted, a parenthesis
+/// pair: the text after it moves, the token count may change) cuts the
+/// same items as a fresh database, and keeps every other item's body.
+#[test]
+fn typing_inside_a_function_cuts_only_that_item_again() {
+    let (mut db, _log, file, mut text) = setup();
+    let items = |db: &lanes_db::LanesDatabase, f: lanes_db::File| {
+        let p = lanes_db::parse(db, f);
+        p.items
+            .iter()
+            .map(|e| {
+                let body = (*e.body).clone();
+                (
+                    e.key.clone(),
+                    e.range.clone(),
+                    body,
+                    e.pos,
+                    e.foreign.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let edits: [(&str, &str, &str, bool); 5] = [
+        ("void k7(", "+ 7.0f", "+ 17.0f", true),
+        ("void k7(", "+ 17.0f", "+ 7.0f", true),
+        ("float helper_leaf(", "v * v", "v * (v)", false),
+        ("void k19(", "0.5f", "0.25f", true),
+        ("void k2(", "i >= n", "i >= (n)", false),
+    ];
+    for (v, (anchor, from, to, keeps)) in edits.into_iter().enumerate() {
+        let before: Vec<_> = lanes_db::parse(&db, file)
+            .items
+            .iter()
+            .map(|e| e.body.clone())
+            .collect();
+        text = edit_after(&text, anchor, from, to);
+        db.set_file(PATH, &text, v as i32 + 2);
+        let mut fresh = lanes_db::LanesDatabase::new(settings(8));
+        let ff = fresh.set_file(PATH, &text, 1);
+        assert_eq!(items(&db, file), items(&fresh, ff), "after {to}");
+        if keeps {
+            let p = lanes_db::parse(&db, file);
+            let kept = p
+                .items
+                .iter()
+                .zip(&before)
+                .filter(|(e, b)| std::sync::Arc::ptr_eq(&e.body, b))
+                .count();
+            assert_eq!(kept, before.len() - 1, "after {to}");
+        }
+        query_all(&db, file);
+        check_equal(&db, file, &text);
+    }
+}

@@ -269,6 +269,17 @@ impl<'a> Conv<'a> {
         Arc::new(Published { diag, json })
     }
 
+    /// [`Conv::published`] of the diagnostic `p` was made from, with its
+    /// places moved by `s` (text typed or deleted before them): the lines
+    /// of the protocol value and of its JSON text move, nothing is
+    /// serialized again. Every place of `p` is in this document.
+    pub fn shifted(&self, p: &Published, s: &ide::diagnostics::Shift) -> Arc<Published> {
+        let mut diag = p.diag.clone();
+        map_lines(&mut diag, &|l| s.line(l));
+        let json = shift_lines(&p.json, &|l| s.line(l)).into_boxed_slice();
+        Arc::new(Published { diag, json })
+    }
+
     /// What [`Conv::published`] reads besides the diagnostic and its
     /// positions: the document and the catalogue.
     pub fn rendering_context(&self) -> String {
@@ -307,6 +318,41 @@ impl<'a> Conv<'a> {
                 .collect(),
         )
     }
+}
+
+/// Maps the lines of a diagnostic's places by `f`.
+fn map_lines(diag: &mut lsp::Diagnostic, f: &dyn Fn(u32) -> u32) {
+    let range = |r: &mut lsp::Range| {
+        r.start.line = f(r.start.line);
+        r.end.line = f(r.end.line);
+    };
+    range(&mut diag.range);
+    for r in diag.related_information.iter_mut().flatten() {
+        range(&mut r.location.range);
+    }
+}
+
+/// A diagnostic's JSON text with the value of every `"line"` key mapped
+/// by `f`. In JSON text a `"` inside a string is always escaped, so
+/// `"line":` outside a string is a key (of a position: the diagnostic's
+/// range and its related places' ranges), and never inside one.
+fn shift_lines(json: &[u8], f: &dyn Fn(u32) -> u32) -> Vec<u8> {
+    const KEY: &[u8] = br#""line":"#;
+    let mut out = Vec::with_capacity(json.len() + 8);
+    let mut i = 0;
+    while let Some(k) = json[i..].windows(KEY.len()).position(|w| w == KEY) {
+        let at = i + k + KEY.len();
+        let digits = json[at..].iter().take_while(|c| c.is_ascii_digit()).count();
+        out.extend_from_slice(&json[i..at]);
+        let line: u32 = std::str::from_utf8(&json[at..at + digits])
+            .ok()
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(0);
+        out.extend_from_slice(f(line).to_string().as_bytes());
+        i = at + digits;
+    }
+    out.extend_from_slice(&json[i..]);
+    out
 }
 
 fn lsp_range(li: &LineIndex, r: TextRange) -> lsp::Range {
@@ -413,6 +459,49 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Moving the lines of a diagnostic's JSON text gives what serde
+    /// writes for the diagnostic with its lines moved, whatever its
+    /// messages hold.
+    #[test]
+    fn shifted_json_is_the_serialized_shifted_diagnostic() {
+        let range = |a, b| lsp::Range {
+            start: lsp::Position {
+                line: a,
+                character: 3,
+            },
+            end: lsp::Position {
+                line: b,
+                character: 0,
+            },
+        };
+        let related = |l, m: &str| lsp::DiagnosticRelatedInformation {
+            location: lsp::Location {
+                uri: lsp::Uri::from("file:///tmp/line.cl"),
+                range: range(l, l + 2),
+            },
+            message: m.into(),
+        };
+        let tricky = r#"{"line":7} "line": \"line\":9 line:"#;
+        let diag = lsp::Diagnostic {
+            range: range(4, 12),
+            severity: Some(lsp::DiagnosticSeverity::Information),
+            code: Some(lsp::Code::String("L0300".into())),
+            message: lsp::Message::String(format!("{tricky}\nnote: line 4")),
+            source: Some("lanes".into()),
+            related_information: Some(vec![related(1, tricky), related(40, "\"line\":")]),
+            ..Default::default()
+        };
+        let json = serde_json::to_vec(&diag).unwrap();
+        let f = |l: u32| if l > 3 { l + 1000 } else { l };
+        let mut moved = diag.clone();
+        map_lines(&mut moved, &f);
+        assert_eq!(moved.range, range(1004, 1012));
+        assert_eq!(
+            String::from_utf8(shift_lines(&json, &f)).unwrap(),
+            String::from_utf8(serde_json::to_vec(&moved).unwrap()).unwrap()
+        );
     }
 
     #[test]

@@ -78,9 +78,14 @@ type Reuse = ide::diagnostics::Reuse<Arc<Published>>;
 fn rendered(c: &Conv<'_>, reuse: &Mutex<Reuse>) -> Vec<Arc<Published>> {
     let mut reuse = reuse.lock().unwrap_or_else(|e| e.into_inner());
     let context = c.rendering_context();
-    ide::diagnostics::diagnostics_reusing(c.db, c.file, &context, &mut reuse, &mut |d| {
-        c.published(d)
-    })
+    ide::diagnostics::diagnostics_reusing(
+        c.db,
+        c.file,
+        &context,
+        &mut reuse,
+        &mut |d| c.published(d),
+        &mut |p, s| c.shifted(p, s),
+    )
 }
 
 /// What a document's diagnostics depend on that the server changes: the

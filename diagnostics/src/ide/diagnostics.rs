@@ -132,53 +132,147 @@ struct Rendered<R> {
     offsets: Vec<u32>,
 }
 
-/// The offsets of the main file whose line and column a new text keeps:
-/// all up to `prefix` (the text before them is the old one), and, when the
-/// edit kept the length and the number of lines, all from `suffix_line` on
-/// (their line starts in the unchanged end of the text).
+/// How the places of the last text map to the new one, for renderings kept
+/// across an edit: the offsets up to `prefix` keep their line and column
+/// (the text before them is the old one), and so do, when the edit kept the
+/// length and the number of lines, all from `suffix_line` on (their line
+/// starts in the unchanged end of the text). When it did not, the offsets
+/// from `suffix_line` on move by the edit's length and their lines by its
+/// number of lines, and keep their column ([`Shift`]).
 struct Unmoved {
     prefix: u32,
     suffix_line: u32,
+    shift: Shift,
+    /// The line of the first changed byte (the same in both texts).
+    first_line: u32,
+}
+
+/// What an edit does to the places after it that sit on a line of their
+/// own after the edited text: offsets move by `delta`, lines after
+/// `after_line` (the last line of the edited text, in the old text) by
+/// `lines`, columns stay. Places up to the edit's start do not move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shift {
+    from: u32,
+    delta: i64,
+    after_line: u32,
+    lines: i64,
+}
+
+impl Shift {
+    /// An offset of the old text in the new one.
+    pub fn offset(&self, o: u32) -> u32 {
+        if o <= self.from {
+            o
+        } else {
+            (o as i64 + self.delta) as u32
+        }
+    }
+
+    pub fn range(&self, r: TextRange) -> TextRange {
+        TextRange::new(self.offset(r.start), self.offset(r.end))
+    }
+
+    /// A (0-based) line of the old text in the new one.
+    pub fn line(&self, l: u32) -> u32 {
+        if l > self.after_line {
+            (l as i64 + self.lines) as u32
+        } else {
+            l
+        }
+    }
+
+    /// True when nothing moves.
+    pub fn is_identity(&self) -> bool {
+        self.delta == 0 && self.lines == 0
+    }
 }
 
 impl Unmoved {
-    fn between(old: &str, new: &str) -> Unmoved {
-        let edit = lanes_frontend::moved::Edit::between(FileId(0), old, new);
-        let (a, b) = (old.as_bytes(), new.as_bytes());
+    fn between(old: &lanes_db::LineIndex, new: &str) -> Unmoved {
+        let edit = lanes_frontend::moved::Edit::between(FileId(0), old.text(), new);
+        let (a, b) = (old.text().as_bytes(), new.as_bytes());
         let (from, to) = (edit.from as usize, edit.to as usize);
-        let lines = |t: &[u8]| t.iter().filter(|&&c| c == b'\n').count();
-        let suffix_line = if edit.delta == 0 && lines(&a[from..to]) == lines(&b[edit.new_range()]) {
-            match a[to..].iter().position(|&c| c == b'\n') {
-                Some(i) => (to + i + 1) as u32,
-                None => u32::MAX,
-            }
-        } else {
-            u32::MAX
+        let count = |t: &[u8]| t.iter().filter(|&&c| c == b'\n').count() as i64;
+        let lines = count(&b[edit.new_range()]) - count(&a[from..to]);
+        let suffix_line = match a[to..].iter().position(|&c| c == b'\n') {
+            Some(i) => (to + i + 1) as u32,
+            None => u32::MAX,
         };
         Unmoved {
             prefix: edit.from,
             suffix_line,
+            shift: Shift {
+                from: edit.from,
+                delta: edit.delta,
+                after_line: old.position(edit.to).0,
+                lines,
+            },
+            first_line: old.position(edit.from).0,
         }
     }
 
+    /// Every offset keeps its line and column (the offsets are those of
+    /// the old text and of the new one alike).
     fn keeps(&self, sorted: &[u32]) -> bool {
+        let i = sorted.partition_point(|&o| o <= self.prefix);
+        sorted
+            .get(i)
+            .is_none_or(|&o| self.shift.is_identity() && o >= self.suffix_line)
+    }
+
+    /// Every offset of the old text is before the edit or on a line after
+    /// it, so that [`Shift`] gives its place in the new text.
+    fn moves(&self, sorted: &[u32]) -> bool {
         let i = sorted.partition_point(|&o| o <= self.prefix);
         sorted.get(i).is_none_or(|&o| o >= self.suffix_line)
     }
 }
 
+/// The new report's diagnostics are the old ones with their places moved by
+/// `shift` (every place in `main`).
+fn moved_equal(old: &[Diagnostic], new: &[Diagnostic], shift: &Shift, main: FileId) -> bool {
+    let span = |a: Span, b: Span| {
+        a.file == main
+            && b.file == main
+            && shift.offset(a.start) == b.start
+            && shift.offset(a.end) == b.end
+    };
+    old.len() == new.len()
+        && old.iter().zip(new).all(|(a, b)| {
+            a.code == b.code
+                && a.severity == b.severity
+                && span(a.span, b.span)
+                && a.message == b.message
+                && a.label == b.label
+                && a.notes == b.notes
+                && a.related.len() == b.related.len()
+                && a.related
+                    .iter()
+                    .zip(&b.related)
+                    .all(|(x, y)| span(x.span, y.span) && x.message == y.message)
+        })
+}
+
 /// [`diagnostics`], each rendered by `render`, reusing the renderings of
-/// the kernels whose report and places did not change since the last call
-/// with `reuse` (the front end's diagnostics are rendered every time: there
-/// are few). The result is exactly `diagnostics(db, file)` rendered, as
-/// long as `render` depends only on the [`Diag`], the line and column of
-/// its offsets in the file's text, and what `context` names.
+/// the kernels whose diagnostics did not change since the last call with
+/// `reuse` (the front end's diagnostics are rendered every time: there are
+/// few). A kernel that only moved (text typed or deleted before it: the
+/// same diagnostics, every place moved by the edit) keeps its renderings,
+/// moved by `shift` when a place of theirs is after the edit: each such
+/// place is on a line after the edited text, so it keeps its column and
+/// its line moves by the edit's number of lines. The result is exactly
+/// `diagnostics(db, file)` rendered, as long as `render` depends only on
+/// the [`Diag`], the line and column of its offsets in the file's text,
+/// and what `context` names, and `shift` gives what `render` gives for the
+/// diagnostic with its offsets and lines moved by the [`Shift`].
 pub fn diagnostics_reusing<R: Clone>(
     db: &dyn Db,
     file: File,
     context: &str,
     reuse: &mut Reuse<R>,
     render: &mut dyn FnMut(&Diag) -> R,
+    shift: &mut dyn FnMut(&R, &Shift) -> R,
 ) -> Vec<R> {
     let ctx = Ctx::new(db, file);
     // As in `diagnostics`: remembers each analysed kernel's facts.
@@ -196,10 +290,18 @@ pub fn diagnostics_reusing<R: Clone>(
                 && m.suppressions == suppressions
                 && m.context == context =>
         {
-            Some(Unmoved::between(m.lines.text(), lines.text()))
+            Some(Unmoved::between(&m.lines, lines.text()))
         }
         _ => None,
     };
+    // A renderer's line moves only if no pragma of the file suppresses
+    // diagnostics on a line at or after the edit (a moved diagnostic could
+    // come onto or leave its line).
+    let movable = unmoved.as_ref().is_some_and(|u| {
+        suppressions
+            .last_line(ctx.main())
+            .is_none_or(|l| l < u.first_line as usize)
+    });
     let sources = &ctx.parsed.unit.sources;
     let mut out: Vec<(SortKey, R)> = Vec::new();
     for d in &ctx.parsed.unit.diagnostics {
@@ -215,8 +317,13 @@ pub fn diagnostics_reusing<R: Clone>(
             continue;
         };
         let name = k.name(db).clone();
-        let kept = old.kernels.remove(&name).filter(|r| {
-            Arc::ptr_eq(&r.report, &report) && unmoved.as_ref().is_some_and(|u| u.keeps(&r.offsets))
+        let kept = old.kernels.remove(&name).and_then(|r| match &unmoved {
+            Some(u) if Arc::ptr_eq(&r.report, &report) && u.keeps(&r.offsets) => Some(r),
+            Some(u) if movable && u.moves(&r.offsets) => {
+                moved_equal(diags(&r.report), diags(&report), &u.shift, ctx.main())
+                    .then(|| moved(r, report.clone(), &u.shift, shift))
+            }
+            _ => None,
         });
         let r = match kept {
             Some(r) => r,
@@ -270,6 +377,46 @@ pub fn diagnostics_reusing<R: Clone>(
         kernels,
     };
     out.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The diagnostics of a kernel's result.
+fn diags(r: &KernelResult) -> &[Diagnostic] {
+    match r {
+        Ok(r) => &r.diagnostics,
+        Err(ds) => ds,
+    }
+}
+
+/// A kernel's renderings, for its `report` whose diagnostics are those of
+/// `r`'s moved by `shift`.
+fn moved<R: Clone>(
+    r: Rendered<R>,
+    report: Arc<KernelResult>,
+    s: &Shift,
+    shift: &mut dyn FnMut(&R, &Shift) -> R,
+) -> Rendered<R> {
+    let (from, offsets) = (s.from, r.offsets);
+    if offsets.last().is_none_or(|&o| o <= from) {
+        // Every place is before the edit: nothing moves.
+        return Rendered {
+            report,
+            rendered: r.rendered,
+            offsets,
+        };
+    }
+    let rendered = r
+        .rendered
+        .iter()
+        .map(|((start, end, severity, code), x)| {
+            let key = (s.offset(*start), s.offset(*end), *severity, *code);
+            (key, shift(x, s))
+        })
+        .collect();
+    Rendered {
+        report,
+        rendered,
+        offsets: offsets.iter().map(|&o| s.offset(o)).collect(),
+    }
 }
 
 /// Severities from the configuration, then suppression pragmas: the
