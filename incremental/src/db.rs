@@ -219,6 +219,18 @@ impl LanesDatabase {
         }
     }
 
+    /// Frees the results that the last revision's queries replaced. salsa
+    /// keeps a replaced result until the next revision starts (a reader of
+    /// that revision may still borrow it), so between two edits the
+    /// database would hold two revisions of everything an edit re-ran: the
+    /// whole file's `parse` and every moved kernel's report. Like a setter,
+    /// this cancels running snapshot queries and waits until they are
+    /// dropped; it changes no result and makes no query run again.
+    /// (A `parse` result is parked by its `Drop`: see [`crate::reclaim`].)
+    pub fn free_replaced(&mut self) {
+        salsa::Database::trigger_lru_eviction(self);
+    }
+
     fn files_map(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, File>> {
         // A poisoned lock only means another thread panicked while holding
         // it; the map itself is always consistent.

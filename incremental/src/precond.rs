@@ -12,7 +12,7 @@
 //! elsewhere keeps them.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use lanes_vectorizer::precond::{self, Finding, Options};
 use salsa::Setter;
@@ -23,7 +23,12 @@ use crate::kernel::{kernel_analysis, kernels, span_map, Analysis, Kernel};
 
 /// The findings of one kernel, for the analysis they were computed on.
 pub struct KernelFindings {
-    pub analysis: Arc<Analysis>,
+    /// Which analysis: only its identity is needed, and a strong reference
+    /// would keep a re-analysed kernel's old analysis (its small unit and
+    /// report) alive until the next inference, which back-to-back edits
+    /// never leave time for. A `Weak` keeps the allocation, so the address
+    /// is not reused while the findings are stored.
+    pub analysis: Weak<Analysis>,
     pub options: Options,
     /// In the coordinates of `analysis` (see [`crate::SpanMap`]).
     pub findings: Vec<Finding>,
@@ -33,6 +38,13 @@ pub struct KernelFindings {
 #[derive(Default, Clone)]
 pub struct FilePreconditions {
     pub kernels: BTreeMap<SmolStr, Arc<KernelFindings>>,
+}
+
+impl KernelFindings {
+    /// True when these findings were computed on `analysis`.
+    pub fn of(&self, analysis: &Arc<Analysis>) -> bool {
+        std::ptr::eq(self.analysis.as_ptr(), Arc::as_ptr(analysis))
+    }
 }
 
 impl std::fmt::Debug for FilePreconditions {
@@ -72,7 +84,7 @@ pub fn pending(db: &dyn Db, file: File, options: &Options) -> Vec<Pending> {
         let fresh = have
             .kernels
             .get(&name)
-            .is_some_and(|f| Arc::ptr_eq(&f.analysis, a) && f.options == *options);
+            .is_some_and(|f| f.of(a) && f.options == *options);
         if !fresh {
             out.push(Pending {
                 name,
@@ -91,7 +103,7 @@ pub fn spent(db: &dyn Db, file: File, options: &Options) -> u64 {
         .into_iter()
         .filter_map(|k| {
             let f = have.kernels.get(k.name(db))?;
-            (Arc::ptr_eq(&f.analysis, kernel_analysis(db, k)) && f.options == *options)
+            (f.of(kernel_analysis(db, k)) && f.options == *options)
                 .then(|| f.findings.iter().map(|x| x.spent).sum::<u64>())
         })
         .sum()
@@ -162,7 +174,7 @@ pub fn set_kernel_preconditions(
 pub fn kernel_findings<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Arc<Vec<Finding>>> {
     let have = kernel.file(db).preconditions(db);
     let entry = have.kernels.get(kernel.name(db))?;
-    if !Arc::ptr_eq(&entry.analysis, kernel_analysis(db, kernel)) {
+    if !entry.of(kernel_analysis(db, kernel)) {
         return None;
     }
     let map = span_map(db, kernel);

@@ -40,7 +40,7 @@ fn infer_all(db: &mut LanesDatabase, file: lanes_db::File, o: &Options) -> usize
             [(
                 p.name,
                 lanes_db::KernelFindings {
-                    analysis: p.analysis,
+                    analysis: std::sync::Arc::downgrade(&p.analysis),
                     options: o.clone(),
                     findings,
                 },

@@ -377,7 +377,13 @@ impl Backend {
             // A newer change opens it after its own diagnostics.
             if this.current(&key, generation).is_some() {
                 this.0.worker.gate().open();
-                this.0.analysis.free_parked();
+                // What this edit's queries replaced (the previous revision's
+                // parse, moved kernels' reports) would stay until the next
+                // edit: two revisions held while the user pauses.
+                let that = this.clone();
+                this.0
+                    .analysis
+                    .free_old_revisions(move || that.state().db.free_replaced());
             }
             if !published {
                 return;
@@ -642,7 +648,7 @@ impl Backend {
             done.push((
                 p.name,
                 lanes_db::KernelFindings {
-                    analysis: p.analysis,
+                    analysis: std::sync::Arc::downgrade(&p.analysis),
                     options: options.clone(),
                     findings,
                 },

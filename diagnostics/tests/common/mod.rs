@@ -14,7 +14,7 @@ pub fn infer_preconditions(db: &mut LanesDatabase, f: File) {
             [(
                 p.name,
                 lanes_db::KernelFindings {
-                    analysis: p.analysis,
+                    analysis: std::sync::Arc::downgrade(&p.analysis),
                     options: o.clone(),
                     findings,
                 },
