@@ -10,7 +10,10 @@
 //! held bytes growing is data.
 //!
 //! `cargo run --release -p lanes-diagnostics --example mem_growth -- FILE [EDITS]`
-//! (FILE: the benchmark's generated file).
+//! (FILE: the benchmark's generated file). `MEM_GROWTH_KEEP_REPLACED=1`: no
+//! `free_replaced` after an edit (as before 2026-11-27 14:30);
+//! `MEM_GROWTH_TRIM=1`: `malloc_trim` after each edit; `MEM_GROWTH_EXIT=1`:
+//! exit without freeing after the edits (for a heap profiler's leak report).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
@@ -183,6 +186,10 @@ fn main() {
             db.free_replaced();
         }
         lanes_db::reclaim::free_parked();
+        if std::env::var_os("MEM_GROWTH_TRIM").is_some() {
+            // SAFETY: malloc_trim only returns free pages to the system.
+            unsafe { libc::malloc_trim(0) };
+        }
         if [10, 60, 100, 200, 500, 1000, 2000, 5000].contains(&(e + 1)) || e + 1 == edits {
             report(&format!("after {} edits", e + 1));
         }

@@ -11,10 +11,10 @@
 //! (hovers, hints) stay on the blocking pool: they allocate little and must
 //! not wait behind an edit.
 //!
-//! The previous revision is freed here too
-//! ([`AnalysisThread::free_old_revisions`]), as a job of its own that the
-//! server gives once the edit's diagnostics are published: never while the
-//! next edit's front end allocates, nor while the diagnostics are sent.
+//! The previous revision, parked by the edit's setter, is freed here too
+//! ([`AnalysisThread::free_parked`]), as a job of its own that the server
+//! gives once the edit's diagnostics are published: never while the next
+//! edit's front end allocates, nor while the diagnostics are sent.
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
@@ -59,15 +59,9 @@ impl AnalysisThread {
         rx.await.ok()
     }
 
-    /// After the jobs given before: runs `free_replaced` (which makes salsa
-    /// drop the results the last revision replaced; see
-    /// `LanesDatabase::free_replaced`), then frees the results parked by
-    /// setters and by that.
-    pub fn free_old_revisions(&self, free_replaced: impl FnOnce() + Send + 'static) {
-        let _ = self.submit(Box::new(move || {
-            free_replaced();
-            lanes_db::reclaim::free_parked();
-        }));
+    /// Frees the results the setters parked, after the jobs given before.
+    pub fn free_parked(&self) {
+        let _ = self.submit(Box::new(lanes_db::reclaim::free_parked));
     }
 
     fn submit(&self, job: Job) -> Option<()> {

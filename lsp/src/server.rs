@@ -379,11 +379,11 @@ impl Backend {
                 this.0.worker.gate().open();
                 // What this edit's queries replaced (the previous revision's
                 // parse, moved kernels' reports) would stay until the next
-                // edit: two revisions held while the user pauses.
-                let that = this.clone();
-                this.0
-                    .analysis
-                    .free_old_revisions(move || that.state().db.free_replaced());
+                // edit: two revisions held while the user pauses. Like a
+                // setter, here and not on the analysis thread: it waits for
+                // every snapshot to be dropped, also one queued there.
+                this.state().db.free_replaced();
+                this.0.analysis.free_parked();
             }
             if !published {
                 return;
