@@ -11,6 +11,10 @@
 
 use lanes_db::{LanesDatabase, Settings};
 
+#[path = "common/rendered.rs"]
+mod common;
+use common::{rendered, Rendered};
+
 /// CPU time of the calling thread, in milliseconds.
 fn cpu_ms() -> f64 {
     let mut ts = libc::timespec {
@@ -172,46 +176,6 @@ fn print_times(edit: &str, name: &str, v: &mut [f64]) {
         v[v.len() * 9 / 10]
     );
 }
-
-/// What the server publishes, reusing the renderings of the kernels whose
-/// diagnostics did not change: each diagnostic with the lines and columns
-/// of its places (the server also makes the protocol value and its JSON).
-fn rendered(
-    db: &LanesDatabase,
-    file: lanes_db::File,
-    reuse: &mut lanes_diagnostics::ide::diagnostics::Reuse<Rendered>,
-) -> Vec<Rendered> {
-    let li = lanes_db::line_index(db, file).clone();
-    lanes_diagnostics::ide::diagnostics::diagnostics_reusing(
-        db,
-        file,
-        "",
-        reuse,
-        &mut |d| {
-            let at =
-                |r: lanes_diagnostics::ide::TextRange| (li.position(r.start), li.position(r.end));
-            let related = d.related.iter().map(|r| at(r.location.range)).collect();
-            std::sync::Arc::new((d.clone(), at(d.range), related))
-        },
-        &mut |r, s| {
-            let (d, range, related) = &**r;
-            let mut d = d.clone();
-            d.range = s.range(d.range);
-            for r in &mut d.related {
-                r.location.range = s.range(r.location.range);
-            }
-            let at = |((a, b), (c, e)): Positions| ((s.line(a), b), (s.line(c), e));
-            std::sync::Arc::new((d, at(*range), related.iter().map(|&p| at(p)).collect()))
-        },
-    )
-}
-
-type Positions = ((u32, u32), (u32, u32));
-type Rendered = std::sync::Arc<(
-    lanes_diagnostics::ide::diagnostics::Diag,
-    Positions,
-    Vec<Positions>,
-)>;
 
 /// The front end's stages on the whole final text, from scratch, in thread
 /// CPU time (median of 9): what a code edit's `parse` is made of.

@@ -20,6 +20,10 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 
 use lanes_db::{Db, LanesDatabase, Settings};
 
+#[path = "common/rendered.rs"]
+mod common;
+use common::rendered;
+
 /// The system allocator, counting the bytes and blocks held.
 struct Counting;
 
@@ -232,25 +236,3 @@ fn main() {
     report("text emptied");
     drop(reuse);
 }
-
-/// What the server publishes, reusing the renderings of the kernels whose
-/// diagnostics did not change.
-fn rendered(
-    db: &LanesDatabase,
-    file: lanes_db::File,
-    reuse: &mut lanes_diagnostics::ide::diagnostics::Reuse<Rendered>,
-) -> Vec<Rendered> {
-    let li = lanes_db::line_index(db, file).clone();
-    lanes_diagnostics::ide::diagnostics::diagnostics_reusing(db, file, "", reuse, &mut |d| {
-        let at = |r: lanes_diagnostics::ide::TextRange| (li.position(r.start), li.position(r.end));
-        let related = d.related.iter().map(|r| at(r.location.range)).collect();
-        std::sync::Arc::new((d.clone(), at(d.range), related))
-    })
-}
-
-type Positions = ((u32, u32), (u32, u32));
-type Rendered = std::sync::Arc<(
-    lanes_diagnostics::ide::diagnostics::Diag,
-    Positions,
-    Vec<Positions>,
-)>;
