@@ -1153,3 +1153,46 @@ async def test_server_starts_with_the_arguments_vscode_passes(tmp_path, shutdown
         proc.wait()
         for pipe in (proc.stdin, proc.stdout, proc.stderr):
             pipe.close()
+
+
+async def test_hundreds_of_edits_keep_the_server_answering(client: LanguageClient):
+    # Typed and deleted characters in 20 kernels, in bursts sent back to back
+    # and pauses that wait for the version's diagnostics, with hovers between:
+    # what frees an edit's replaced results after its publish must never wait
+    # on a job queued behind it (a deadlock once showed after ~150 edits).
+    body = CONVOLUTION.split("__kernel void convolution")[1]
+    text = "".join(f"__kernel void conv{i}{body}\n" for i in range(20))
+    uri, _ = await open_doc(client, "many.cl", text)
+    typed = [False] * 20
+    version = 1
+    for i in range(240):
+        k = (i * 7) % 20
+        at = position_of(text, "int x = get_global_id", nth=k)
+        if typed[k]:
+            edit = partial(text, (at.line, 0), (at.line, 1), "")
+            text = "\n".join(l[1:] if n == at.line else l for n, l in enumerate(text.split("\n")))
+        else:
+            edit = partial(text, (at.line, 0), (at.line, 0), " ")
+            text = "\n".join(" " + l if n == at.line else l for n, l in enumerate(text.split("\n")))
+        typed[k] = not typed[k]
+        version += 1
+        pause = i % 12 == 11
+        waiter = asyncio.ensure_future(published(client, uri, version)) if pause else None
+        await change(client, uri, version, [edit])
+        if pause:
+            await waiter
+            hover = await client.text_document_hover_async(
+                types.HoverParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    position=position_of(text, "int x = get_global_id", nth=k, delta=4),
+                )
+            )
+            assert hover is not None and "contiguous" in hover.contents.value
+    version += 1
+    waiter = asyncio.ensure_future(published(client, uri, version))
+    await change(client, uri, version, [partial(text, (0, 0), (0, 0), "\n")])
+    text = "\n" + text
+    final = await waiter
+    _, fresh = await open_doc(client, "fresh.cl", text)
+    key = lambda d: (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character, str(d.code), d.message)
+    assert sorted(map(key, final)) == sorted(map(key, fresh))
