@@ -745,7 +745,25 @@ pub fn emit_entry_points<'ctx>(
                 size.push(cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[d], left])?);
             }
             let Some(reqd) = kc.reqd_work_group_size else {
-                return run(&size);
+                if states == 1 {
+                    return run(&size);
+                }
+                // A work-group one item tall and deep (any 1-D launch) runs
+                // with those sizes as constants: its region loops lose the
+                // row loops, which LLVM unrolled at run time with their
+                // trip counts (and a division) computed again in every
+                // SIMD group's iteration (bench/RESULTS.md, 2026-11-27).
+                let one = cx.i64c(1);
+                let flat_y = cx.icmp(IP::LLVMIntEQ, size[1], one)?;
+                let flat_z = cx.icmp(IP::LLVMIntEQ, size[2], one)?;
+                let flat = cx.binop(Op::LLVMAnd, flat_y, flat_z)?;
+                return if_then_else(
+                    cx,
+                    groups,
+                    flat,
+                    || run(&[size[0], one, one]),
+                    || run(&size),
+                );
             };
             // A whole work-group of the required size runs with its geometry
             // as constants (trip counts of the SIMD group loops, the local
