@@ -1580,11 +1580,20 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 )?
             } else {
                 let ps = self.get(ptr, true)?;
-                cx.intrinsic(
-                    "llvm.masked.gather",
-                    &[vt, ps.get_type()],
-                    &[ps, cx.i32c(al as u64), m, zero],
-                )?
+                let gather = |_: &mut Self| -> R<Option<BasicValueEnum<'ctx>>> {
+                    Ok(Some(cx.intrinsic(
+                        "llvm.masked.gather",
+                        &[vt, ps.get_type()],
+                        &[ps, cx.i32c(al as u64), m, zero],
+                    )?))
+                };
+                if let Some(leaf) = self.stride_versioned(b, ptr, ty) {
+                    let et = llty(cx, mt, false)?;
+                    self.by_run_time_stride(b, ps, leaf, et, mt.bytes(), al, None, gather)?
+                } else {
+                    gather(self)?
+                }
+                .ok_or("a gather without a value")?
             }
         };
         if ty == Ty::I1 {
@@ -1638,11 +1647,26 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         // Scatter; with a uniform pointer the last active lane wins (LLVM
         // stores duplicate addresses in lane order), as in the scalar order.
         let ps = self.get(ptr, true)?;
-        cx.intrinsic_void(
-            "llvm.masked.scatter",
-            &[x.get_type(), ps.get_type()],
-            &[x, ps, cx.i32c(al as u64), m],
-        )
+        let scatter = |_: &mut Self| -> R<Option<BasicValueEnum<'ctx>>> {
+            cx.intrinsic_void(
+                "llvm.masked.scatter",
+                &[x.get_type(), ps.get_type()],
+                &[x, ps, cx.i32c(al as u64), m],
+            )?;
+            Ok(None)
+        };
+        let versioned = if pvec {
+            self.stride_versioned(b, ptr, ty)
+        } else {
+            None
+        };
+        if let Some(leaf) = versioned {
+            let et = llty(cx, mt, false)?;
+            self.by_run_time_stride(b, ps, leaf, et, mt.bytes(), al, Some(x), scatter)?;
+        } else {
+            scatter(self)?;
+        }
+        Ok(())
     }
 
     // ---- work-items -------------------------------------------------------

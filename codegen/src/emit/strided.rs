@@ -551,3 +551,173 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         Ok(Vec::new())
     }
 }
+
+/// Strides (in elements) a `__local` gather or scatter is tried at when its
+/// stride is uniform but not known at compile time.
+const RUN_TIME_STRIDES: [u32; 3] = [1, 2, 4];
+
+impl<'ctx> FnGen<'_, '_, 'ctx> {
+    /// Whether a varying access of `ty` through `ptr` gets versions on its
+    /// stride at run time: `__local` memory (scan's `temp[offset * (2 *
+    /// thid + 1) - 1]`, whose stride `2 * offset` is uniform but not a
+    /// constant), an address the vectorizer could not give a shape.
+    pub(super) fn stride_versioned(
+        &self,
+        b: BlockId,
+        ptr: ValueId,
+        ty: Ty,
+    ) -> Option<(ValueId, i64)> {
+        let local = self.f.ty(ptr) == Ty::Ptr(lanes_frontend::ast::AddressSpace::Local);
+        if !local
+            || !matches!(self.vf.shape(ptr), Shape::Varying { .. })
+            || !(ty.is_int() || ty.is_float())
+            || ty == Ty::I1
+            || self.w() < 2
+        {
+            return None;
+        }
+        let (x, c) = self.lane_leaf(ptr)?;
+        // Tested where the access is: `x` must be computed in the same
+        // block (a block can be emitted in several copies, each with its
+        // own values).
+        let here = self.f.def_inst(x)?;
+        self.f.block(b).insts.contains(&here).then_some((x, c))
+    }
+
+    /// The one lane-varying integer `x` and its factor `c` when `ptr` is
+    /// `c * x` plus work-group uniform terms (through the additions,
+    /// constant factors and sign extensions `affine` follows): lanes are
+    /// then `k` elements apart exactly when the lanes of `x` are
+    /// `k * size / c` apart, which is tested on `x` (one 32-bit compare for
+    /// an `int` index) instead of on the 64-bit lane addresses.
+    fn lane_leaf(&self, ptr: ValueId) -> Option<(ValueId, i64)> {
+        let a = affine(self.f, ptr, 24);
+        let mut varying = a.terms.iter().filter(|(&v, _)| self.is_vec(v));
+        let (&x, &c) = varying.next()?;
+        if varying.next().is_some() || !self.f.ty(x).is_int() || self.f.ty(x).bits() < 32 {
+            return None;
+        }
+        Some((x, c))
+    }
+
+    /// A gather (`stored` = None) or scatter of `stored` through the lane
+    /// addresses `ps`, elements of LLVM type `et`, with versions for lanes
+    /// `k` elements apart (k in `RUN_TIME_STRIDES`) when every lane of `b`
+    /// is active: lane t's address is tested to be `p0 + t * k * size`, and
+    /// the access is then one vector load of the span from lane 0's element
+    /// to lane W-1's (`(W - 1) * k + 1` elements, nothing outside them) and
+    /// a shuffle. A store loads the span, puts the lanes' values in and
+    /// stores it back: exact on `__local` memory, which only the thread
+    /// running the work-group touches, with nothing between the load and
+    /// the store. Otherwise `slow` (the gather or scatter) runs.
+    pub(super) fn by_run_time_stride(
+        &mut self,
+        b: BlockId,
+        ps: BasicValueEnum<'ctx>,
+        (leaf, factor): (ValueId, i64),
+        et: inkwell::types::BasicTypeEnum<'ctx>,
+        size: u64,
+        align: u32,
+        stored: Option<BasicValueEnum<'ctx>>,
+        slow: impl FnOnce(&mut Self) -> R<Option<BasicValueEnum<'ctx>>>,
+    ) -> R<Option<BasicValueEnum<'ctx>>> {
+        let cx = self.cx;
+        let w = self.w();
+        let be = |e: inkwell::builder::BuilderError| format!("{e:?}");
+        let all = self.all_active(b)?;
+        let check = cx.ctx.append_basic_block(self.func, "stride.check");
+        let sb = cx.ctx.append_basic_block(self.func, "stride.gather");
+        let join = cx.ctx.append_basic_block(self.func, "stride.done");
+        cx.b.build_conditional_branch(all.into_int_value(), check, sb)
+            .map_err(be)?;
+        cx.b.position_at_end(check);
+        let p0 = cx.extract(ps, 0)?;
+        let xs = self.get(leaf, true)?;
+        let xt = cx.elem_type(xs).into_int_type();
+        let x0 = cx.extract(xs, 0)?;
+        let x1 = cx.extract(xs, 1)?;
+        let d = cx.binop(inkwell::llvm_sys::LLVMOpcode::LLVMSub, x1, x0)?;
+        // The strides whose step of `leaf` is a whole number.
+        let steps: Vec<(u32, i64)> = RUN_TIME_STRIDES
+            .iter()
+            .filter_map(|&k| {
+                let bytes = k as i64 * size as i64;
+                (bytes % factor == 0).then_some((k, bytes / factor))
+            })
+            .collect();
+        let verify: Vec<_> = steps
+            .iter()
+            .map(|_| cx.ctx.append_basic_block(self.func, "stride.verify"))
+            .collect();
+        let arms: Vec<_> = steps
+            .iter()
+            .zip(&verify)
+            .map(|(&(_, step), &bb)| (xt.const_int(step as u64, true), bb))
+            .collect();
+        cx.b.build_switch(d.into_int_value(), sb, &arms)
+            .map_err(be)?;
+        let mut incoming = Vec::new();
+        for (&(k, step), &vb) in steps.iter().zip(&verify) {
+            cx.b.position_at_end(vb);
+            // Lane t's `leaf` must be lane 0's plus t * step.
+            let lanes: Vec<_> = (0..w as i64)
+                .map(|t| xt.const_int((t * step) as u64, true))
+                .collect();
+            let lanes = inkwell::types::VectorType::const_vector(&lanes).into();
+            let want = cx.binop(inkwell::llvm_sys::LLVMOpcode::LLVMAdd, cx.splat(x0)?, lanes)?;
+            let eq = cx.icmp(inkwell::llvm_sys::LLVMIntPredicate::LLVMIntEQ, xs, want)?;
+            let ok = cx.intrinsic("llvm.vector.reduce.and", &[eq.get_type()], &[eq])?;
+            let fb = cx.ctx.append_basic_block(self.func, "stride.packed");
+            cx.b.build_conditional_branch(ok.into_int_value(), fb, sb)
+                .map_err(be)?;
+            cx.b.position_at_end(fb);
+            let span = (w - 1) * k + 1;
+            let vt = vec_of(et, span);
+            let v = match stored {
+                None if k == 1 => Some(cx.load(vt.into(), p0, align)?),
+                None => {
+                    let all = cx.load(vt.into(), p0, align)?;
+                    let idx: Vec<u32> = (0..w).map(|t| t * k).collect();
+                    Some(self.shuffle(all, self.poison(vt), &idx)?)
+                }
+                Some(x) if k == 1 => {
+                    cx.store(p0, x, align)?;
+                    None
+                }
+                Some(x) => {
+                    let old = cx.load(vt.into(), p0, align)?;
+                    // x spread to every k-th element of the span, then
+                    // taken there, the span's own elements elsewhere.
+                    let spread: Vec<u32> = (0..span)
+                        .map(|j| if j % k == 0 { j / k } else { 0 })
+                        .collect();
+                    let xs = self.shuffle(x, x, &spread)?;
+                    let pick: Vec<u32> = (0..span)
+                        .map(|j| if j % k == 0 { span + j } else { j })
+                        .collect();
+                    let new = self.shuffle(old, xs, &pick)?;
+                    cx.store(p0, new, align)?;
+                    None
+                }
+            };
+            let end = cx.b.get_insert_block().ok_or("builder not positioned")?;
+            cx.b.build_unconditional_branch(join).map_err(be)?;
+            incoming.push((v, end));
+        }
+        cx.b.position_at_end(sb);
+        let sv = slow(self)?;
+        let send = cx.b.get_insert_block().ok_or("builder not positioned")?;
+        cx.b.build_unconditional_branch(join).map_err(be)?;
+        incoming.push((sv, send));
+        cx.b.position_at_end(join);
+        let Some(Some(first)) = incoming.first().map(|x| x.0) else {
+            return Ok(None);
+        };
+        let phi = cx.b.build_phi(first.get_type(), "").map_err(be)?;
+        for (v, bb) in &incoming {
+            let v = v.ok_or("a run-time stride version without a value")?;
+            phi.add_incoming(&[(&v as &dyn BasicValue, *bb)]);
+        }
+        Ok(Some(phi.as_basic_value()))
+    }
+}
