@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use lanes_frontend::preprocess::RealFs;
 use lanes_frontend::unit::{check_file, check_text, CheckedUnit};
 use lanes_pipeline::{plan_build, plan_build_reusing, run_file, Settings, Specialize};
@@ -78,36 +80,13 @@ fn build_budget_finds_the_preconditions_of_the_precond_corpus() {
     }
 }
 
-/// Branches no precondition settles (conditions mixing products and
-/// remainders of the id with parameters): the build stops each at its
-/// target budget and the file at its file budget.
-const UNSETTLED: &str = r#"
-__kernel void unsettled(__global const int *in, __global int *out, int n, int m, int s)
-{
-    int x = get_global_id(0);
-    int acc = in[x];
-    if ((x * n + m) % 3 == (x / 5) % 7)
-        acc += in[(x * s) % n];
-    if ((x / (s | 1)) % 5 == m)
-        acc -= n;
-    else
-        acc += m;
-    if ((x * x + n) % 7 < (x / 3) % 4)
-        acc ^= in[(x * 5) % n];
-    if ((acc % 5) == (x % 3))
-        out[(x * m) % n] = acc;
-    else
-        out[x] = acc - 1;
-}
-"#;
-
 #[test]
 fn an_unsettled_target_builds_within_the_budgets_units() {
     let s = settings().for_build();
     let u = check_text(
         "unsettled.cl",
         None,
-        UNSETTLED,
+        &common::unsettled("unsettled"),
         &s.preprocess_options(),
         &RealFs,
     );

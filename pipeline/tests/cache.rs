@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use lanes_frontend::preprocess::RealFs;
 use lanes_frontend::unit::{check_text, CheckedUnit};
 use lanes_pipeline::{plan_build, plan_build_cached, run_file, run_file_cached, Cache};
@@ -163,33 +165,18 @@ fn only_the_edited_kernel_is_inferred_again() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Branches no precondition settles: the kernel spends the file's budget.
-const UNSETTLED: &str = r#"
-__kernel void first(__global const int *in, __global int *out, int n, int m, int s)
-{
-    int x = get_global_id(0);
-    int acc = in[x];
-    if ((x * n + m) % 3 == (x / 5) % 7)
-        acc += in[(x * s) % n];
-    if ((x / (s | 1)) % 5 == m)
-        acc -= n;
-    else
-        acc += m;
-    if ((x * x + n) % 7 < (x / 3) % 4)
-        acc ^= in[(x * 5) % n];
-    if ((acc % 5) == (x % 3))
-        out[(x * m) % n] = acc;
-    else
-        out[x] = acc - 1;
-}
-
+/// A kernel that spends the file's budget, and one after it.
+fn unsettled_file() -> String {
+    common::unsettled("first")
+        + r#"
 __kernel void second(__global int *out, int n)
 {
     int x = get_global_id(0);
     if (x < n)
         out[x] = 1;
 }
-"#;
+"#
+}
 
 /// A kernel the file's budget held back (the kernels before it spent it)
 /// is inferred again when it gets more; findings made with enough of the
@@ -198,25 +185,26 @@ __kernel void second(__global int *out, int n)
 fn findings_held_back_by_the_file_budget_hold_for_that_budget_only() {
     let dir = cache_dir("budget");
     let s = settings();
-    let run = run_file(&unit("unsettled.cl", UNSETTLED), &s, None);
+    let unsettled = unsettled_file();
+    let run = run_file(&unit("unsettled.cl", &unsettled), &s, None);
     // The first kernel spends the file's budget: the second gets nothing.
     assert_eq!(run.spent, s.preconditions.budget.file);
     assert_eq!(
         run.kernels[1].findings.iter().map(|f| f.spent).sum::<u64>(),
         0
     );
-    assert_eq!(run_against_cold(&dir, UNSETTLED), (0, 2));
-    assert_eq!(run_against_cold(&dir, UNSETTLED), (2, 0));
+    assert_eq!(run_against_cold(&dir, &unsettled), (0, 2));
+    assert_eq!(run_against_cold(&dir, &unsettled), (2, 0));
     // The first kernel spends little now: the second is inferred again.
     let cheap = |body: &str| {
-        let a = UNSETTLED.find("    int acc = in[x];").unwrap();
-        let b = UNSETTLED.find("__kernel void second").unwrap();
+        let a = unsettled.find("    int acc = in[x];").unwrap();
+        let b = unsettled.find("__kernel void second").unwrap();
         format!(
             "{}{body}}}
 
 {}",
-            &UNSETTLED[..a],
-            &UNSETTLED[b..]
+            &unsettled[..a],
+            &unsettled[b..]
         )
     };
     let one = cheap(
