@@ -25,6 +25,13 @@
 
 #define SPAN 512
 
+// run: tree_levels --global 1024 --local 64 --arg in=random:8192 --arg out=zeros:8192
+// run: tree_levels --global 512 --local 256 --arg in=random:8192 --arg out=zeros:8192
+// run: signed_strides --global 1024 --local 64 --arg in=random:8192 --arg out=zeros:8192 --arg k=2
+// run: signed_strides --global 600 --local 200 --arg in=random:8192 --arg out=zeros:8192 --arg k=7
+// run: short_strides --global 1024 --local 64 --arg in=random:8192 --arg out=zeros:8192 --arg k=1
+// run: short_strides --global 768 --local 256 --arg in=random:8192 --arg out=zeros:8192 --arg k=6
+
 __kernel void tree_levels(__global const float *in, __global float *out)
 {
     __local float t[SPAN];
