@@ -1,6 +1,6 @@
 //! `lanes build`'s precondition budget and the reuse of findings.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
 
@@ -9,16 +9,7 @@ use lanes_frontend::unit::{check_file, check_text, CheckedUnit};
 use lanes_pipeline::{plan_build, plan_build_reusing, run_file, Settings, Specialize};
 use lanes_vectorizer::precond::{Budget, Exhausted, Finding, Outcome};
 
-fn corpus(dir: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cl"))
-        .collect();
-    files.sort();
-    files
-}
+use common::corpus;
 
 fn settings() -> Settings {
     Settings::for_target("avx2-i32x8").unwrap()

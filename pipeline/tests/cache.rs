@@ -10,16 +10,7 @@ use lanes_frontend::unit::{check_text, CheckedUnit};
 use lanes_pipeline::{plan_build, plan_build_cached, run_file, run_file_cached, Cache};
 use lanes_pipeline::{FileRun, Settings, Specialize};
 
-fn corpus(dir: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cl"))
-        .collect();
-    files.sort();
-    files
-}
+use common::corpus;
 
 fn settings() -> Settings {
     Settings::for_target("avx2-i32x8").unwrap().for_build()

@@ -1,5 +1,19 @@
 //! Kernels the pipeline's tests share.
 
+use std::path::{Path, PathBuf};
+
+/// The `.cl` files of a corpus directory of the repository, sorted.
+pub fn corpus(dir: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cl"))
+        .collect();
+    files.sort();
+    files
+}
+
 /// A kernel named `name` whose branches no precondition settles
 /// (conditions mixing products and remainders of the id with
 /// parameters): inference stops each at its target budget and the file
