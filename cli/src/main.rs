@@ -124,6 +124,10 @@ fn cache(what: CacheCommand) -> ExitCode {
             let (files, bytes) = cache.size();
             println!("{}", cache.dir().display());
             println!("{files} entries, {bytes} bytes");
+            match cache.max_bytes() {
+                0 => println!("no bound on its size (LANES_CACHE_MAX_SIZE=0)"),
+                max => println!("kept within {max} bytes (LANES_CACHE_MAX_SIZE), least recently used removed first"),
+            }
         }
         CacheCommand::Clean => match cache.clean() {
             Ok((files, bytes)) => {

@@ -5,17 +5,17 @@
 //!
 //! Where: `$LANES_CACHE_DIR`, else `$XDG_CACHE_HOME/lanes`, else
 //! `~/.cache/lanes`; `LANES_CACHE=off` (or a command's `--no-cache`) turns
-//! it off. One file per kernel key, `findings-v1/ab/cdef....json`, written
+//! it off. One file per kernel key, `findings-v2/ab/cdef....json`, written
 //! to a temporary file and renamed into place, so that concurrent builds
 //! never read half an entry. A cache that cannot be written is reported
 //! once per process and the build goes on without it; an entry that cannot
-//! be read or parsed is a miss (and is written again).
+//! be read or parsed is a miss (and is written again). The entries are
+//! kept within `LANES_CACHE_MAX_SIZE` bytes, least recently used first out.
 //!
 //! The key of a kernel is everything its findings depend on: the tokens
-//! (after preprocessing: macros expanded) of every top-level item of the
-//! file except the other kernels it does not name, with their positions
-//! relative to the item; the pragmas; the kernel's place among the unit's
-//! functions, structs and globals; the width, the lowering and the
+//! (after preprocessing: macros expanded) of the kernel and of every
+//! top-level item it names, directly or through those items, with their
+//! positions relative to the item; the pragmas; the width, the lowering and the
 //! precondition options (budgets, launch hint); the version of lanes and
 //! the executable (size and modification time, as ccache checks a
 //! compiler). The file's budget left when the kernel's turn comes is not
@@ -30,8 +30,9 @@ use std::hash::Hasher;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use lanes_frontend::ast::ItemKind;
+use lanes_frontend::ast::{BaseType, ItemKind};
 use lanes_frontend::hir;
+use lanes_frontend::lexer::{Token, TokenKind};
 use lanes_frontend::source::Span;
 use lanes_frontend::unit::CheckedUnit;
 use lanes_vectorizer::precond::{Coverage, Exhausted, Finding, Outcome, Precondition, TargetKind};
@@ -39,7 +40,7 @@ use serde_json::{json, Value};
 
 /// The entries' format: its number is in the directory name and in every
 /// entry; a change of the format or of what a key holds takes the next.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// How a run reads and writes the cache.
 pub struct Cache {
@@ -49,6 +50,41 @@ pub struct Cache {
     hits: Cell<u32>,
     misses: Cell<u32>,
     debug: bool,
+    max_bytes: u64,
+}
+
+/// The bound on the entries' bytes unless `LANES_CACHE_MAX_SIZE` says
+/// otherwise: about 50,000 entries of the corpora's average size.
+pub const DEFAULT_MAX_BYTES: u64 = 100 << 20;
+
+/// Entries live in 256 directories named by their hash's first two hex
+/// digits, which spreads them evenly: each directory is kept within its
+/// share of the bound, so a write lists one directory, never the cache
+/// (as ccache does with its 16).
+const SHARDS: u64 = 256;
+
+/// `100M`, `1G`, `512K`, `1000000` (bytes; powers of 1024); `0` is no bound.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, ""),
+    };
+    let n: u64 = digits.parse().ok()?;
+    let shift = match unit
+        .trim()
+        .to_ascii_uppercase()
+        .trim_end_matches("IB")
+        .trim_end_matches('B')
+    {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1 << shift)
 }
 
 impl Cache {
@@ -66,11 +102,34 @@ impl Cache {
         {
             return None;
         }
+        let max_bytes = match var("LANES_CACHE_MAX_SIZE") {
+            None => DEFAULT_MAX_BYTES,
+            Some(v) => parse_size(&v.to_string_lossy()).unwrap_or_else(|| {
+                eprintln!(
+                    "warning: LANES_CACHE_MAX_SIZE=`{}` is not a size (such as 100M or 1G); the findings cache keeps at most {}M",
+                    v.to_string_lossy(),
+                    DEFAULT_MAX_BYTES >> 20
+                );
+                DEFAULT_MAX_BYTES
+            }),
+        };
         let dir = var("LANES_CACHE_DIR")
             .map(PathBuf::from)
             .or_else(|| var("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("lanes")))
             .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache").join("lanes")))?;
-        Some(Cache::at(dir))
+        Some(Cache::at(dir).with_max_bytes(max_bytes))
+    }
+
+    /// The bound on the entries' bytes (`0`: none). Writing an entry
+    /// removes the least recently used ones of its directory beyond its
+    /// share; reading one marks it used.
+    pub fn with_max_bytes(mut self, max_bytes: u64) -> Cache {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
     }
 
     /// A cache in `dir` (created when first written).
@@ -82,6 +141,7 @@ impl Cache {
             hits: Cell::new(0),
             misses: Cell::new(0),
             debug: std::env::var_os("LANES_CACHE_DEBUG").is_some(),
+            max_bytes: DEFAULT_MAX_BYTES,
         }
     }
 
@@ -123,12 +183,21 @@ impl Cache {
     /// The findings stored for kernel `k` when its turn comes with
     /// `file_left` units of the file's budget left.
     pub(crate) fn get(&self, key: &Key, name: &str, file_left: u64) -> Option<Vec<Finding>> {
-        let found = std::fs::read(self.path(key))
+        let path = self.path(key);
+        let found = std::fs::read(&path)
             .ok()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
             .and_then(|v| key.decode(&v, file_left));
         match &found {
-            Some(_) => self.hits.set(self.hits.get() + 1),
+            Some(_) => {
+                self.hits.set(self.hits.get() + 1);
+                // Used now: the bound removes it last. A cache shared
+                // read-only stays as it is.
+                let _ = std::fs::File::options()
+                    .write(true)
+                    .open(&path)
+                    .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+            }
             None => self.misses.set(self.misses.get() + 1),
         }
         if self.debug {
@@ -149,6 +218,12 @@ impl Cache {
         let bytes = entry.to_string().into_bytes();
         if let Err(e) = write_atomically(&path, &bytes) {
             self.warn(format!("cannot write `{}`: {e}", path.display()));
+            return;
+        }
+        if self.max_bytes > 0 {
+            if let Some(dir) = path.parent() {
+                trim(dir, &path, self.max_bytes.div_ceil(SHARDS));
+            }
         }
     }
 
@@ -179,6 +254,43 @@ impl Cache {
         let mut n = (0, 0);
         count(&self.dir, &mut n);
         n
+    }
+}
+
+/// Removes the least recently used entries of `dir` (not `keep`, just
+/// written) until their bytes are within `share` (ccache's way: down to 80%
+/// of it, so that the next writes do not trim again at once). Entries
+/// another process removes first are skipped.
+fn trim(dir: &Path, keep: &Path, share: u64) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<(std::time::SystemTime, u64, PathBuf)> = rd
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            Some((m.modified().ok()?, m.len(), e.path()))
+        })
+        .collect();
+    let mut total: u64 = entries.iter().map(|e| e.1).sum();
+    if total <= share {
+        return;
+    }
+    // Oldest first; the name breaks ties so every process picks alike.
+    entries.sort_by(|a, b| (a.0, &a.2).cmp(&(b.0, &b.2)));
+    let goal = share / 5 * 4;
+    for (_, len, p) in entries {
+        if total <= goal {
+            break;
+        }
+        if p == keep {
+            continue;
+        }
+        match std::fs::remove_file(&p) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {}
+            _ => total -= len,
+        }
     }
 }
 
@@ -310,46 +422,70 @@ pub(crate) fn key(cache: &Cache, unit: &CheckedUnit, k: hir::FuncId, context: &s
     }
     let range = |i: usize| starts[i]..starts.get(i + 1).copied().unwrap_or(tokens.len());
     let kernel = unit.hir.function(k);
-    let kernels = unit.hir.kernels();
-    let other_kernels: Vec<(usize, &str)> = items
+    let kernel_item = items
         .iter()
-        .enumerate()
-        .filter_map(|(i, item)| match &item.kind {
-            ItemKind::Function(f)
-                if f.body.is_some()
-                    && f.name.name != kernel.name
-                    && kernels
-                        .iter()
-                        .any(|&o| unit.hir.function(o).name == f.name.name) =>
-            {
-                Some((i, f.name.name.as_str()))
+        .position(|i| matches!(&i.kind, ItemKind::Function(f) if f.body.is_some() && f.name.name == kernel.name));
+    // The kernel and every item it names, directly or through the items
+    // taken: a function by its name, a declaration by its declarators'
+    // names and its struct's tag. A value of a struct type comes from an
+    // item that names the type, so the tag or typedef is reached; an item
+    // nothing taken names cannot change what the kernel means, so editing
+    // it keeps the key.
+    let is_name = |t: &&Token| t.kind == TokenKind::Ident;
+    let declares: Vec<Vec<&str>> = items
+        .iter()
+        .map(|item| match &item.kind {
+            ItemKind::Function(f) => vec![f.name.name.as_str()],
+            ItemKind::Declaration(d) => {
+                let tag = match &d.spec.base {
+                    BaseType::Struct(s) | BaseType::Union(s) => s.tag.as_ref(),
+                    BaseType::Enum(e) => e.tag.as_ref(),
+                    _ => None,
+                };
+                let variants = match &d.spec.base {
+                    BaseType::Enum(e) => e.variants.iter().flatten().map(|(v, _)| v).collect(),
+                    _ => Vec::new(),
+                };
+                d.declarators
+                    .iter()
+                    .filter_map(|i| i.declarator.name.as_ref())
+                    .chain(tag)
+                    .chain(variants)
+                    .map(|n| n.name.as_str())
+                    .collect()
             }
-            _ => None,
+            ItemKind::Error => Vec::new(),
         })
         .collect();
-    // Every item but the other kernels, and those the items taken name
-    // (a kernel may call another).
-    let mut take: Vec<bool> = (0..items.len())
-        .map(|i| !other_kernels.iter().any(|&(o, _)| o == i))
-        .collect();
+    let mut take = vec![false; items.len()];
+    let mut named: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let prelude = &tokens[..starts.first().copied().unwrap_or(tokens.len())];
-    let mut named: std::collections::HashSet<&str> =
-        prelude.iter().map(|t| t.text.as_str()).collect();
-    for (i, _) in take.iter().enumerate().filter(|(_, &t)| t) {
-        named.extend(tokens[range(i)].iter().map(|t| t.text.as_str()));
-    }
-    loop {
-        let more: Vec<usize> = other_kernels
-            .iter()
-            .filter(|&&(o, n)| !take[o] && named.contains(n))
-            .map(|&(o, _)| o)
-            .collect();
-        if more.is_empty() {
-            break;
+    named.extend(prelude.iter().filter(is_name).map(|t| t.text.as_str()));
+    let mut todo: Vec<usize> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        // Text the parser could not read is kept in every key.
+        if Some(i) == kernel_item || matches!(item.kind, ItemKind::Error) {
+            todo.push(i);
         }
-        for o in more {
-            take[o] = true;
-            named.extend(tokens[range(o)].iter().map(|t| t.text.as_str()));
+    }
+    kernel_item?;
+    loop {
+        for i in todo.drain(..) {
+            if !take[i] {
+                take[i] = true;
+                named.extend(
+                    tokens[range(i)]
+                        .iter()
+                        .filter(is_name)
+                        .map(|t| t.text.as_str()),
+                );
+            }
+        }
+        todo.extend(
+            (0..items.len()).filter(|&i| !take[i] && declares[i].iter().any(|n| named.contains(n))),
+        );
+        if todo.is_empty() {
+            break;
         }
     }
     let mut h = Both {
@@ -361,13 +497,6 @@ pub(crate) fn key(cache: &Cache, unit: &CheckedUnit, k: hir::FuncId, context: &s
     h.str(&cache.tool);
     h.str(context);
     h.str(&kernel.name);
-    h.num(k.0.into());
-    h.num(unit.hir.functions.len() as u64);
-    h.num(unit.hir.structs.len() as u64);
-    h.num(unit.hir.globals.len() as u64);
-    let kernel_item = items
-        .iter()
-        .position(|i| matches!(&i.kind, ItemKind::Function(f) if f.body.is_some() && f.name.name == kernel.name));
     for p in &unit.preprocessed.pragmas {
         // Where it stands from the kernel: before, inside, after.
         let at = match kernel_item.map(range) {
@@ -554,5 +683,62 @@ impl Key {
         let need = v.get("need")?.as_u64()?;
         let holds = stored_left == file_left || (stored_left >= need && file_left >= need);
         holds.then_some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn sizes_read_as_ccache_writes_them() {
+        assert_eq!(parse_size("0"), Some(0));
+        assert_eq!(parse_size("1000"), Some(1000));
+        assert_eq!(parse_size("512K"), Some(512 << 10));
+        assert_eq!(parse_size("100M"), Some(100 << 20));
+        assert_eq!(parse_size(" 2G "), Some(2 << 30));
+        assert_eq!(parse_size("2GiB"), Some(2 << 30));
+        assert_eq!(parse_size("5mb"), Some(5 << 20));
+        assert_eq!(parse_size("M"), None);
+        assert_eq!(parse_size("-1"), None);
+        assert_eq!(parse_size("1.5G"), None);
+        assert_eq!(parse_size("10X"), None);
+        assert_eq!(parse_size("99999999999T"), None);
+    }
+
+    /// The least recently used go first, down to 80% of the share; the
+    /// entry just written and files that are not entries stay.
+    #[test]
+    fn trimming_removes_the_least_recently_used() {
+        let dir = std::env::temp_dir().join(format!("lanes-cache-trim-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let t0 = SystemTime::now() - Duration::from_secs(1000);
+        let mut paths = Vec::new();
+        for i in 0..10u64 {
+            let p = dir.join(format!("{i:02}.json"));
+            std::fs::write(&p, [b'x'; 100]).unwrap();
+            let f = std::fs::File::options().write(true).open(&p).unwrap();
+            // Entry 0 was used last, entry 9 (just written) is the oldest.
+            let age = if i == 0 { 20 } else { i };
+            f.set_modified(t0 + Duration::from_secs(age)).unwrap();
+            paths.push(p);
+        }
+        std::fs::write(dir.join(".tmp-1-2-3"), [b'x'; 500]).unwrap();
+        trim(&dir, &paths[9], 2000);
+        assert!(
+            paths.iter().all(|p| p.exists()),
+            "within the share: nothing removed"
+        );
+        trim(&dir, &paths[9], 500);
+        let left: Vec<bool> = paths.iter().map(|p| p.exists()).collect();
+        // 1,000 bytes down to 400: six go, oldest first (1..=6), not 9.
+        assert_eq!(
+            left,
+            [true, false, false, false, false, false, false, true, true, true]
+        );
+        assert!(dir.join(".tmp-1-2-3").exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -253,3 +253,73 @@ fn an_unwritable_cache_changes_nothing() {
     assert_eq!(run_against_cold(&file.join("cache"), &text), (0, 3));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two kernels, each with its own helper and struct.
+fn two_kernels_with_helpers() -> String {
+    r#"
+typedef struct { uint lo; uint hi; } Range;
+
+inline uint left(uint offset, uint lid) { return offset * (2 * lid + 1) - 1; }
+
+__kernel void up(__global float *data, uint d, uint offset)
+{
+    uint lid = get_local_id(0);
+    if (lid < d) {
+        uint ai = left(offset, lid);
+        data[ai + offset] += data[ai];
+    }
+}
+
+typedef struct { uint step; } Step;
+
+inline uint right(Step s, uint lid) { return s.step * (lid + 1) - 1; }
+
+__kernel void down(__global float *data, uint d, uint offset)
+{
+    uint lid = get_local_id(0);
+    Step s = { offset };
+    if (lid < d) {
+        uint ai = right(s, lid);
+        data[ai + (offset >> 1)] += data[ai];
+    }
+}
+"#
+    .to_string()
+}
+
+/// A kernel's key holds the items it names, directly or through them, and
+/// nothing else: an edit in a helper or struct only the other kernel uses,
+/// or a new function above both (which renumbers every function), keeps
+/// its entry; an edit in its own helper or struct does not.
+#[test]
+fn only_the_items_a_kernel_names_are_in_its_key() {
+    let dir = cache_dir("names");
+    let run = |text: &str| {
+        let s = settings();
+        let u = unit("two.cl", text);
+        let cache = Cache::at(dir.clone());
+        let cached = run_file_cached(&u, &s, None, Some(&cache));
+        assert_eq!(said(&cached), said(&run_file(&u, &s, None)), "{text}");
+        (cache.hits(), cache.misses())
+    };
+    let text = two_kernels_with_helpers();
+    assert_eq!(run(&text), (0, 2));
+    assert_eq!(run(&text), (2, 0));
+
+    // Only `up` calls `left`.
+    let helper = text.replace("offset * (2 * lid + 1) - 1", "offset * (2 * lid + 1) - 1u");
+    assert_ne!(helper, text);
+    assert_eq!(run(&helper), (1, 1));
+    // Only `down` names `Step` (and `right`).
+    let field = helper.replace("uint step; }", "uint step; uint pad; }");
+    assert_ne!(field, helper);
+    assert_eq!(run(&field), (1, 1));
+    // `Range` is named by neither.
+    let unused = field.replace("uint hi; }", "uint hi; uint mid; }");
+    assert_ne!(unused, field);
+    assert_eq!(run(&unused), (2, 0));
+    // A function and a global above both: every function id moves.
+    let above = format!("__constant int table[2] = {{1, 2}};\nint unrelated(int x) {{ return table[x & 1]; }}\n{unused}");
+    assert_eq!(run(&above), (2, 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

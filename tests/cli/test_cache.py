@@ -196,3 +196,46 @@ def test_where_the_cache_is_and_how_it_is_turned_off(lanes, tmp_path):
     assert show.stdout.splitlines()[1].startswith("1 entries")
     subprocess.run([lanes, "cache", "clean"], capture_output=True, env=e, check=True)
     assert entries(home / ".cache" / "lanes") == []
+
+
+def test_the_cache_is_kept_within_its_bound(lanes, tmp_path):
+    cache = tmp_path / "cache"
+    build(lanes, PREFIX_SUM, tmp_path / "fill", cache)
+    first = entries(cache)
+    assert len(first) == 3
+    shards = cache / first[0].parent.parent.name
+    # Two old entries of 3,000 bytes in each of the 256 directories.
+    old = 1_600_000_000
+    for i in range(256):
+        d = shards / f"{i:02x}"
+        d.mkdir(exist_ok=True)
+        for j in range(2):
+            f = d / f"old{j}.json"
+            f.write_bytes(b"x" * 3000)
+            os.utime(f, (old + j, old + j))
+    # 4,000 bytes per directory: writing an entry removes its directory's
+    # old ones (least recently used first), no other.
+    bound = {"LANES_CACHE_MAX_SIZE": str(256 * 4000)}
+    stderr = build(lanes, PREFIX_SUM, tmp_path / "sse", cache, target="sse4-i32x4", **bound)
+    assert said(stderr, "miss") == KERNELS
+    new = [p for p in entries(cache) if not p.name.startswith("old") and p not in first]
+    assert len(new) == 3
+    written = {p.parent for p in new}
+    for d in shards.iterdir():
+        size = sum(f.stat().st_size for f in d.iterdir())
+        olds = sorted(f.name for f in d.iterdir() if f.name.startswith("old"))
+        if d in written:
+            assert olds == [] and size <= 4000, (d, olds, size)
+        else:
+            assert olds == ["old0.json", "old1.json"], d
+    # The entries in use stay and are read.
+    assert all(p.exists() for p in first)
+    assert said(build(lanes, PREFIX_SUM, tmp_path / "warm", cache, **bound), "hit") == KERNELS
+    show = subprocess.run([lanes, "cache", "show"], capture_output=True, text=True,
+                          env=env(cache, **bound), check=True)
+    assert f"kept within {256 * 4000} bytes" in show.stdout
+    # A bound that is not a size: a warning, and the default bound.
+    bad = subprocess.run([lanes, "cache", "show"], capture_output=True, text=True,
+                         env=env(cache, LANES_CACHE_MAX_SIZE="lots"), check=True)
+    assert "LANES_CACHE_MAX_SIZE=`lots` is not a size" in bad.stderr
+    assert f"kept within {100 << 20} bytes" in bad.stdout
