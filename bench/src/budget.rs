@@ -92,6 +92,8 @@ fn time(lanes: &Path, args: &[&str], runs: usize) -> Result<Timed, String> {
             .arg("0")
             .arg(lanes)
             .args(args)
+            // Every run infers: the findings cache would answer the second.
+            .env("LANES_CACHE", "off")
             .output()
             .map_err(|e| format!("cannot run taskset {}: {e}", lanes.display()))?;
         times.push(t.elapsed());
@@ -261,7 +263,7 @@ pub fn main(options: &[String]) {
             Ok(t) => {
                 eprintln!("budget: lanes {name}: median {}", ms(t.median));
                 rows.push(format!(
-                    "| {} | `taskset -c 0 target/release/lanes {}` | {} | {} | {} | {} | {} |",
+                    "| {} | `LANES_CACHE=off taskset -c 0 target/release/lanes {}` | {} | {} | {} | {} | {} |",
                     crate::codegen::today(),
                     args.join(" ")
                         .replace(&*dir.to_string_lossy(), "target/bench-budget"),

@@ -120,6 +120,9 @@ impl Server {
         let mut child = Command::new(bin)
             .args(args)
             .env("LANES_LSP_TIMING", "1")
+            // Settling is timed from a cold start: no findings from the
+            // cache of an earlier run.
+            .env("LANES_CACHE", "off")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -80,8 +80,8 @@ pub use kernel::{
 };
 pub use lines::{line_index, LineIndex};
 pub use precond::{
-    current_findings, infer, infer_gated, kernel_findings, pending, set_kernel_preconditions,
-    spent, FilePreconditions, KernelFindings, Pending,
+    cache_key, current_findings, infer, infer_gated, kernel_findings, pending,
+    set_kernel_preconditions, spent, FilePreconditions, KernelFindings, Pending,
 };
 pub use stale::{kernel_facts, KernelFacts, LastGood};
 

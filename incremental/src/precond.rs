@@ -190,3 +190,51 @@ pub fn kernel_findings<'db>(db: &'db dyn Db, kernel: Kernel<'db>) -> Option<Arc<
         .collect();
     Some(Arc::new(mapped))
 }
+
+/// The findings cache's key of `p` (see `lanes_pipeline::cache`): the
+/// kernel's small unit, which is all its analysis is made of (the texts of
+/// its files and the tokens parsed from them, macro expansions included),
+/// the width and `options`. `None` for a kernel analysed in the whole
+/// file's unit (its coordinates are the file's) or no longer current.
+pub fn cache_key(
+    db: &dyn Db,
+    file: File,
+    p: &Pending,
+    options: &Options,
+    cache: &lanes_pipeline::Cache,
+) -> Option<lanes_pipeline::cache::Key> {
+    use std::fmt::Write;
+    let k = kernels(db, file)
+        .into_iter()
+        .find(|k| *k.name(db) == p.name)?;
+    if !p.analysis.incremental || !Arc::ptr_eq(kernel_analysis(db, k), &p.analysis) {
+        return None;
+    }
+    let inputs = crate::kernel::kernel_inputs(db, k).as_ref()?;
+    let mut texts: Vec<&str> = Vec::new();
+    let mut tokens = String::new();
+    for body in &inputs.bodies {
+        // The body's files in the small unit's order: its own, then the
+        // files it includes.
+        let _ = writeln!(tokens, "body {} {}", texts.len(), body.foreign.len());
+        texts.push(&body.text);
+        texts.extend(body.foreign.iter().map(|f| &*f.text));
+        for t in &body.tokens {
+            let _ = writeln!(
+                tokens,
+                "{:?} {} {} {} {} {} {} {}",
+                t.kind,
+                t.text,
+                t.span.file.0,
+                t.span.start,
+                t.span.end,
+                t.line_start,
+                t.leading_space,
+                t.expansion.is_some()
+            );
+        }
+    }
+    let width = db.config().width(db);
+    let context = format!("editor {width} {options:?}\n{tokens}");
+    Some(cache.key_of_texts(&context, texts))
+}

@@ -616,9 +616,23 @@ impl Backend {
         }
         let snap = self.state().db.clone();
         let o = options.clone();
-        let Ok((pending, spent)) = run_blocking(move || {
+        let Ok((pending, spent, cache)) = run_blocking(move || {
             let spent = lanes_db::spent(&snap, file, &o);
-            (lanes_db::pending(&snap, file, &o), spent)
+            // The findings cache `lanes build` and `lanes check` use
+            // (LANES_CACHE, LANES_CACHE_DIR): a file opened again, or in
+            // another editor, gets the findings of its unchanged kernels
+            // without running Z3.
+            let cache = lanes_pipeline::Cache::from_env(false);
+            let pending: Vec<_> = lanes_db::pending(&snap, file, &o)
+                .into_iter()
+                .map(|p| {
+                    let key = cache
+                        .as_ref()
+                        .and_then(|c| lanes_db::cache_key(&snap, file, &p, &o, c));
+                    (p, key)
+                })
+                .collect();
+            (pending, spent, cache)
         })
         .await
         else {
@@ -633,15 +647,28 @@ impl Backend {
         let mut show_every = PUBLISH_EVERY_MIN;
         let mut done = Vec::new();
         let total = pending.len();
-        for (i, p) in pending.into_iter().enumerate() {
+        for (i, (p, entry)) in pending.into_iter().enumerate() {
             if self.current(key, generation).is_none() {
                 break;
             }
-            let mut job = options.clone();
-            job.budget.file = file_left;
-            let inferred = self.0.worker.infer(p.analysis.clone(), job);
-            let Some(findings) = inferred.await else {
-                break;
+            let cached = match (&cache, &entry) {
+                (Some(c), Some(e)) => c.get(e, &p.name, file_left),
+                _ => None,
+            };
+            let findings = match cached {
+                Some(f) => f,
+                None => {
+                    let mut job = options.clone();
+                    job.budget.file = file_left;
+                    let inferred = self.0.worker.infer(p.analysis.clone(), job);
+                    let Some(findings) = inferred.await else {
+                        break;
+                    };
+                    if let (Some(c), Some(e)) = (&cache, &entry) {
+                        c.put(e, file_left, options.budget.target, &findings);
+                    }
+                    findings
+                }
             };
             let used: u64 = findings.iter().map(|f| f.spent).sum();
             file_left = file_left.saturating_sub(used);

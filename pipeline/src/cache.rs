@@ -182,7 +182,7 @@ impl Cache {
 
     /// The findings stored for kernel `k` when its turn comes with
     /// `file_left` units of the file's budget left.
-    pub(crate) fn get(&self, key: &Key, name: &str, file_left: u64) -> Option<Vec<Finding>> {
+    pub fn get(&self, key: &Key, name: &str, file_left: u64) -> Option<Vec<Finding>> {
         let path = self.path(key);
         let found = std::fs::read(&path)
             .ok()
@@ -207,7 +207,7 @@ impl Cache {
         found
     }
 
-    pub(crate) fn put(&self, key: &Key, file_left: u64, target_budget: u64, findings: &[Finding]) {
+    pub fn put(&self, key: &Key, file_left: u64, target_budget: u64, findings: &[Finding]) {
         if self.warned.get() {
             return;
         }
@@ -352,7 +352,7 @@ fn tool_identity() -> String {
 /// A kernel's key: the file name of its entry, a second hash checked in
 /// the entry, and where the items of the key are now (to map the findings'
 /// spans).
-pub(crate) struct Key {
+pub struct Key {
     name: String,
     check: String,
     pieces: Vec<Span>,
@@ -392,6 +392,39 @@ impl Both {
     }
     fn num(&mut self, n: u64) {
         self.bytes(&n.to_le_bytes());
+    }
+}
+
+impl Cache {
+    /// The key of findings made on a unit of the kernel's own items (the
+    /// editor's analyses: `lanes_db::kernel_inputs`): `texts` are all that
+    /// unit is made of, one per file of its source map in order, so the
+    /// findings' spans, already relative to those files, are stored as
+    /// they are. `context`: what else the analysis and inference depend
+    /// on (width, options), as text.
+    pub fn key_of_texts<'t>(&self, context: &str, texts: impl IntoIterator<Item = &'t str>) -> Key {
+        let mut h = Both {
+            fnv: Fnv(0x6C62272E07BB014262B821756295C58D),
+            sip: std::hash::DefaultHasher::new(),
+        };
+        h.str("lanes findings of a kernel's own unit");
+        h.num(FORMAT.into());
+        h.str(&self.tool);
+        h.str(context);
+        let mut pieces = Vec::new();
+        for (i, t) in texts.into_iter().enumerate() {
+            h.str(t);
+            pieces.push(Span::new(
+                lanes_frontend::source::FileId(i as u32),
+                0,
+                t.len() as u32,
+            ));
+        }
+        Key {
+            name: format!("{:032x}", h.fnv.0),
+            check: format!("{:016x}", h.sip.finish()),
+            pieces,
+        }
     }
 }
 
