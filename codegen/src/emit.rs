@@ -1580,19 +1580,18 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 )?
             } else {
                 let ps = self.get(ptr, true)?;
-                let gather =
-                    |_: &mut Self, ps: BasicValueEnum<'ctx>| -> R<Option<BasicValueEnum<'ctx>>> {
-                        Ok(Some(cx.intrinsic(
-                            "llvm.masked.gather",
-                            &[vt, ps.get_type()],
-                            &[ps, cx.i32c(al as u64), m, zero],
-                        )?))
-                    };
+                let gather = |_: &mut Self| -> R<Option<BasicValueEnum<'ctx>>> {
+                    Ok(Some(cx.intrinsic(
+                        "llvm.masked.gather",
+                        &[vt, ps.get_type()],
+                        &[ps, cx.i32c(al as u64), m, zero],
+                    )?))
+                };
                 if let Some(leaf) = self.stride_versioned(b, ptr, ty) {
                     let et = llty(cx, mt, false)?;
-                    self.by_run_time_stride(b, ps, &leaf, et, mt.bytes(), al, None, gather)?
+                    self.by_run_time_stride(b, ps, leaf, et, mt.bytes(), al, None, gather)?
                 } else {
-                    gather(self, ps)?
+                    gather(self)?
                 }
                 .ok_or("a gather without a value")?
             }
@@ -1648,7 +1647,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         // Scatter; with a uniform pointer the last active lane wins (LLVM
         // stores duplicate addresses in lane order), as in the scalar order.
         let ps = self.get(ptr, true)?;
-        let scatter = |_: &mut Self, ps: BasicValueEnum<'ctx>| -> R<Option<BasicValueEnum<'ctx>>> {
+        let scatter = |_: &mut Self| -> R<Option<BasicValueEnum<'ctx>>> {
             cx.intrinsic_void(
                 "llvm.masked.scatter",
                 &[x.get_type(), ps.get_type()],
@@ -1663,9 +1662,9 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         };
         if let Some(leaf) = versioned {
             let et = llty(cx, mt, false)?;
-            self.by_run_time_stride(b, ps, &leaf, et, mt.bytes(), al, Some(x), scatter)?;
+            self.by_run_time_stride(b, ps, leaf, et, mt.bytes(), al, Some(x), scatter)?;
         } else {
-            scatter(self, ps)?;
+            scatter(self)?;
         }
         Ok(())
     }

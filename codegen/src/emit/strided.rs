@@ -42,7 +42,7 @@ use lanes_vectorizer::shape::Shape;
 use lanes_vectorizer::vectorize::VectorFunction;
 
 use super::{align_of, llty, FnGen};
-use crate::ll::{bv, is_vec, vec_of, R};
+use crate::ll::{bv, vec_of, R};
 
 /// The most elements per record handled as packed: larger strides load
 /// more than eight times the bytes they use and stay gathers.
@@ -552,22 +552,6 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     }
 }
 
-/// A versioned access's address: `factor * x` bytes plus `rest`.
-pub(super) struct LaneLeaf {
-    x: ValueId,
-    factor: i64,
-    /// The uniform part, when it is one pointer plus integers (else lane
-    /// 0's address is taken from the vector of lane addresses).
-    rest: Option<Rest>,
-}
-
-/// `base + Σ k · term + konst` bytes, every term work-group uniform.
-struct Rest {
-    base: ValueId,
-    terms: Vec<(ValueId, i64)>,
-    konst: i64,
-}
-
 /// Strides (in elements) a `__local` gather or scatter is tried at when its
 /// stride is uniform but not known at compile time.
 const RUN_TIME_STRIDES: [u32; 3] = [1, 2, 4];
@@ -577,7 +561,12 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     /// stride at run time: `__local` memory (scan's `temp[offset * (2 *
     /// thid + 1) - 1]`, whose stride `2 * offset` is uniform but not a
     /// constant), an address the vectorizer could not give a shape.
-    pub(super) fn stride_versioned(&self, b: BlockId, ptr: ValueId, ty: Ty) -> Option<LaneLeaf> {
+    pub(super) fn stride_versioned(
+        &self,
+        b: BlockId,
+        ptr: ValueId,
+        ty: Ty,
+    ) -> Option<(ValueId, i64)> {
         let local = self.f.ty(ptr) == Ty::Ptr(lanes_frontend::ast::AddressSpace::Local);
         if !local
             || !matches!(self.vf.shape(ptr), Shape::Varying { .. })
@@ -587,12 +576,12 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         {
             return None;
         }
-        let leaf = self.lane_leaf(ptr)?;
+        let (x, c) = self.lane_leaf(ptr)?;
         // Tested where the access is: `x` must be computed in the same
         // block (a block can be emitted in several copies, each with its
         // own values).
-        let here = self.f.def_inst(leaf.x)?;
-        self.f.block(b).insts.contains(&here).then_some(leaf)
+        let here = self.f.def_inst(x)?;
+        self.f.block(b).insts.contains(&here).then_some((x, c))
     }
 
     /// The one lane-varying integer `x` and its factor `c` when `ptr` is
@@ -601,91 +590,14 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     /// then `k` elements apart exactly when the lanes of `x` are
     /// `k * size / c` apart, which is tested on `x` (one 32-bit compare for
     /// an `int` index) instead of on the 64-bit lane addresses.
-    fn lane_leaf(&self, ptr: ValueId) -> Option<LaneLeaf> {
+    fn lane_leaf(&self, ptr: ValueId) -> Option<(ValueId, i64)> {
         let a = affine(self.f, ptr, 24);
         let mut varying = a.terms.iter().filter(|(&v, _)| self.is_vec(v));
         let (&x, &c) = varying.next()?;
         if varying.next().is_some() || !self.f.ty(x).is_int() || self.f.ty(x).bits() < 32 {
             return None;
         }
-        // The uniform rest: one pointer and integers.
-        let mut base = None;
-        let mut terms = Vec::new();
-        for (&v, &k) in a.terms.iter().filter(|&(&v, _)| v != x) {
-            match self.f.ty(v) {
-                Ty::Ptr(_) if k == 1 && base.is_none() => base = Some(v),
-                t if t.is_int() && t != Ty::I1 => terms.push((v, k)),
-                _ => {
-                    base = None;
-                    break;
-                }
-            }
-        }
-        let rest = base.map(|base| Rest {
-            base,
-            terms,
-            konst: a.konst,
-        });
-        Some(LaneLeaf { x, factor: c, rest })
-    }
-
-    /// `ptr` of a versioned access from its affine form, at `x` (lane 0's
-    /// `x` for the packed versions' scalar address, every lane's for the
-    /// gather's vector of addresses): emitted only where it is used, so a
-    /// SIMD group that takes a packed version builds no 64-bit lane
-    /// addresses (the address in program order is then dead).
-    fn address_at(
-        &mut self,
-        rest: &Rest,
-        factor: i64,
-        x: BasicValueEnum<'ctx>,
-    ) -> R<BasicValueEnum<'ctx>> {
-        let cx = self.cx;
-        let i64t = cx.ctx.i64_type();
-        let to_i64 = |v: BasicValueEnum<'ctx>| -> R<BasicValueEnum<'ctx>> {
-            let bits = cx.elem_type(v).into_int_type().get_bit_width();
-            if bits == 64 {
-                return Ok(v);
-            }
-            let t = if is_vec(v) {
-                vec_of(i64t.into(), cx.w).into()
-            } else {
-                i64t.into()
-            };
-            cx.cast(inkwell::llvm_sys::LLVMOpcode::LLVMSExt, v, t)
-        };
-        let mul = |v: BasicValueEnum<'ctx>, k: i64| -> R<BasicValueEnum<'ctx>> {
-            if k == 1 {
-                return Ok(v);
-            }
-            let kc = if is_vec(v) {
-                cx.splat(cx.i64c(k as u64))?
-            } else {
-                cx.i64c(k as u64)
-            };
-            cx.binop(inkwell::llvm_sys::LLVMOpcode::LLVMMul, v, kc)
-        };
-        let mut off = cx.i64c(rest.konst as u64);
-        for &(v, k) in &rest.terms {
-            let t = to_i64(self.get(v, false)?)?;
-            off = cx.binop(inkwell::llvm_sys::LLVMOpcode::LLVMAdd, off, mul(t, k)?)?;
-        }
-        let base = self.get(rest.base, false)?;
-        let base = cx.gep_bytes(base, off)?;
-        // `factor` bytes per step of `x` as the GEP's element: a scalar base
-        // and the sign-extended `x` as the index, which x86 gathers take as
-        // 32-bit indices with the factor as their scale.
-        let elem = match factor {
-            1 => Some(cx.ctx.i8_type()),
-            2 => Some(cx.ctx.i16_type()),
-            4 => Some(cx.ctx.i32_type()),
-            8 => Some(cx.ctx.i64_type()),
-            _ => None,
-        };
-        match elem {
-            Some(t) => cx.gep_elems(t.into(), base, to_i64(x)?),
-            None => cx.gep_bytes(base, mul(to_i64(x)?, factor)?),
-        }
+        Some((x, c))
     }
 
     /// A gather (`stored` = None) or scatter of `stored` through the lane
@@ -702,14 +614,13 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         &mut self,
         b: BlockId,
         ps: BasicValueEnum<'ctx>,
-        leaf: &LaneLeaf,
+        (leaf, factor): (ValueId, i64),
         et: inkwell::types::BasicTypeEnum<'ctx>,
         size: u64,
         align: u32,
         stored: Option<BasicValueEnum<'ctx>>,
-        slow: impl FnOnce(&mut Self, BasicValueEnum<'ctx>) -> R<Option<BasicValueEnum<'ctx>>>,
+        slow: impl FnOnce(&mut Self) -> R<Option<BasicValueEnum<'ctx>>>,
     ) -> R<Option<BasicValueEnum<'ctx>>> {
-        let factor = leaf.factor;
         let cx = self.cx;
         let w = self.w();
         let be = |e: inkwell::builder::BuilderError| format!("{e:?}");
@@ -720,13 +631,10 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         cx.b.build_conditional_branch(all.into_int_value(), check, sb)
             .map_err(be)?;
         cx.b.position_at_end(check);
-        let xs = self.get(leaf.x, true)?;
+        let p0 = cx.extract(ps, 0)?;
+        let xs = self.get(leaf, true)?;
         let xt = cx.elem_type(xs).into_int_type();
         let x0 = cx.extract(xs, 0)?;
-        let p0 = match &leaf.rest {
-            Some(rest) => self.address_at(rest, factor, x0)?,
-            None => cx.extract(ps, 0)?,
-        };
         let x1 = cx.extract(xs, 1)?;
         let d = cx.binop(inkwell::llvm_sys::LLVMOpcode::LLVMSub, x1, x0)?;
         // The strides whose step of `leaf` is a whole number.
@@ -797,14 +705,7 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
             incoming.push((v, end));
         }
         cx.b.position_at_end(sb);
-        let ps = match &leaf.rest {
-            Some(rest) => {
-                let xs = self.get(leaf.x, true)?;
-                self.address_at(rest, factor, xs)?
-            }
-            None => ps,
-        };
-        let sv = slow(self, ps)?;
+        let sv = slow(self)?;
         let send = cx.b.get_insert_block().ok_or("builder not positioned")?;
         cx.b.build_unconditional_branch(join).map_err(be)?;
         incoming.push((sv, send));
