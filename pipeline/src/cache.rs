@@ -380,6 +380,28 @@ struct Both {
 }
 
 impl Both {
+    /// Both hashes of the key of `what`, made by this lanes with `context`.
+    fn start(what: &str, cache: &Cache, context: &str) -> Both {
+        let mut h = Both {
+            fnv: Fnv(0x6C62272E07BB014262B821756295C58D),
+            sip: std::hash::DefaultHasher::new(),
+        };
+        h.str(what);
+        h.num(FORMAT.into());
+        h.str(&cache.tool);
+        h.str(context);
+        h
+    }
+
+    /// The key: named by one hash, checked by the other.
+    fn key(self, pieces: Vec<Span>) -> Key {
+        Key {
+            name: format!("{:032x}", self.fnv.0),
+            check: format!("{:016x}", self.sip.finish()),
+            pieces,
+        }
+    }
+
     fn bytes(&mut self, b: &[u8]) {
         // Length first: no two sequences of fields feed the same bytes.
         self.fnv.write(&(b.len() as u64).to_le_bytes());
@@ -403,14 +425,7 @@ impl Cache {
     /// they are. `context`: what else the analysis and inference depend
     /// on (width, options), as text.
     pub fn key_of_texts<'t>(&self, context: &str, texts: impl IntoIterator<Item = &'t str>) -> Key {
-        let mut h = Both {
-            fnv: Fnv(0x6C62272E07BB014262B821756295C58D),
-            sip: std::hash::DefaultHasher::new(),
-        };
-        h.str("lanes findings of a kernel's own unit");
-        h.num(FORMAT.into());
-        h.str(&self.tool);
-        h.str(context);
+        let mut h = Both::start("lanes findings of a kernel's own unit", self, context);
         let mut pieces = Vec::new();
         for (i, t) in texts.into_iter().enumerate() {
             h.str(t);
@@ -420,11 +435,7 @@ impl Cache {
                 t.len() as u32,
             ));
         }
-        Key {
-            name: format!("{:032x}", h.fnv.0),
-            check: format!("{:016x}", h.sip.finish()),
-            pieces,
-        }
+        h.key(pieces)
     }
 }
 
@@ -521,14 +532,7 @@ pub(crate) fn key(cache: &Cache, unit: &CheckedUnit, k: hir::FuncId, context: &s
             break;
         }
     }
-    let mut h = Both {
-        fnv: Fnv(0x6C62272E07BB014262B821756295C58D),
-        sip: std::hash::DefaultHasher::new(),
-    };
-    h.str("lanes findings");
-    h.num(FORMAT.into());
-    h.str(&cache.tool);
-    h.str(context);
+    let mut h = Both::start("lanes findings", cache, context);
     h.str(&kernel.name);
     for p in &unit.preprocessed.pragmas {
         // Where it stands from the kernel: before, inside, after.
@@ -566,11 +570,7 @@ pub(crate) fn key(cache: &Cache, unit: &CheckedUnit, k: hir::FuncId, context: &s
         }
         pieces.push(base);
     }
-    Some(Key {
-        name: format!("{:032x}", h.fnv.0),
-        check: format!("{:016x}", h.sip.finish()),
-        pieces,
-    })
+    Some(h.key(pieces))
 }
 
 /// What the findings need of the file's budget to have been found as if
