@@ -1,6 +1,7 @@
 //! The plain-C column: bench/kernels/c/*.c compiled with `gcc -O3
 //! -march=native` into a shared library at benchmark time, loaded with
-//! `libloading`; threads split the C function's outer loop.
+//! `libloading`; threads take chunks of the C function's outer loop
+//! ([`super::run_split`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -93,17 +94,10 @@ impl Instance for CInstance {
             })
             .collect();
         let (f, glue, n) = (self.f, self.glue, self.extent);
-        if threads <= 1 {
-            glue(f, &vals, 0, n as i32);
-        } else {
-            let vals = &vals;
-            std::thread::scope(|s| {
-                for t in 0..threads {
-                    let (lo, hi) = (n * t / threads, n * (t + 1) / threads);
-                    s.spawn(move || glue(f, vals, lo as i32, hi as i32));
-                }
-            });
-        }
+        super::run_split(n, threads, |lo, hi| {
+            glue(f, &vals, lo as i32, hi as i32);
+            0
+        });
         Ok(())
     }
 

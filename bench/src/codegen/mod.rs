@@ -44,6 +44,44 @@ use std::time::{Duration, Instant};
 use limits::Limits;
 use problems::{Buf, Problem, Tol, Work, NAMES};
 
+/// How many chunks per thread [`run_split`] cuts a range into.
+const CHUNKS_PER_THREAD: usize = 16;
+
+/// Runs `f(first, last)` over `[0, total)` on `threads` threads (the
+/// calling one alone for 1), as the OpenCL runtimes' schedulers do: each
+/// thread takes the next chunk of `total / (16 threads)` indices from a
+/// shared counter until none is left, so a thread slowed by another
+/// process on its core takes fewer chunks instead of making every other
+/// thread wait for its fixed share. The first nonzero result, else 0.
+pub(crate) fn run_split(
+    total: usize,
+    threads: usize,
+    f: impl Fn(usize, usize) -> i32 + Sync,
+) -> i32 {
+    use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+    if threads <= 1 {
+        return f(0, total);
+    }
+    let chunk = (total / (threads * CHUNKS_PER_THREAD)).max(1);
+    let (next, rc) = (AtomicUsize::new(0), AtomicI32::new(0));
+    let work = || loop {
+        let first = next.fetch_add(chunk, Ordering::Relaxed);
+        if first >= total || rc.load(Ordering::Relaxed) != 0 {
+            break;
+        }
+        let r = f(first, (first + chunk).min(total));
+        if r != 0 {
+            let _ = rc.compare_exchange(0, r, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    };
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            sc.spawn(work);
+        }
+    });
+    rc.into_inner()
+}
+
 /// One implementation of one kernel, ready to run (compiled, data in place).
 pub trait Instance {
     /// Runs the whole NDRange once, on `threads` threads (OpenCL: its own).
@@ -975,6 +1013,7 @@ pub fn main(args: &[String]) {
             .map(|l| format!("{} `{}`", l.version, cc::FLAGS.join(" ")))
             .unwrap_or_else(|e| format!("skipped: {e}"))
     );
+    let per = threads * CHUNKS_PER_THREAD;
     let _ = writeln!(
         sec,
         "\nMedians of {runs} rounds after 2 warm-ups, in milliseconds; each round runs every \
@@ -985,9 +1024,10 @@ pub fn main(args: &[String]) {
          figures run unpinned. The same NDRange and local size (256 in 1-D, 64 x 4 in 2-D, \
          16 x 16 for matmul_tiled and transpose) for lanes and the OpenCL runtimes; the \
          work-group kernels (matmul_tiled and after) use barriers and `__local` memory, their \
-         C versions compute the same results without either. lanes and gcc split the \
-         work-groups (lanes) or the outer loop (C, bench/kernels/c) into {threads} contiguous \
-         slices with `std::thread::scope`; the OpenCL runtimes use their own threads. Ratios \
+         C versions compute the same results without either. lanes and gcc run the \
+         work-groups (lanes) or the outer loop (C, bench/kernels/c) on {threads} threads \
+         (`std::thread::scope`) that take chunks of 1/{per} of the range from a shared counter \
+         until none is left, as the OpenCL runtimes balance their own threads. Ratios \
          are the other's time over lanes' (> 1: lanes faster). Before timing, each \
          implementation's results (all threads, from the initial data) are compared with \
          gcc's: floats within a normwise tolerance, integers exactly (mandelbrot: 0.5% of \
@@ -1047,6 +1087,37 @@ pub fn main(args: &[String]) {
 mod tests {
     use super::*;
     use crate::results::splice;
+
+    #[test]
+    fn run_split_runs_every_index_once_and_reports_a_failure() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        for threads in 1..=3 {
+            for total in [0, 1, 5, 47, 48, 1000] {
+                let seen: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+                let rc = run_split(total, threads, |first, last| {
+                    assert!(first <= last && last <= total, "{first}..{last} of {total}");
+                    for s in &seen[first..last] {
+                        s.fetch_add(1, Ordering::Relaxed);
+                    }
+                    0
+                });
+                assert_eq!(rc, 0);
+                let counts: Vec<u32> = seen.iter().map(|s| s.load(Ordering::Relaxed)).collect();
+                assert!(
+                    counts.iter().all(|&c| c == 1),
+                    "{threads} threads, {total}: {counts:?}"
+                );
+            }
+            let rc = run_split(100, threads, |first, last| {
+                if (first..last).contains(&50) {
+                    -2
+                } else {
+                    0
+                }
+            });
+            assert_eq!(rc, -2, "{threads} threads");
+        }
+    }
 
     #[test]
     fn splice_appends_then_replaces_in_place() {

@@ -2,8 +2,8 @@
 //! (the real binary, default options: -O2, fast paths on inferred
 //! preconditions), linked with `gcc -shared` and loaded with `libloading`;
 //! the kernel runs through the object's `k__launch`. Also the launch glue
-//! shared with the JIT column ([`Launcher`]): threads split the
-//! work-groups `[0, groups)` into contiguous slices.
+//! shared with the JIT column ([`Launcher`]): threads take chunks of the
+//! work-groups `[0, groups)` from a shared counter ([`super::run_split`]).
 
 use std::ffi::c_void;
 use std::path::{Path, PathBuf};
@@ -71,28 +71,12 @@ impl Launcher {
             .collect();
         let (launch, groups) = (self.launch, self.groups);
         let shared = Shared(ptrs.as_ptr(), &self.range);
-        let call = move |first: usize, last: usize| -> i32 {
+        let rc = super::run_split(groups, threads, move |first, last| {
             let s = shared;
             // SAFETY: the arguments match the kernel's parameters; slots
             // and buffers outlive the call.
             unsafe { launch(s.0, s.1, first, last) }
-        };
-        let rc = if threads <= 1 {
-            call(0, groups)
-        } else {
-            std::thread::scope(|sc| {
-                let hs: Vec<_> = (0..threads)
-                    .map(|t| {
-                        let (first, last) = (groups * t / threads, groups * (t + 1) / threads);
-                        sc.spawn(move || call(first, last))
-                    })
-                    .collect();
-                hs.into_iter()
-                    .map(|h| h.join().unwrap_or(-1))
-                    .find(|&rc| rc != 0)
-                    .unwrap_or(0)
-            })
-        };
+        });
         drop(slots);
         if rc != 0 {
             return Err(format!("kernel returned {rc}"));
