@@ -9,9 +9,17 @@
  *   $L build bench/kernels/histogram.cl --target avx2-i32x8 -o $X/histogram.o
  *   gcc -O2 -pthread bench/experiments/wg_threads/drv.c $X/matmul_tiled.o $X/histogram.o -lm -o $X/drv
  *   $X/drv matmul 9; $X/drv hist 9
+ *
+ * CHUNK=k: the threads take k work-groups at a time from a shared counter
+ * instead of one half each. TIMELINE=1: each 2-thread call's start and end
+ * per thread and its CPU time. ALTERNATE=1: per round 1 thread, 2 threads
+ * in halves, 2 threads in chunks of groups / 32, medians of each. With
+ * `taskset -c 0 spin 30 &` (spin.c) one core is shared with another busy
+ * process, as on a loaded machine.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,7 +49,7 @@ static uint32_t *data, *partial;
 static lanes_range r;
 static size_t groups;
 
-typedef struct { size_t first, last; double ms, start, cpu; int rc; } slice;
+typedef struct { size_t first, last; double ms, start, cpu; int rc, on; } slice;
 
 /* CHUNK=k: threads claim k work-groups at a time from a shared counter
  * (dynamic) instead of one contiguous slice each (static, the default). */
@@ -64,6 +72,7 @@ static void *run(void *p) {
     slice *s = p;
     double t0 = now(), c0 = cpu_ms();
     s->start = t0;
+    s->on = sched_getcpu();
     s->rc = 0;
     if (!chunk)
         s->rc = groups_of(s->first, s->last);
@@ -102,10 +111,10 @@ static double call(int threads, double *each) {
         double lo = s[0].start > s[1].start ? s[0].start : s[1].start;
         double e0 = s[0].start + s[0].ms, e1 = s[1].start + s[1].ms;
         double hi = e0 < e1 ? e0 : e1, both = hi > lo ? hi - lo : 0;
-        printf("  wall %.2f: thread 0 %.2f..%.2f (CPU %.2f), thread 1 %.2f..%.2f (CPU %.2f) ms, "
-               "both running %.0f%% of the wall time\n",
-               wall, s[0].start - t0, e0 - t0, s[0].cpu, s[1].start - t0, e1 - t0, s[1].cpu,
-               100 * both / wall);
+        printf("  wall %.2f: thread 0 %.2f..%.2f (CPU %.2f, on %d), thread 1 %.2f..%.2f (CPU %.2f, "
+               "on %d) ms, both running %.0f%% of the wall time\n",
+               wall, s[0].start - t0, e0 - t0, s[0].cpu, s[0].on, s[1].start - t0, e1 - t0,
+               s[1].cpu, s[1].on, 100 * both / wall);
     }
     return wall;
 }
@@ -135,6 +144,24 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < N; i++) { x ^= x >> 12; x ^= x << 25; x ^= x >> 27; data[i] = (uint32_t)(x * 0x2545f4914f6cdd1dull); }
         r.work_dim = 1; r.global_size[0] = G * L; r.local_size[0] = L;
         groups = G;
+    }
+    if (getenv("ALTERNATE")) {
+        /* Per round: 1 thread, 2 threads in halves, 2 threads taking chunks
+         * of groups / 32 work-groups; medians (and minima) of each. */
+        double t1[64], th[64], tc[64], e2[2];
+        for (int k = -2; k < reps; k++) {
+            chunk = 0;
+            double x1 = call(1, e2), xh = call(2, e2);
+            chunk = groups / 32 ? groups / 32 : 1;
+            double xc = call(2, e2);
+            if (k >= 0) { t1[k] = x1; th[k] = xh; tc[k] = xc; }
+        }
+        qsort(t1, reps, 8, cmp); qsort(th, reps, 8, cmp); qsort(tc, reps, 8, cmp);
+        printf("%s: median (min) 1 thread %.2f (%.2f) ms | 2 threads, halves %.2f (%.2f) | "
+               "2 threads, chunks %.2f (%.2f) | speed-up halves %.2f, chunks %.2f\n",
+               which == MATMUL ? "matmul_tiled" : "histogram", t1[reps / 2], t1[0], th[reps / 2],
+               th[0], tc[reps / 2], tc[0], t1[reps / 2] / th[reps / 2], t1[reps / 2] / tc[reps / 2]);
+        return 0;
     }
     chunk = getenv("CHUNK") ? strtoul(getenv("CHUNK"), NULL, 10) : 0;
     double w1[64], w2[64], a[64], b[64], e[2], cpu1 = 0, cpu2 = 0;
