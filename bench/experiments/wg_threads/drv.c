@@ -62,9 +62,13 @@ static double cpu_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
+/* PRIVATE_B=1: the thread that runs the second half reads its own copy of
+ * B (matmul_tiled), so the two threads share no input. */
+static float *B2;
+
 static int groups_of(size_t first, size_t last) {
     if (which == MATMUL)
-        return matmul_tiled_groups(A, B, C, n, &r, first, last);
+        return matmul_tiled_groups(A, B2 && first >= groups / 2 ? B2 : B, C, n, &r, first, last);
     return histogram256_groups(data, partial, &r, first, last);
 }
 
@@ -134,6 +138,10 @@ int main(int argc, char **argv) {
         A = aligned_alloc(64, n * n * 4); B = aligned_alloc(64, n * n * 4);
         C = aligned_alloc(64, n * n * 4);
         for (int i = 0; i < n * n; i++) { A[i] = (i % 7) * 0.25f; B[i] = (i % 5) * 0.5f; }
+        if (getenv("PRIVATE_B")) {
+            B2 = aligned_alloc(64, n * n * 4);
+            memcpy(B2, B, n * n * 4);
+        }
         r.work_dim = 2; r.global_size[0] = r.global_size[1] = n;
         r.local_size[0] = r.local_size[1] = 16;
         groups = (n / 16) * (n / 16);
