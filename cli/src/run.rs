@@ -6,6 +6,7 @@
 use std::ffi::c_void;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use clap::Args;
@@ -764,16 +765,31 @@ fn run_inner(args: RunArgs) -> Result<ExitCode, String> {
     let run_once = || -> Result<f64, String> {
         let start = Instant::now();
         let ptr = SendPtr(slots.as_ptr());
-        let per = groups.div_ceil(threads);
+        // Chunks of work-groups from a shared counter, as OpenCL runtimes
+        // hand out theirs: a thread that another process slows down takes
+        // fewer, instead of holding the whole launch up with a fixed share
+        // (bench/RESULTS.md, "matmul_tiled and histogram on 2 threads").
+        let chunk = (groups / (threads * 16)).max(1);
+        let next = AtomicUsize::new(0);
         let codes: Vec<i32> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    let (first, last) = ((t * per).min(groups), ((t + 1) * per).min(groups));
-                    let ptr = &ptr;
-                    let lr = &lr;
-                    // SAFETY: the launcher reads `slots` and the buffers,
-                    // which live until the scope ends.
-                    s.spawn(move || unsafe { launch(ptr.0, lr, first, last) })
+                .map(|_| {
+                    let (ptr, lr, next) = (&ptr, &lr, &next);
+                    s.spawn(move || loop {
+                        let first = next.fetch_add(chunk, Ordering::Relaxed);
+                        if first >= groups {
+                            return 0;
+                        }
+                        let last = (first + chunk).min(groups);
+                        // SAFETY: the launcher reads `slots` and the
+                        // buffers, which live until the scope ends.
+                        let code = unsafe { launch(ptr.0, lr, first, last) };
+                        if code != 0 {
+                            // The others stop at their next chunk.
+                            next.store(groups, Ordering::Relaxed);
+                            return code;
+                        }
+                    })
                 })
                 .collect();
             handles

@@ -276,6 +276,37 @@ def test_run_reports_missing_argument(lanes, root):
     assert "missing argument" in proc.stderr
 
 
+REQD_TWICE = """__kernel __attribute__((reqd_work_group_size(8, 1, 1)))
+void twice(__global float *a)
+{
+    int i = get_global_id(0);
+    a[i] = a[i] * 2.0f;
+}
+"""
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_run_hands_every_work_group_to_one_thread(lanes, tmp_path, threads):
+    """Threads take chunks of work-groups from a shared counter: every
+    group runs once, whatever the number of threads and groups; a group the
+    kernel refuses stops the launch with its error."""
+    import struct
+    src = tmp_path / "twice.cl"
+    src.write_text(REQD_TWICE)
+    for groups in (1, 5, 37, 300):
+        n = 8 * groups
+        proc = run([lanes, "run", str(src), "--kernel", "twice", "--global", str(n), "--local", "8",
+                    "--arg", f"a=iota:{n}", "--threads", threads, "--save", str(tmp_path / "saved"),
+                    "--print", "0"])
+        assert proc.returncode == 0, proc.stderr
+        got = struct.unpack(f"<{n}f", (tmp_path / "saved" / "a.bin").read_bytes())
+        assert got == tuple(2.0 * i for i in range(n)), groups
+    proc = run([lanes, "run", str(src), "--kernel", "twice", "--global", "4096", "--local", "4",
+                "--arg", "a=iota:4096", "--threads", threads])
+    assert proc.returncode != 0
+    assert "error -3: the local size differs from the kernel's reqd_work_group_size" in proc.stderr
+
+
 def test_run_out_of_bounds_is_reported_by_verify(lanes, root):
     proc = run([lanes, "run", str(root / "examples/saxpy.cl"), "--global", "64",
                 "--arg", "a=2", "--arg", "x=random:10", "--arg", "y=zeros:10", "--arg", "n=64", "--verify"])
