@@ -60,7 +60,8 @@ pub enum SimdGroupOrder {
     Columns,
     /// Row after row: consecutive SIMD groups write consecutive memory
     /// (whole cache lines in turn, which streaming stores need). Kernels
-    /// without loops and without work-group memory.
+    /// without loops, unless a region's idle tail needs the column blocks
+    /// (`crate::idle_tail`).
     Rows,
 }
 
@@ -130,11 +131,7 @@ impl Schedule {
                 .iter()
                 .any(|p| p.ty == Ty::Ptr(lanes_frontend::ast::AddressSpace::Local))
             || f.insts.iter().any(|i| i.kind.is_work_group_sync());
-        let order = if !work_group_memory && crate::cfg::Cfg::compute(f).loops().is_empty() {
-            SimdGroupOrder::Rows
-        } else {
-            SimdGroupOrder::Columns
-        };
+        let without_loops = crate::cfg::Cfg::compute(f).loops().is_empty();
         let mut kept = BTreeSet::new();
         let mut requeried = BTreeSet::new();
         if !syncs.is_empty() {
@@ -183,15 +180,25 @@ impl Schedule {
                 })
                 .collect()
         };
-        Schedule {
+        let mut schedule = Schedule {
             blocks,
             syncs,
             kept,
             shared,
             requeried,
-            order,
+            order: SimdGroupOrder::Columns,
             work_group_memory,
+        };
+        // Without loops a SIMD group walks no memory that the next row's
+        // could reuse from L1 (the reason for column blocks), and row
+        // after row the SIMD groups of a region touch consecutive bytes
+        // (stencil_2d's tile fill and its output rows). A region whose
+        // idle tail can be skipped needs the column blocks (`xstart` never
+        // decreasing), so such a kernel keeps them.
+        if without_loops && !crate::idle_tail::IdleTails::of(vf, &schedule).any() {
+            schedule.order = SimdGroupOrder::Rows;
         }
+        schedule
     }
 
     /// Regions: one more than the synchronization points.
