@@ -538,9 +538,10 @@ pub fn emit_entry_points<'ctx>(
         let yz = cx.binop(Op::LLVMAnd, y, z)?;
         cx.binop(Op::LLVMAnd, x, yz)?
     };
-    // The schedule's order of the SIMD groups (stencil_2d, with barriers,
-    // was slower row by row: bench/RESULTS.md).
+    // The schedule's order of the SIMD groups; `Longer` picks one of the
+    // two per work-group (the longer loop innermost).
     let row_by_row = schedule.order == SimdGroupOrder::Rows;
+    let longer = schedule.order == SimdGroupOrder::Longer;
     // The SIMD groups of one row of `size0` work-items, left to right:
     // runs of several in one body first, then one at a time, then the
     // partial group at the end of the row. `each(x, lanes, f)` runs body
@@ -622,7 +623,7 @@ pub fn emit_entry_points<'ctx>(
                 BasicValueEnum<'ctx>,
                 FunctionValue<'ctx>,
             ) -> R<()>| row_of(size[0], (full, part), each);
-            if row_by_row {
+            let rows_walk = || -> R<()> {
                 // Row after row: consecutive SIMD groups write consecutive
                 // memory (whole cache lines in turn, which streaming stores
                 // need), and a 1-D kernel's SIMD group loop is innermost.
@@ -636,7 +637,9 @@ pub fn emit_entry_points<'ctx>(
                         })
                     })
                 })?;
-            } else {
+                Ok(())
+            };
+            let columns_walk = || -> R<()> {
                 // SIMD groups column by column: the W columns of one SIMD
                 // group are visited for every row before the next W
                 // columns, so a column block of memory a kernel walks
@@ -682,6 +685,17 @@ pub fn emit_entry_points<'ctx>(
                         })
                     })
                 })?;
+                Ok(())
+            };
+            if row_by_row {
+                rows_walk()?;
+            } else if longer {
+                // Row by row when a row has at least as many SIMD groups
+                // as the work-group has rows.
+                let long_rows = cx.icmp(IP::LLVMIntUGE, per_row, rows)?;
+                if_then_else(cx, groups, long_rows, rows_walk, columns_walk)?;
+            } else {
+                columns_walk()?;
             }
             // What the region's last SIMD group left is what the next
             // region starts from.

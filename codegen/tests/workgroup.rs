@@ -36,6 +36,10 @@ fn shapes(dims: u32, w: u64) -> Vec<NdRange> {
             r([16, 16, 1], [16, 16, 1]),
             r([2 * w, 8, 1], [2 * w, 4, 1]),
             r([w + 3, 6, 1], [w + 3, 3, 1]),
+            // Rows with more SIMD groups than the work-group has rows:
+            // loop-free kernels walk them row by row (`Longer`).
+            r([8 * w, 4, 1], [4 * w, 2, 1]),
+            r([2 * (3 * w + 2), 2, 1], [3 * w + 2, 2, 1]),
         ],
         _ => vec![r([w, 4, 2], [w, 2, 2]), r([2 * w, 2, 2], [w, 2, 2])],
     }

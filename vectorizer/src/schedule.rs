@@ -60,9 +60,15 @@ pub enum SimdGroupOrder {
     Columns,
     /// Row after row: consecutive SIMD groups write consecutive memory
     /// (whole cache lines in turn, which streaming stores need). Kernels
-    /// without loops, unless a region's idle tail needs the column blocks
-    /// (`crate::idle_tail`).
+    /// without loops and without work-group memory.
     Rows,
+    /// `Rows` when a row of the work-group has at least as many SIMD groups
+    /// as it has rows, `Columns` otherwise: the longer loop innermost, so
+    /// what the outer loop's index decides (the row offsets of a tile,
+    /// the mask of a column) is computed once for most SIMD groups. Kernels
+    /// without loops with work-group memory, unless a region's idle tail
+    /// needs the column blocks (`crate::idle_tail`).
+    Longer,
 }
 
 /// Where one SIMD group of a work-group sits: its first local column, its
@@ -190,13 +196,18 @@ impl Schedule {
             work_group_memory,
         };
         // Without loops a SIMD group walks no memory that the next row's
-        // could reuse from L1 (the reason for column blocks), and row
-        // after row the SIMD groups of a region touch consecutive bytes
-        // (stencil_2d's tile fill and its output rows). A region whose
-        // idle tail can be skipped needs the column blocks (`xstart` never
-        // decreasing), so such a kernel keeps them.
-        if without_loops && !crate::idle_tail::IdleTails::of(vf, &schedule).any() {
-            schedule.order = SimdGroupOrder::Rows;
+        // could reuse from L1 (the reason for column blocks): the order
+        // is free, and the longer loop goes inside (stencil_2d's 8 SIMD
+        // groups a row against 4 rows: row by row; transpose's 2 against
+        // 16: column blocks). A region whose idle tail can be skipped
+        // needs the column blocks (`xstart` never decreasing), so such a
+        // kernel keeps them.
+        if without_loops {
+            if !work_group_memory {
+                schedule.order = SimdGroupOrder::Rows;
+            } else if !crate::idle_tail::IdleTails::of(vf, &schedule).any() {
+                schedule.order = SimdGroupOrder::Longer;
+            }
         }
         schedule
     }
@@ -226,19 +237,21 @@ impl Schedule {
             lz,
         };
         let mut out = Vec::new();
-        match self.order {
-            SimdGroupOrder::Rows => {
-                for lz in 0..size[2] {
-                    for ly in 0..size[1] {
-                        out.extend((0..per_row).map(|c| at(c, ly, lz)));
-                    }
+        let rows_first = match self.order {
+            SimdGroupOrder::Rows => true,
+            SimdGroupOrder::Columns => false,
+            SimdGroupOrder::Longer => per_row >= size[1] * size[2],
+        };
+        if rows_first {
+            for lz in 0..size[2] {
+                for ly in 0..size[1] {
+                    out.extend((0..per_row).map(|c| at(c, ly, lz)));
                 }
             }
-            SimdGroupOrder::Columns => {
-                for c in 0..per_row {
-                    for lz in 0..size[2] {
-                        out.extend((0..size[1]).map(|ly| at(c, ly, lz)));
-                    }
+        } else {
+            for c in 0..per_row {
+                for lz in 0..size[2] {
+                    out.extend((0..size[1]).map(|ly| at(c, ly, lz)));
                 }
             }
         }
@@ -252,6 +265,7 @@ impl Schedule {
         let order = match self.order {
             SimdGroupOrder::Columns => "column block by column block",
             SimdGroupOrder::Rows => "row by row",
+            SimdGroupOrder::Longer => "the longer of rows and column blocks innermost",
         };
         let _ = writeln!(
             out,

@@ -17,7 +17,7 @@ kernel void tile_sum(global float *out, global const float *in, local float *til
 // check: bb0.entry: ; entry ; mask $(mask=%\d+)
 // check: $(l=%\d+) = trunc i64 $(lid=%\d+) to i32 : strided(1
 // check: $(s=%\d+) = work_group.reduce.fadd f32($(x=%\d+)) : uniform
-// check: schedule @tile_sum: 4 regions, SIMD groups row by row, work-group memory
+// check: schedule @tile_sum: 4 regions, SIMD groups the longer of rows and column blocks innermost, work-group memory
 // nextln: region 0: from the entry
 // nextln: region 1: after `barrier local` in bb0.entry
 // nextln: region 2: after `$s = work_group.reduce.fadd f32($x)` (slots written)

@@ -13,6 +13,6 @@ kernel void halo(global const float *in, global float *out, int width) {
     barrier(CLK_LOCAL_MEM_FENCE);
     out[gy * width + gx] = tile[ly + 1][lx + 1] + tile[ly][lx + 1];
 }
-// check: schedule @halo: 2 regions, SIMD groups row by row, work-group memory
+// check: schedule @halo: 2 regions, SIMD groups the longer of rows and column blocks innermost, work-group memory
 // nextln: region 0: from the entry
 // nextln: region 1: after `barrier local` in bb0.entry
