@@ -97,6 +97,14 @@ enum Op {
     /// first `#define` line at or after the fraction `.0` (typing inside a
     /// macro definition changes what every later use expands to).
     InDefine(f64, usize),
+    /// The name of the first `#define` at or after the fraction `.0` (or
+    /// else the first one), or `__LINE__`, typed with ` + ` before the
+    /// first digit at or after the fraction `.1` (a macro's name changes
+    /// what the preprocessor does with the lines after it).
+    MacroName(f64, f64),
+    /// `1 + ` typed after the first `(` at or after the fraction `.0` that
+    /// follows an uppercase letter (inside a macro invocation's arguments).
+    InCall(f64),
     /// Back to the text before the previous edit.
     Undo,
 }
@@ -112,6 +120,8 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (0.0..1.0f64).prop_map(Op::Type),
         1 => (0.0..1.0f64).prop_map(Op::Erase),
         1 => (0.0..1.0f64, 0..IN_DEFINE.len()).prop_map(|(a, s)| Op::InDefine(a, s)),
+        1 => (0.0..1.1f64, 0.0..1.0f64).prop_map(|(a, b)| Op::MacroName(a, b)),
+        1 => (0.0..1.0f64).prop_map(Op::InCall),
         2 => Just(Op::Undo),
     ]
 }
@@ -171,6 +181,36 @@ fn apply(text: &str, op: &Op) -> String {
                     let end = text[i..].find('\n').map_or(text.len(), |k| i + k);
                     format!("{}{}{}", &text[..end], IN_DEFINE[s], &text[end..])
                 }
+                None => text.to_string(),
+            }
+        }
+        Op::MacroName(name_at, at) => {
+            let from = boundary(text, (name_at * text.len() as f64) as usize);
+            let define = text[from..]
+                .find("#define ")
+                .map(|k| from + k)
+                .or_else(|| text.find("#define "));
+            let name = match define {
+                Some(i) => {
+                    let rest = &text[i + "#define ".len()..];
+                    let end = rest
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len());
+                    &rest[..end]
+                }
+                None => "__LINE__",
+            };
+            let from = boundary(text, (at * text.len() as f64) as usize);
+            match text[from..].find(|c: char| c.is_ascii_digit()) {
+                Some(k) => format!("{}{name} + {}", &text[..from + k], &text[from + k..]),
+                None => text.to_string(),
+            }
+        }
+        Op::InCall(at) => {
+            let from = boundary(text, (at * text.len() as f64) as usize);
+            let b = text.as_bytes();
+            match (from.max(1)..b.len()).find(|&i| b[i] == b'(' && b[i - 1].is_ascii_uppercase()) {
+                Some(i) => format!("{}1 + {}", &text[..i + 1], &text[i + 1..]),
                 None => text.to_string(),
             }
         }
@@ -362,6 +402,31 @@ fn every_file_after_typed_and_deleted_characters() {
                 Op::InDefine(0.0, 2),
                 Op::Undo,
                 Op::Erase(0.1),
+            ],
+        );
+    }
+}
+
+/// Typing in every file where only the edited lines are preprocessed again
+/// and where they are not: digits typed and deleted, a macro's name typed
+/// (then deleted), text typed inside a macro invocation's arguments, a
+/// line broken after and before `__LINE__`.
+#[test]
+fn every_file_after_typing_around_macros() {
+    for file in FILES {
+        run(
+            file,
+            &[
+                Op::Type(0.6),
+                Op::MacroName(0.0, 0.5),
+                Op::Type(0.3),
+                Op::Undo,
+                Op::Erase(0.6),
+                Op::InCall(0.2),
+                Op::Break(0.9),
+                Op::Type(0.1),
+                Op::MacroName(1.05, 0.8),
+                Op::Break(0.1),
             ],
         );
     }

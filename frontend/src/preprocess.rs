@@ -13,6 +13,7 @@
 //! consumes input or a bounded budget, so no input can hang or crash it.
 
 mod builtins;
+mod edited;
 mod expr;
 mod macros;
 #[cfg(test)]
@@ -31,6 +32,9 @@ use crate::lexer::{self, ExpnId, Token, TokenKind};
 use crate::source::{FileId, SourceFile, SourceMap, SourceText, Span};
 
 use macros::{HideSets, Input, Macro, PTok};
+
+pub(crate) use edited::line_expanded_after;
+pub use edited::preprocess_edited;
 
 /// Where `#include` reads files from.
 pub trait FileLoader {
@@ -90,6 +94,12 @@ pub struct Preprocessed {
     pub pragmas: Vec<Pragma>,
     /// Every file that was included, with the span of the `#include` directive.
     pub includes: Vec<(Span, FileId)>,
+    /// The main file's tokens as lexed (to preprocess again only the lines
+    /// an edit changed, [`preprocess_edited`]).
+    pub main_tokens: Arc<[Token]>,
+    /// Every name a `#define` defined (in any file, predefined or from the
+    /// command line), sorted.
+    pub macro_names: Arc<Vec<SmolStr>>,
 }
 
 /// Preprocesses `main` (already in `sources`); included files and the
@@ -148,11 +158,15 @@ fn preprocess_in(
     pp.run();
     let end = pp.sources.get(main).text.len() as u32;
     pp.out.push(eof_token(Span::new(main, end, end)));
+    let mut macro_names: Vec<SmolStr> = pp.defined_names.into_iter().collect();
+    macro_names.sort_unstable();
     Preprocessed {
         tokens: pp.out,
         expansions: pp.expansions,
         pragmas: pp.pragmas,
         includes: pp.includes,
+        main_tokens: pp.lexed.get(&main).cloned().unwrap_or_default(),
+        macro_names: Arc::new(macro_names),
     }
 }
 
@@ -224,6 +238,8 @@ struct Preprocessor<'a> {
     diags: &'a mut Vec<Diagnostic>,
     builtin_file: FileId,
     macros: HashMap<SmolStr, Rc<Macro>, BuildHasherDefault<FxHasher>>,
+    /// Every name ever defined ([`Preprocessed::macro_names`]).
+    defined_names: HashSet<SmolStr>,
     /// Macro name -> its element in hide sets.
     names: HashMap<SmolStr, u32>,
     hidesets: HideSets,
@@ -271,6 +287,7 @@ impl<'a> Preprocessor<'a> {
             diags,
             builtin_file,
             macros: HashMap::default(),
+            defined_names: HashSet::new(),
             names: HashMap::new(),
             hidesets: HideSets::new(),
             files: Vec::new(),

@@ -218,6 +218,23 @@ __kernel void sum(__global int *p, int n)
         "undefined_fn(1);",
         "nearest",
         "__constant int cc = 2;\n",
+        // What could change the preprocessor's state (which the lines an
+        // edit changed are then not preprocessed alone): macro names, an
+        // invocation's parenthesis, a continuation, `#undef`, `_Pragma`,
+        // `defined`.
+        "BLOCK",
+        "SQUARE",
+        ")",
+        ",",
+        "\\\n",
+        "#undef BLOCK\n",
+        "_Pragma(\"unroll\")",
+        "defined",
+        "#",
+        // A macro whose expansion ends in a function-like macro's name,
+        // which then takes a `(` of the text after it.
+        "#define H() SQUARE\n",
+        "H()",
     ];
 
     fn file(text: &str) -> SourceFile {
@@ -241,12 +258,19 @@ __kernel void sum(__global int *p, int n)
     }
 
     fn run_on(base: &str, edits: &[(usize, usize, String)]) -> (usize, usize) {
+        run_all(base, edits).0
+    }
+
+    /// [`run_on`], also counting the edits whose lines alone were
+    /// preprocessed again.
+    fn run_all(base: &str, edits: &[(usize, usize, String)]) -> ((usize, usize), usize) {
         let opts = PreprocessOptions::default();
         let mut memo = LexMemo::default();
         let mut text = base.to_string();
         let mut unit = check_source(file(&text), &opts, &RealFs);
         let mut reparsed = 0;
         let mut checked_alone = 0;
+        let mut preprocessed_alone = 0;
         for (at, len, insert) in edits {
             let mut at = (*at).min(text.len());
             while !text.is_char_boundary(at) {
@@ -266,11 +290,12 @@ __kernel void sum(__global int *p, int n)
                     checked_alone += 1;
                 }
             }
-            let next = check_source_reparsing(file(&text), &opts, &RealFs, &mut memo, &unit);
+            let next = check_source_reparsing(file(&text), &opts, &RealFs, &mut memo, &unit, true);
             assert_eq!(dump(&next), dump(&fresh), "{text}");
+            preprocessed_alone += next.preprocessed_edited as usize;
             unit = next;
         }
-        (reparsed, checked_alone)
+        ((reparsed, checked_alone), preprocessed_alone)
     }
 
     fn run(edits: &[(usize, usize, String)]) -> usize {
@@ -307,6 +332,37 @@ __kernel void sum(__global int *p, int n)
         for e in &edits {
             assert_eq!(run_counting(std::slice::from_ref(e)), (1, 1), "{e:?}");
         }
+    }
+
+    #[test]
+    fn edits_that_keep_the_macro_state_preprocess_their_lines_alone() {
+        let at = |s: &str| FILE.find(s).unwrap();
+        let alone = |pos: usize, len: usize, insert: &str| {
+            run_all(FILE, &[(pos, len, insert.to_string())]).1 == 1
+        };
+        // Typed and deleted digits, names and operators, a new statement,
+        // a new line, a syntax error: the lines alone.
+        assert!(alone(at("* 2;") + 2, 0, "1"));
+        assert!(alone(at("* 2;") + 2, 1, ""));
+        assert!(alone(at("acc = 0;"), 0, "x"));
+        assert!(alone(at("p[0] = acc;"), 0, "acc++;\n    "));
+        assert!(alone(at("int acc"), 0, "+"));
+        assert!(alone(at("real best"), 0, "count"));
+        // A macro's name typed or deleted, an edit inside an invocation's
+        // arguments or a `#define` line, `__LINE__` after a new line,
+        // `defined`, `_Pragma`: the whole file.
+        assert!(!alone(at("* 2;"), 0, "BLOCK "));
+        assert!(!alone(at("tile[BLOCK - 1") + 6, 5, "8"));
+        assert!(!alone(at("a.x - b.x"), 0, "1 + "));
+        assert!(!alone(at("((x) * (x))"), 0, " "));
+        assert!(!alone(at("int i = get_global_id"), 0, "\n"));
+        assert!(!alone(at("* 2;"), 0, "defined "));
+        assert!(!alone(at("* 2;"), 0, "_Pragma(\"x\") "));
+        assert!(!alone(at("* 2;"), 0, "SQUARE "));
+        // A continuation inside a line of code, a new line after
+        // `__LINE__`: the lines alone.
+        assert!(alone(at("* 2;"), 0, "\\\n "));
+        assert!(alone(at("p[0] = acc;"), 0, "\n"));
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub struct CheckedUnit {
     /// token outside that function definition is then the previous unit's,
     /// moved by the edit, so every other item is where it was, moved.
     pub reparsed: Option<usize>,
+    /// True when only the lines an edit changed were preprocessed again
+    /// ([`crate::preprocess::preprocess_edited`]): no file was read.
+    pub preprocessed_edited: bool,
 }
 
 impl CheckedUnit {
@@ -99,23 +102,76 @@ pub fn check_source_reusing(
 /// definition, only that definition is parsed again ([`crate::reparse`]),
 /// and when the edit was inside its body, only it is checked again
 /// ([`crate::sema::check_function_again`]); the preprocessor runs on the
-/// whole file. The result is exactly [`check_source`]'s.
+/// whole file, unless `same_inputs` (`previous` was checked with these
+/// options and every file it read still has the same text) and the edit
+/// cannot change the preprocessor's state: then only the edited lines are
+/// preprocessed again ([`crate::preprocess::preprocess_edited`]) and no
+/// file is read. The result is exactly [`check_source`]'s.
 pub fn check_source_reparsing(
     file: SourceFile,
     options: &PreprocessOptions,
     loader: &dyn FileLoader,
     memo: &mut LexMemo,
     previous: &CheckedUnit,
+    same_inputs: bool,
 ) -> CheckedUnit {
     let old = previous.sources.get(previous.main);
     let edit = (old.name == file.name && old.path == file.path)
         .then(|| Edit::between(previous.main, &old.text, &file.text));
+    let edited = match edit {
+        Some(e) if same_inputs => preprocess_edited(previous, &file, e, memo),
+        _ => None,
+    };
+    if let Some(preprocessed) = edited {
+        let mut sources = previous.sources.clone();
+        sources.replace(previous.main, file);
+        let main = previous.main;
+        let previous = edit.map(|e| (previous, e));
+        let mut unit = check_preprocessed(sources, main, preprocessed, Vec::new(), previous);
+        unit.preprocessed_edited = true;
+        return unit;
+    }
     let mut sources = SourceMap::new();
     let main = sources.add(file);
     let previous = edit
         .filter(|_| main == previous.main)
         .map(|e| (previous, e));
     check_in(sources, main, options, loader, Some(memo), previous)
+}
+
+/// The new text's preprocessed tokens from `previous`'s, when the edit
+/// cannot have changed the preprocessor's state (see
+/// [`crate::preprocess::preprocess_edited`]) and neither the previous
+/// lexing and preprocessing nor the new lexing reported anything.
+fn preprocess_edited(
+    previous: &CheckedUnit,
+    file: &SourceFile,
+    edit: Edit,
+    memo: &mut LexMemo,
+) -> Option<Preprocessed> {
+    let old = previous.sources.get(previous.main);
+    if previous.checks.first != 0
+        || old.latin1_at.is_some()
+        || file.latin1_at.is_some()
+        || previous.main != FileId(0)
+    {
+        return None;
+    }
+    let mut lex_diags = Vec::new();
+    let tokens = crate::lexer::lex_reusing(previous.main, &file.text, memo, &mut lex_diags);
+    if !lex_diags.is_empty() {
+        return None;
+    }
+    let newlines = |t: &str, r: std::ops::Range<usize>| t[r].matches('\n').count();
+    let lines_moved = newlines(&old.text, edit.from as usize..edit.to as usize)
+        != newlines(&file.text, edit.new_range());
+    crate::preprocess::preprocess_edited(
+        &previous.preprocessed,
+        previous.main,
+        edit,
+        lines_moved,
+        &tokens,
+    )
 }
 
 /// [`check_source_reusing`] after an edit of the main file that changed
@@ -175,6 +231,8 @@ pub fn recheck_moved(
     }
     let mut unit = previous.clone();
     unit.reparsed = None;
+    unit.preprocessed_edited = false;
+    unit.preprocessed.main_tokens = new_tokens;
     unit.sources.replace(main, file);
     unit.preprocessed.move_spans(&mut m);
     unit.ast.move_spans(&mut m);
@@ -187,26 +245,12 @@ pub fn recheck_moved(
 /// True when `__LINE__` is expanded at or after the edit (where it stands
 /// in the main text: the outermost invocation that produced it).
 fn line_after(unit: &CheckedUnit, edit: &Edit) -> bool {
-    let expansions = &unit.preprocessed.expansions;
-    (0..expansions.len())
-        .filter(|&i| expansions[i].macro_name == "__LINE__")
-        .any(|mut i| {
-            // Parents come before their children.
-            while let Some(p) = expansions[i]
-                .parent
-                .map(|p| p.0 as usize)
-                .filter(|&p| p < i)
-            {
-                i = p;
-            }
-            let site = expansions[i].call_site;
-            site.file == edit.file && site.end > edit.from
-        })
+    crate::preprocess::line_expanded_after(&unit.preprocessed, edit)
 }
 
 /// True when the edited text is inside a directive line, between two of its
 /// tokens (some directives read the text there: `#error`, `#include <...>`).
-fn in_directive_line(tokens: &[Token], edit: &Edit) -> bool {
+pub(crate) fn in_directive_line(tokens: &[Token], edit: &Edit) -> bool {
     let next = tokens.partition_point(|t| t.span.start < edit.to);
     if tokens.get(next).is_none_or(|t| t.line_start) {
         return false;
@@ -235,6 +279,17 @@ fn check_in(
         ),
         None => preprocess::preprocess(&mut sources, main, options, loader, &mut diagnostics),
     };
+    check_preprocessed(sources, main, preprocessed, diagnostics, previous)
+}
+
+/// Parsing and checking after preprocessing; see [`check_in`].
+fn check_preprocessed(
+    sources: SourceMap,
+    main: FileId,
+    preprocessed: Preprocessed,
+    mut diagnostics: Vec<Diagnostic>,
+    previous: Option<(&CheckedUnit, Edit)>,
+) -> CheckedUnit {
     let reparsed = previous.and_then(|(p, edit)| {
         let old = (&p.ast, &p.file_scope, &p.preprocessed.tokens[..]);
         let (ast, scope, k) = crate::reparse::reparse_function(old, &preprocessed.tokens, edit)?;
@@ -276,6 +331,7 @@ fn check_in(
         file_scope,
         checks,
         reparsed: reparsed_item,
+        preprocessed_edited: false,
     }
 }
 

@@ -123,8 +123,14 @@ pub fn parse(db: &dyn Db, file: File) -> Arc<Parsed> {
     // concurrent run of another revision starts from scratch).
     let mut memo = db.parse_memos().take(file);
     let last = memo.last.take();
+    // The options and every file the last run read are the same (reading
+    // them again makes this query depend on them, as the preprocessor's
+    // reads did).
+    let same_inputs = last
+        .as_ref()
+        .is_some_and(|last| last.options == options && last.reads.iter().all(|r| r.still(db)));
     if let Some(last) = &last {
-        if last.options == options && last.reads.iter().all(|r| r.still(db)) {
+        if same_inputs {
             if let Some(unit) = recheck_moved(&last.parsed.unit, main(), &mut memo.lex) {
                 let parsed = Arc::new(move_items(&last.parsed, unit));
                 let reads = last.reads.iter().map(Read::clone).collect();
@@ -142,12 +148,24 @@ pub fn parse(db: &dyn Db, file: File) -> Arc<Parsed> {
         db,
         reads: Mutex::default(),
     };
-    // An edit inside one function definition parses only that one again.
+    // An edit inside one function definition parses only that one again;
+    // one that cannot change the preprocessor's state preprocesses only the
+    // lines it changed.
     let unit = match &last {
-        Some(last) => {
-            check_source_reparsing(main(), &options, &loader, &mut memo.lex, &last.parsed.unit)
-        }
+        Some(last) => check_source_reparsing(
+            main(),
+            &options,
+            &loader,
+            &mut memo.lex,
+            &last.parsed.unit,
+            same_inputs,
+        ),
         None => check_source_reusing(main(), &options, &loader, &mut memo.lex),
+    };
+    // No file was read: the last run's reads stand.
+    let reads = match &last {
+        Some(last) if unit.preprocessed_edited => last.reads.clone(),
+        _ => loader.reads.into_inner().unwrap_or_else(|e| e.into_inner()),
     };
     // Only one function definition was parsed again: the other items are
     // the last ones, moved.
@@ -172,7 +190,7 @@ pub fn parse(db: &dyn Db, file: File) -> Arc<Parsed> {
     memo.last = Some(LastParse {
         parsed: parsed.clone(),
         options,
-        reads: loader.reads.into_inner().unwrap_or_else(|e| e.into_inner()),
+        reads,
     });
     db.parse_memos().put(file, memo);
     parsed

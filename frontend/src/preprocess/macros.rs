@@ -250,6 +250,7 @@ impl Preprocessor<'_> {
                 self.diags.push(d);
             }
         }
+        self.defined_names.insert(m.name.clone());
         self.macros.insert(m.name.clone(), Rc::new(m));
     }
 
