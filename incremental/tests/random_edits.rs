@@ -257,3 +257,28 @@ fn header_edits_invalidate_includers() {
         .iter()
         .any(|d| d.is_error()));
 }
+
+/// An edit whose lines alone were preprocessed again reads no header, yet
+/// the next header edit still re-runs the includer (the last reads stand).
+#[test]
+fn header_edits_after_typing_invalidate_includers() {
+    let main = "#include \"h.h\"\n__kernel void k(__global float *o) {\n    int i = get_global_id(0);\n    o[i] = from_header(o[i]) * 2.0f;\n}\n";
+    let mut db = lanes_db::LanesDatabase::new(settings(8));
+    db.set_file(HEADER, HEADERS[0], 0);
+    let file = db.set_file(MAIN, main, 0);
+    check(&db, file, main, HEADERS[0]);
+    let typed = main.replace("* 2.0f", "* 12.0f");
+    db.set_file(MAIN, &typed, 1);
+    check(&db, file, &typed, HEADERS[0]);
+    assert!(lanes_db::parse(&db, file).unit.preprocessed_edited);
+    for (v, h) in [HEADERS[1], HEADERS[2], HEADERS[0]].into_iter().enumerate() {
+        db.set_file(HEADER, h, v as i32 + 2);
+        check(&db, file, &typed, h);
+        // Typing again after the header changed.
+        let again = typed.replace("* 12.0f", "* 123.0f");
+        db.set_file(MAIN, &again, v as i32 + 10);
+        check(&db, file, &again, h);
+        db.set_file(MAIN, &typed, v as i32 + 20);
+        check(&db, file, &typed, h);
+    }
+}
