@@ -99,6 +99,21 @@ impl Move {
     }
 }
 
+/// `new` is token `old` moved by `edit`: the same kind, text, line-start
+/// and leading-space flags and macro origin, at its old place moved.
+pub fn is_moved_token(edit: Edit, old: &crate::lexer::Token, new: &crate::lexer::Token) -> bool {
+    let mut m = Move::new(edit);
+    let mut span = old.span;
+    m.span(&mut span);
+    !m.lost
+        && span == new.span
+        && old.kind == new.kind
+        && old.text == new.text
+        && old.line_start == new.line_start
+        && old.leading_space == new.leading_space
+        && old.expansion.is_some() == new.expansion.is_some()
+}
+
 /// Everything with spans in it.
 pub trait MoveSpans {
     fn move_spans(&mut self, m: &mut Move);

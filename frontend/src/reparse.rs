@@ -14,7 +14,7 @@
 
 use crate::ast::{ItemKind, TranslationUnit};
 use crate::lexer::Token;
-use crate::moved::{Edit, Move, MoveSpans};
+use crate::moved::{is_moved_token, Edit, Move, MoveSpans};
 use crate::parser::{self, FileScope};
 
 /// The syntax tree of `tokens`, the preprocessed tokens of `previous`'s
@@ -50,18 +50,7 @@ pub fn reparse_function(
         None => old.len().checked_sub(1)?,
     };
     // Every token before the item and from its last one on is the old one.
-    let same = |o: &Token, n: &Token| {
-        let mut m = Move::new(edit);
-        let mut span = o.span;
-        m.span(&mut span);
-        !m.lost
-            && span == n.span
-            && o.kind == n.kind
-            && o.text == n.text
-            && o.line_start == n.line_start
-            && o.leading_space == n.leading_space
-            && o.expansion.is_some() == n.expansion.is_some()
-    };
+    let same = |o: &Token, n: &Token| is_moved_token(edit, o, n);
     let room = old.len().min(tokens.len());
     let prefix = old
         .iter()

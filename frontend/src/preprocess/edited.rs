@@ -31,7 +31,7 @@
 use std::sync::Arc;
 
 use crate::lexer::{Token, TokenKind};
-use crate::moved::{Edit, Move, MoveSpans};
+use crate::moved::{is_moved_token, Edit, Move, MoveSpans};
 use crate::source::FileId;
 
 use super::Preprocessed;
@@ -76,17 +76,7 @@ pub fn preprocess_edited(
     }
     // The tokens that differ, as in `reparse`: the longest common prefix,
     // then the longest common suffix (moved by the edit).
-    let same = |o: &Token, n: &Token| {
-        let mut m = Move::new(edit);
-        let mut span = o.span;
-        m.span(&mut span);
-        !m.lost
-            && span == n.span
-            && o.kind == n.kind
-            && o.text == n.text
-            && o.line_start == n.line_start
-            && o.leading_space == n.leading_space
-    };
+    let same = |o: &Token, n: &Token| is_moved_token(edit, o, n);
     let room = old.len().min(new.len());
     // (Only tokens before the edit: the output before the edited lines is
     // kept as it is, not moved.)
