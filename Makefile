@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 LANES := target/release/lanes
 
-.PHONY: all setup build install test test-rust test-python fmt-check demo bench fuzz clean
+.PHONY: all setup build install test lint test-rust test-python fmt-check demo bench fuzz clean
 
 all: build
 
@@ -27,12 +27,20 @@ test: export LANES_CACHE_DIR = $(CURDIR)/target/test-cache
 test: setup
 	rm -rf $(CURDIR)/target/test-cache
 	$(CARGO) fmt --all -- --check
+	$(MAKE) --no-print-directory lint
 	$(CARGO) build --bin lanes
 	$(CARGO) test --workspace --no-fail-fast
 	LANES=$(CURDIR)/target/debug/lanes $(PY) -m pytest -q -n auto --durations=15 tests
 	editors/vscode/ci.sh
 	node editors/vscode/e2e/e2e.js $(CURDIR)/target/debug/lanes
 	editors/test/nvim-test.sh
+
+# Clippy with every warning denied (the lints allowed are in Cargo.toml).
+# A toolchain without the clippy component skips it with a note.
+lint:
+	@if $(CARGO) clippy --version >/dev/null 2>&1; then \
+	  $(CARGO) clippy --workspace --all-targets --quiet -- -D warnings; \
+	else echo "lint: cargo clippy is not installed; skipped"; fi
 
 demo: build
 	@echo "== lanes check examples/*.cl"

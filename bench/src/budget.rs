@@ -161,7 +161,7 @@ fn corpus_times(root: &Path, lanes: &Path, dir: &Path) -> Result<String, String>
             let t = time(lanes, &args, 1)?;
             times.push((t.median, f.to_string_lossy().into_owned()));
         }
-        times.sort_by(|a, b| b.0.cmp(&a.0));
+        times.sort_by_key(|t| std::cmp::Reverse(t.0));
         eprintln!(
             "budget: lanes {cmd} on {} corpus files: slowest {} ({})",
             files.len(),
@@ -200,7 +200,7 @@ fn units(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

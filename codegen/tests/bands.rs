@@ -66,7 +66,7 @@ fn run_target(target: &str) {
             .map(|_| Arg::Buffer(Buf::new(4 * items as usize), Elem::Int(4)))
             .collect();
         // The interpreter takes a local size of 0 as the one lanes chooses.
-        let mut chosen = range.clone();
+        let mut chosen = range;
         if chosen.local_size[0] == 0 {
             let w = spec.width as u64;
             chosen.local_size = [w * range.global_size[0].div_ceil(w).min(8), 1, 1];

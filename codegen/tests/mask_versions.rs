@@ -29,7 +29,9 @@ fn blocks(ir: &str) -> std::collections::HashMap<String, Vec<&str>> {
             cur = None;
         }
         if let Some(c) = &cur {
-            out.get_mut(c).map(|v: &mut Vec<&str>| v.push(l));
+            if let Some(v) = out.get_mut(c) {
+                v.push(l)
+            }
         }
     }
     out

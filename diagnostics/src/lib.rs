@@ -37,7 +37,7 @@ pub fn position(sources: &SourceMap, span: lanes_frontend::source::Span) -> Posi
 }
 
 /// Diagnostics in reading order: by file, then position, errors first on ties.
-pub fn sorted<'a>(diags: &'a [Diagnostic]) -> Vec<&'a Diagnostic> {
+pub fn sorted(diags: &[Diagnostic]) -> Vec<&Diagnostic> {
     let mut v: Vec<&Diagnostic> = diags.iter().collect();
     v.sort_by_key(|d| (d.span.file, d.span.start, d.severity, d.code));
     v

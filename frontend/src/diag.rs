@@ -49,6 +49,8 @@ macro_rules! codes {
                 match self { $(Code::$variant => $title,)* }
             }
 
+            // Not `FromStr`: an unknown code is `None`, not an error value.
+            #[allow(clippy::should_implement_trait)]
             pub fn from_str(s: &str) -> Option<Code> {
                 match s { $($code => Some(Code::$variant),)* _ => None }
             }

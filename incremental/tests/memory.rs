@@ -56,7 +56,7 @@ fn an_edit_frees_what_it_replaced() {
     lanes_db::live_diagnostics(&db, file);
     assert_eq!(infer_all(&mut db, file), KERNELS);
     lanes_db::live_diagnostics(&db, file);
-    let mut typed = vec![false; KERNELS];
+    let mut typed = [false; KERNELS];
     for edit in 0..3 * KERNELS {
         let k = edit % KERNELS;
         let digits = if typed[k] {

@@ -409,7 +409,7 @@ mod tests {
     #[test]
     fn stems_stay_distinct() {
         let a = unique_stem(Path::new("a/k.cl"), &[]);
-        let b = unique_stem(Path::new("b/k.cl"), &[a.clone()]);
+        let b = unique_stem(Path::new("b/k.cl"), std::slice::from_ref(&a));
         assert_eq!((a.as_str(), b.as_str()), ("k", "k_2"));
         assert_eq!(unique_stem(Path::new("my kernels.cl"), &[]), "my_kernels");
     }

@@ -145,8 +145,7 @@ mod tests {
         }
         let i = halves.partition_point(|h| h.1 < x);
         let mut best = (u16::MAX, f64::INFINITY);
-        for j in i.saturating_sub(2)..(i + 2).min(halves.len()) {
-            let (b, v) = halves[j];
+        for &(b, v) in &halves[i.saturating_sub(2)..(i + 2).min(halves.len())] {
             let d = (v - x).abs();
             if d < best.1 || (d == best.1 && b & 1 == 0 && best.0 & 1 == 1) {
                 best = (b, d);

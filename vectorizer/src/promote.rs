@@ -358,7 +358,7 @@ pub fn promote(f: &mut Function) -> usize {
                     Some(&to) => to,
                     None => Some(x),
                 };
-                values.extend(x.filter(|&x| f.def_inst(x).map_or(true, |d| f.is_placed(d))));
+                values.extend(x.filter(|&x| f.def_inst(x).is_none_or(|d| f.is_placed(d))));
             }
         }
         for (&pi, &v) in &phi_var {

@@ -166,7 +166,7 @@ impl Gen {
                 self.loops += 1;
                 let w = format!("w{}", self.loops);
                 self.line(depth, &format!("int {w} = 0;"));
-                self.line(depth, &format!("do {{"));
+                self.line(depth, "do {");
                 self.line(depth + 1, &format!("{w}++;"));
                 self.counters.push(w.clone());
                 self.in_loop += 1;

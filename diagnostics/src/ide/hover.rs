@@ -143,10 +143,9 @@ fn barrier_section(
                 match b.kind {
                     BarrierKind::Barrier => {
                         let fences = lanes_vectorizer::report::fence_names(b.flags);
-                        let _ = write!(
+                        let _ = writeln!(
                             s,
-                            "**work-group barrier**: every work-item of the work-group waits here until all have arrived{}.
-",
+                            "**work-group barrier**: every work-item of the work-group waits here until all have arrived{}.",
                             if fences.is_empty() {
                                 "; it orders no memory".to_string()
                             } else {

@@ -139,13 +139,12 @@ impl Checker<'_> {
     }
 
     fn check_space_keyword(&mut self, space: AddressSpace, span: Span) {
-        match space {
-            AddressSpace::Generic => self.unsupported(
+        if space == AddressSpace::Generic {
+            self.unsupported(
                 Code::UnsupportedGenericAddressSpace,
                 span,
                 "the generic address space is not supported yet (`__generic`)",
-            ),
-            _ => {}
+            )
         }
     }
 

@@ -2439,6 +2439,15 @@ impl Checker<'_> {
     }
 }
 
+/// The value of `true` or `false`.
+pub(crate) fn bool_keyword(name: &str) -> Option<bool> {
+    match name {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2475,14 +2484,5 @@ mod tests {
         assert!(parse_swizzle("xyzwx", 4, "float4")
             .unwrap_err()
             .contains("invalid length 5"));
-    }
-}
-
-/// The value of `true` or `false`.
-pub(crate) fn bool_keyword(name: &str) -> Option<bool> {
-    match name {
-        "true" => Some(true),
-        "false" => Some(false),
-        _ => None,
     }
 }

@@ -2235,7 +2235,7 @@ fn atomic_ops_compute_the_opencl_results() {
         let read = |a: &ArgValue| {
             let mut raw = [0u8; 8];
             raw[..n].copy_from_slice(buffer(a));
-            sign_extend(u64::from_le_bytes(raw), ty.bits()) as i64
+            sign_extend(u64::from_le_bytes(raw), ty.bits())
         };
         assert_eq!(read(&args[0]), want, "{op:?}");
         assert_eq!(read(&args[1]), m, "{op:?} returns the old value");

@@ -43,7 +43,7 @@ impl Lowerer<'_> {
             return Vec::new();
         };
         let fty = match data.ty.element() {
-            Some(s) if s == lanes_frontend::types::Scalar::Double => Ty::F64,
+            Some(lanes_frontend::types::Scalar::Double) => Ty::F64,
             _ => Ty::F32,
         };
         let vals = self.rvalue(data);

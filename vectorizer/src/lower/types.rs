@@ -223,7 +223,7 @@ fn union_leaves(
         .into_iter()
         .find(|s| {
             let n = u64::from(s.size());
-            def.size % n == 0 && def.align % n == 0
+            def.size.is_multiple_of(n) && def.align.is_multiple_of(n)
         })
         .unwrap_or(Scalar::UChar);
     let n = u64::from(chunk.size());

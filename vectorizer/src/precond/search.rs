@@ -344,24 +344,22 @@ impl Search<'_> {
                 InstKind::Math {
                     func: MathFn::SMin | MathFn::SMax | MathFn::UMin | MathFn::UMax,
                     args,
-                } if args.len() == 2 && f.ty(v).is_int() => {
-                    if !self.ka.div.is_uniform(v) {
-                        for &a in args {
-                            out.push(Decision::Piece { value: v, arm: a });
-                        }
+                } if args.len() == 2 && f.ty(v).is_int() && !self.ka.div.is_uniform(v) => {
+                    for &a in args {
+                        out.push(Decision::Piece { value: v, arm: a });
                     }
                 }
-                InstKind::Select { cond, then, els } if f.ty(v).is_int() => {
-                    if !self.ka.div.is_uniform(*cond) {
-                        out.push(Decision::Piece {
-                            value: v,
-                            arm: *then,
-                        });
-                        out.push(Decision::Piece {
-                            value: v,
-                            arm: *els,
-                        });
-                    }
+                InstKind::Select { cond, then, els }
+                    if f.ty(v).is_int() && !self.ka.div.is_uniform(*cond) =>
+                {
+                    out.push(Decision::Piece {
+                        value: v,
+                        arm: *then,
+                    });
+                    out.push(Decision::Piece {
+                        value: v,
+                        arm: *els,
+                    });
                 }
                 InstKind::Load { .. } => continue,
                 _ => {}

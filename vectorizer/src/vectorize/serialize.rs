@@ -38,7 +38,7 @@ use crate::ir::{
 fn candidates(f: &Function, cfg: &Cfg, div: &Divergence) -> Vec<LoopId> {
     let forest = cfg.loops();
     let mut out = Vec::new();
-    for (&l, _) in &div.divergent_loops {
+    for &l in div.divergent_loops.keys() {
         let Some(lp) = forest.get(l) else { continue };
         // Outermost divergent loop.
         let mut p = lp.parent;
@@ -73,10 +73,10 @@ fn candidates(f: &Function, cfg: &Cfg, div: &Divergence) -> Vec<LoopId> {
                             }
                         }
                     }
-                    InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => {
-                        if div.shape(*ptr).is_varying() {
-                            gathers += 1;
-                        }
+                    InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. }
+                        if div.shape(*ptr).is_varying() =>
+                    {
+                        gathers += 1;
                     }
                     _ => {}
                 }
