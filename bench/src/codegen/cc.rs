@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::problems::{Arg, CVal, Problem};
+use super::problems::{CVal, HostArg, Problem};
 use super::Instance;
 
 pub const FLAGS: &[&str] = &["-O3", "-march=native", "-shared", "-fPIC"];
@@ -61,7 +61,7 @@ impl CLib {
         let f = *f as usize;
         Ok(Box::new(CInstance {
             f,
-            args: p.args.clone(),
+            args: HostArg::copies_of(&p.args),
             glue: p.c_glue,
             extent: p.c_extent,
         }))
@@ -76,7 +76,7 @@ impl Drop for CLib {
 
 struct CInstance {
     f: usize,
-    args: Vec<Arg>,
+    args: Vec<HostArg>,
     glue: super::problems::CGlue,
     extent: usize,
 }
@@ -87,10 +87,10 @@ impl Instance for CInstance {
             .args
             .iter_mut()
             .map(|a| match a {
-                Arg::Buf(b) => CVal::P(b.as_mut_ptr() as usize),
-                Arg::I32(v) => CVal::I(*v),
-                Arg::U32(v) => CVal::U(*v),
-                Arg::F32(v) => CVal::F(*v),
+                HostArg::Buf(b) => CVal::P(b.as_mut_ptr() as usize),
+                HostArg::I32(v) => CVal::I(*v),
+                HostArg::U32(v) => CVal::U(*v),
+                HostArg::F32(v) => CVal::F(*v),
             })
             .collect();
         let (f, glue, n) = (self.f, self.glue, self.extent);
@@ -102,9 +102,6 @@ impl Instance for CInstance {
     }
 
     fn output(&mut self, arg: usize) -> Result<Vec<u8>, String> {
-        match &self.args[arg] {
-            Arg::Buf(b) => Ok(b.bytes().to_vec()),
-            _ => Err(format!("argument {arg} is not a buffer")),
-        }
+        HostArg::output(&self.args, arg)
     }
 }

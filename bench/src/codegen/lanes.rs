@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use super::problems::Problem;
+use super::problems::{HostArg, Problem};
 use super::Instance;
 
 /// Compiles `p.kernel` from `cl_path` for `target` (a `lanes targets` name).
@@ -116,7 +116,7 @@ mod imp {
             _code: jit,
             launcher: Launcher {
                 launch,
-                args: p.args.clone(),
+                args: HostArg::copies_of(&p.args),
                 range: Range::of(p),
                 groups: p.groups(),
             },

@@ -9,7 +9,7 @@ use std::ffi::c_void;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::problems::{Arg, Problem};
+use super::problems::{HostArg, Problem};
 use super::Instance;
 
 /// The header's `lanes_range`.
@@ -39,7 +39,7 @@ pub type Launch = unsafe extern "C" fn(*const *mut c_void, *const Range, usize, 
 /// A kernel's `k__launch` with its arguments.
 pub struct Launcher {
     pub launch: Launch,
-    pub args: Vec<Arg>,
+    pub args: Vec<HostArg>,
     pub range: Range,
     pub groups: usize,
 }
@@ -59,10 +59,10 @@ impl Launcher {
             .args
             .iter_mut()
             .map(|a| match a {
-                Arg::Buf(b) => b.as_mut_ptr() as usize as u64,
-                Arg::I32(v) => *v as u32 as u64,
-                Arg::U32(v) => *v as u64,
-                Arg::F32(v) => v.to_bits() as u64,
+                HostArg::Buf(b) => b.as_mut_ptr() as usize as u64,
+                HostArg::I32(v) => *v as u32 as u64,
+                HostArg::U32(v) => *v as u64,
+                HostArg::F32(v) => v.to_bits() as u64,
             })
             .collect();
         let ptrs: Vec<*mut c_void> = slots
@@ -85,10 +85,7 @@ impl Launcher {
     }
 
     pub fn output(&self, arg: usize) -> Result<Vec<u8>, String> {
-        match &self.args[arg] {
-            Arg::Buf(b) => Ok(b.bytes().to_vec()),
-            _ => Err(format!("argument {arg} is not a buffer")),
-        }
+        HostArg::output(&self.args, arg)
     }
 }
 
@@ -220,7 +217,7 @@ pub fn instance(
         _code: lib,
         launcher: Launcher {
             launch,
-            args: p.args.clone(),
+            args: HostArg::copies_of(&p.args),
             range: Range::of(p),
             groups: p.groups(),
         },

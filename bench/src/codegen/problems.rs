@@ -41,6 +41,87 @@ impl Buf {
     }
 }
 
+/// A buffer's bytes copied to an address aligned to a cache line, as the
+/// OpenCL runtimes copy `CL_MEM_COPY_HOST_PTR` buffers into memory of
+/// their own (Intel's at page boundaries, PoCL's at 128 bytes; both report
+/// `CL_DEVICE_MEM_BASE_ADDR_ALIGN` 1024 bits). lanes' objects and the C
+/// versions run on these copies, not on the `Vec`s: a large `malloc` block
+/// starts 16 bytes past a page, so every row of an array would start and
+/// end inside a cache line for them and at a line boundary for the runtimes.
+pub struct Aligned {
+    ptr: std::ptr::NonNull<u8>,
+    layout: std::alloc::Layout,
+    len: usize,
+}
+
+impl Aligned {
+    pub const ALIGN: usize = 64;
+
+    pub fn copy_of(b: &Buf) -> Aligned {
+        let bytes = b.bytes();
+        let layout = std::alloc::Layout::from_size_align(bytes.len().max(1), Self::ALIGN)
+            .expect("buffer size fits a layout");
+        // SAFETY: the layout's size is not zero.
+        let raw = unsafe { std::alloc::alloc(layout) };
+        let Some(ptr) = std::ptr::NonNull::new(raw) else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        // SAFETY: `ptr` has room for `bytes.len()` bytes and does not overlap `bytes`.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.as_ptr(), bytes.len()) };
+        Aligned {
+            ptr,
+            layout,
+            len: bytes.len(),
+        }
+    }
+
+    pub fn as_mut_ptr(&mut self) -> *mut c_void {
+        self.ptr.as_ptr().cast()
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: `len` bytes were initialized by `copy_of` and live as long as `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Aligned {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `copy_of` with this layout.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+/// An argument as lanes' objects and the C versions get it: buffers in
+/// `Aligned` copies.
+pub enum HostArg {
+    Buf(Aligned),
+    I32(i32),
+    U32(u32),
+    F32(f32),
+}
+
+impl HostArg {
+    pub fn copies_of(args: &[Arg]) -> Vec<HostArg> {
+        args.iter()
+            .map(|a| match a {
+                Arg::Buf(b) => HostArg::Buf(Aligned::copy_of(b)),
+                Arg::I32(v) => HostArg::I32(*v),
+                Arg::U32(v) => HostArg::U32(*v),
+                Arg::F32(v) => HostArg::F32(*v),
+            })
+            .collect()
+    }
+
+    /// The bytes of buffer argument `arg` of `args`.
+    pub fn output(args: &[HostArg], arg: usize) -> Result<Vec<u8>, String> {
+        match args.get(arg) {
+            Some(HostArg::Buf(b)) => Ok(b.bytes().to_vec()),
+            _ => Err(format!("argument {arg} is not a buffer")),
+        }
+    }
+}
+
 /// One kernel argument, in the kernel's parameter order.
 #[derive(Clone, Debug)]
 pub enum Arg {
@@ -741,4 +822,32 @@ pub fn build(name: &str) -> Option<Problem> {
         _ => return None,
     };
     Some(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_copies_are_aligned_to_a_line_and_hold_the_same_bytes() {
+        // A Vec of this size comes from mmap: 16 bytes past a page.
+        let data: Vec<f32> = (0..(1 << 18)).map(|i| i as f32 * 0.5).collect();
+        let args = vec![
+            Arg::I32(7),
+            Arg::Buf(Buf::F32(data.clone())),
+            Arg::Buf(Buf::U32(vec![])),
+        ];
+        let mut host = HostArg::copies_of(&args);
+        let HostArg::Buf(b) = &mut host[1] else {
+            panic!("argument 1 is a buffer")
+        };
+        assert_eq!(b.as_mut_ptr() as usize % Aligned::ALIGN, 0);
+        // SAFETY: the copy holds 2^18 floats.
+        unsafe { *b.as_mut_ptr().cast::<f32>().add(3) = -1.0 };
+        let mut want = Buf::F32(data).bytes().to_vec();
+        want[12..16].copy_from_slice(&(-1.0f32).to_le_bytes());
+        assert_eq!(HostArg::output(&host, 1).unwrap(), want);
+        assert_eq!(HostArg::output(&host, 2).unwrap(), Vec::<u8>::new());
+        assert!(HostArg::output(&host, 0).is_err());
+    }
 }
