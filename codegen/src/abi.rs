@@ -800,6 +800,20 @@ pub fn emit_entry_points<'ctx>(
     // blocks of 256 bytes, and the hardware prefetchers followed none of
     // those streams (bench/RESULTS.md, 2026-11-27). The group ids come
     // from one division per band instead of two per work-group.
+    //
+    // A band row runs as one loop over its SIMD groups (`whole_rows`: no
+    // loop over its work-groups around the loop over their SIMD groups,
+    // whose trip count was the W-th part of the local size) when the body
+    // cannot tell the work-groups of a row apart: it reads no local or group
+    // id, local size or sub-group numbering of dimension 0
+    // ([`reads_column_geometry`]), and W divides the local size (tested
+    // once per launch).
+    let whole_rows = if bodies.wide.is_none() && !reads_column_geometry(&kc.vf.func) {
+        let r = cx.binop(Op::LLVMURem, ls[0], wc)?;
+        Some(cx.icmp(IP::LLVMIntEQ, r, cx.i64c(0))?)
+    } else {
+        None
+    };
     let bands = |several: (FunctionValue<'ctx>, FunctionValue<'ctx>)| -> R<()> {
         let b_first = cx.binop(Op::LLVMUDiv, first, ng[0])?;
         let ng0_m1 = cx.binop(Op::LLVMSub, ng[0], cx.i64c(1))?;
@@ -825,18 +839,42 @@ pub fn emit_entry_points<'ctx>(
             let lo = cx.binop(Op::LLVMSub, lo, base)?;
             let hi = cx.intrinsic("llvm.umin", &[i64t.into()], &[last, end])?;
             let hi = cx.binop(Op::LLVMSub, hi, base)?;
+            // One row of the band, work-group after work-group; where
+            // `whole_rows` holds, the band row is one work-group's worth of
+            // SIMD groups as wide as the band row: work-group `lo`'s ids
+            // with the row's columns from its first one on (the body reads
+            // only global ids along dimension 0, and W divides the local
+            // size, so no SIMD group straddles two work-groups). One copy of
+            // the loop: the choice is a trip count and a width.
+            let (chunks, band_end) = match whole_rows {
+                Some(whole) => {
+                    let end = cx.binop(Op::LLVMMul, hi, ls[0])?;
+                    let end = cx.intrinsic("llvm.umin", &[i64t.into()], &[end, gs[0]])?;
+                    let lo1 = cx.binop(Op::LLVMAdd, lo, cx.i64c(1))?;
+                    let lo1 = cx.intrinsic("llvm.umin", &[i64t.into()], &[lo1, hi])?;
+                    (cx.select(whole, lo1, hi)?, Some((whole, end)))
+                }
+                None => (hi, None),
+            };
             for_range(cx, groups, cx.i64c(0), size[2], |lz| {
                 put(geo::LZ, lz)?;
                 for_range(cx, groups, cx.i64c(0), size[1], |ly| {
                     put(geo::LY, ly)?;
-                    for_range(cx, groups, lo, hi, |gx| {
+                    for_range(cx, groups, lo, chunks, |gx| {
                         put(geo::GROUP_ID, gx)?;
                         let start = cx.binop(Op::LLVMMul, gx, ls[0])?;
                         let left = cx.binop(Op::LLVMSub, gs[0], start)?;
                         let size0 = cx.intrinsic("llvm.umin", &[i64t.into()], &[ls[0], left])?;
                         put(geo::SIZE, size0)?;
+                        let width = match band_end {
+                            Some((whole, end)) => {
+                                let row = cx.binop(Op::LLVMSub, end, start)?;
+                                cx.select(whole, row, size0)?
+                            }
+                            None => size0,
+                        };
                         cx.store(turn, cx.i64c(0), 8)?;
-                        row_of(size0, several, &|x, lanes, f| {
+                        row_of(width, several, &|x, lanes, f| {
                             at(x, lanes)?;
                             call(f, 0)
                         })
@@ -928,6 +966,35 @@ pub fn emit_entry_points<'ctx>(
         .ok_or("k_groups returns void")?;
     be(cx.b.build_return(Some(&rv)))?;
     Ok(vec![groups, all, launch])
+}
+
+/// True when `f` reads where its SIMD group is within its work-group along
+/// dimension 0 or the work-group's place or size along it: a local or group
+/// id or local size of dimension 0 (or of a dimension that is not a
+/// constant), or the sub-group numbering. Global ids, sizes and offsets,
+/// the number of groups and the lanes of the SIMD group itself do not
+/// depend on how a row of work-items is split into work-groups.
+pub fn reads_column_geometry(f: &lanes_vectorizer::ir::Function) -> bool {
+    use lanes_vectorizer::ir::{Const, InstKind, WorkItem as Q};
+    f.insts.iter().any(|inst| match &inst.kind {
+        InstKind::WorkItem { query, dim } => match query {
+            Q::LocalId | Q::GroupId | Q::LocalSize => match dim.and_then(|d| f.as_const(d)) {
+                Some(Const::Int(k, t)) => lanes_vectorizer::ir::truncate(k, t.bits()) == 0,
+                _ => true,
+            },
+            Q::NumSubGroups | Q::SubGroupId => true,
+            Q::GlobalId
+            | Q::GlobalSize
+            | Q::NumGroups
+            | Q::GlobalOffset
+            | Q::WorkDim
+            | Q::SubGroupSize
+            | Q::SubGroupLocalId
+            | Q::MaxSubGroupSize
+            | Q::LaneMask => false,
+        },
+        _ => false,
+    })
 }
 
 /// Where `k_groups` keeps a work-group's memory: one block holding a save

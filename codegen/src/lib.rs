@@ -61,6 +61,7 @@ use lanes_vectorizer::ir::Ty;
 use lanes_vectorizer::target::{Isa, Target as LanesTarget};
 use lanes_vectorizer::vectorize::VectorFunction;
 
+pub use abi::reads_column_geometry;
 pub use abi::MAX_ID_END;
 pub use header::{header, multi_target_header};
 pub use jit::{Jit, LanesRange, LaunchFn};
@@ -462,7 +463,7 @@ fn init_llvm() {
 /// while it runs, which the pass skips: kernels with loops of their own
 /// (gemm, convolutions) would be copied loop by loop.
 const UNSWITCH: &str =
-    "function(loop-mssa(simple-loop-unswitch<nontrivial>),simplifycfg,instcombine<no-verify-fixpoint>)";
+    "function(loop-mssa(simple-loop-unswitch<nontrivial>),simplifycfg,instcombine<no-verify-fixpoint>,loop(loop-deletion),simplifycfg)";
 
 /// Runs [`UNSWITCH`] on the `_groups` entry points of `kernels` without
 /// loops in their vector IR.
