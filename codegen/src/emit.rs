@@ -23,6 +23,7 @@ use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum};
 use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, InstructionValue, PhiValue};
 use inkwell::AddressSpace as LlvmSpace;
 
+use lanes_vectorizer::cfg::Cfg;
 use lanes_vectorizer::idle_tail::IdleTails;
 use lanes_vectorizer::ir::{
     BinOp, BlockId, CastOp, CmpPred, Const, Function, Horizontal, InstId, InstKind, MathFn,
@@ -220,6 +221,8 @@ pub fn emit_body<'ctx>(
         pinned: HashMap::new(),
         lane_seq: HashMap::new(),
         idle: None,
+        after_sync: Vec::new(),
+        at: None,
     };
     g.run()?;
     Ok(func)
@@ -270,6 +273,12 @@ struct FnGen<'a, 'b, 'ctx> {
     /// Idle tails of the regions, and the body's flag: every block with an
     /// effect this SIMD group ran in the region had a bound it is past.
     idle: Option<(IdleTails, BasicValueEnum<'ctx>)>,
+    /// By block, in a body with barriers: reachable from a barrier or
+    /// collective, so it may run in a later call of the body than the
+    /// values it uses were computed in (`widens`).
+    after_sync: Vec<bool>,
+    /// The block whose instruction is being emitted.
+    at: Option<BlockId>,
 }
 
 impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
@@ -360,6 +369,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         };
         self.versioned = mask_versions::plan(self.vf, &order);
         if self.saved().is_some() {
+            self.after_sync = after_sync(self.f);
             let tails = IdleTails::of(self.vf, &Schedule::of(self.vf));
             if tails.any() {
                 cx.b.position_at_end(self.entry);
@@ -865,6 +875,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
     }
 
     fn inst(&mut self, b: BlockId, id: InstId) -> R<()> {
+        self.at = Some(b);
         let cx = self.cx;
         let f = self.f;
         let inst = f.inst(id);
@@ -1377,8 +1388,15 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
     /// stays 32-bit for `vpgatherdd`).
     fn widens(&self, v: ValueId) -> bool {
         // Across a barrier only the values the save plan keeps are
-        // available, not the operands a widened value is recomputed from.
-        self.saved().is_none()
+        // available, not the operands a widened value is recomputed from;
+        // in a block no barrier reaches (the first region: reduction's and
+        // scan's loads) every operand was computed in this call of the
+        // body, as they dominate the block.
+        let same_call = self.saved().is_none()
+            || self
+                .at
+                .is_some_and(|b| !self.after_sync.get(b.index()).copied().unwrap_or(true));
+        same_call
             && matches!(self.vf.shape(v), Shape::Strided { stride: -1..=1, .. })
             && self.f.ty(v).is_int()
             && self
@@ -2142,4 +2160,27 @@ fn no_runtime_unroll(cx: &Cx<'_, '_>, br: InstructionValue<'_>) {
         let kind = c::LLVMGetMDKindIDInContext(ctx, KIND.as_ptr().cast(), KIND.len() as u32);
         c::LLVMSetMetadata(br.as_value_ref(), kind, c::LLVMMetadataAsValue(ctx, id));
     }
+}
+
+/// By block: reachable from a work-group synchronization point (the
+/// block holding it included, for what follows the barrier in it).
+fn after_sync(f: &Function) -> Vec<bool> {
+    let cfg = Cfg::compute(f);
+    let mut seen = vec![false; f.blocks.len()];
+    let mut work: Vec<BlockId> = (0..f.blocks.len())
+        .map(|i| BlockId(i as u32))
+        .filter(|&b| {
+            f.block(b)
+                .insts
+                .iter()
+                .any(|&i| f.inst(i).kind.is_work_group_sync())
+        })
+        .collect();
+    while let Some(b) = work.pop() {
+        if std::mem::replace(&mut seen[b.index()], true) {
+            continue;
+        }
+        work.extend(cfg.succs(b).iter().copied());
+    }
+    seen
 }

@@ -172,3 +172,29 @@ fn local_increments_take_32_bit_lane_indices() {
         );
     }
 }
+
+/// In a body with barriers the first region (no barrier before it) widens
+/// its `int` indices to 64 bits as a body without barriers does: the
+/// addresses of reduction's `in[i]` and `in[i + GROUP_SIZE]` are lane 0's
+/// scalar index, not lane 0 moved out of a vector of indices (`vmovd
+/// %xmm, %r32`, three per SIMD group before). The loop is the one with
+/// the fast path's 64-bit compare (`vpcmpgtq`), which only region 0 has.
+#[test]
+fn first_region_indices_are_widened_scalars() {
+    let reduction = include_str!("../../bench/kernels/reduction.cl");
+    let src = specialized_w8("reduction.cl", reduction, "reduce_sum");
+    let asm = groups_asm_avx2("reduction.cl", &src, "reduce_sum");
+    let loops = innermost_loops_with(&asm, "vpcmpgtq");
+    assert!(!loops.is_empty(), "no loop with the fast path:\n{asm}");
+    for l in loops {
+        let moved: Vec<&&str> = l
+            .iter()
+            .filter(|x| x.starts_with("vmovd\t%xmm") && !x.contains('('))
+            .collect();
+        assert!(
+            moved.is_empty(),
+            "lane 0 moved out of a vector: {moved:?}\n{}",
+            l.join("\n")
+        );
+    }
+}

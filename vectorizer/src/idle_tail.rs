@@ -182,8 +182,48 @@ impl IdleTails {
     }
 }
 
+impl IdleTails {
+    /// The blocks with effects and their bounds, the bounded branches and
+    /// the regions whose idle tail is skipped, for the file tests.
+    pub fn print(&self, vf: &VectorFunction) -> String {
+        use std::fmt::Write;
+        let f = &vf.func;
+        let label = |b: BlockId| crate::schedule::block_label(f, b);
+        let bound = |bd: &Bound| {
+            format!(
+                "xstart {}{} {}",
+                if bd.strict { ">" } else { ">=" },
+                if bd.signed { "" } else { "u" },
+                crate::ir::print::operand(f, bd.value)
+            )
+        };
+        let mut out = String::from("idle tails:\n");
+        for (b, bd) in &self.effects {
+            let past = bd.as_ref().map_or("never".to_string(), bound);
+            let _ = writeln!(out, "  effects in {}: idle when {past}", label(*b));
+        }
+        for (b, bd) in &self.branches {
+            let _ = writeln!(out, "  branch in {}: idle when {}", label(*b), bound(bd));
+        }
+        for (k, c) in self.copies.iter().enumerate() {
+            let what = match c {
+                None => "runs every SIMD group".to_string(),
+                Some(c) => {
+                    let c: Vec<String> =
+                        c.iter().map(|&v| crate::ir::print::operand(f, v)).collect();
+                    format!("idle tail skipped, copies [{}]", c.join(", "))
+                }
+            };
+            let _ = writeln!(out, "  region {k}: {what}");
+        }
+        out
+    }
+}
+
 /// No memory access and no other effect: a SIMD group with no active lane
-/// that skipped it would miss nothing.
+/// that skipped it would miss nothing. The kernel's `ret` is none either:
+/// a region that ends the kernel (reduction's `if (lid == 0)` store of
+/// the group's sum) has an idle tail as one that ends at a barrier.
 fn pure(kind: &InstKind) -> bool {
     matches!(
         kind,
@@ -202,6 +242,7 @@ fn pure(kind: &InstKind) -> bool {
             | InstKind::CondBr { .. }
             | InstKind::Switch { .. }
             | InstKind::Barrier { .. }
+            | InstKind::Ret
     )
 }
 

@@ -328,7 +328,7 @@ impl Schedule {
     }
 }
 
-fn block_label(f: &Function, b: BlockId) -> String {
+pub(crate) fn block_label(f: &Function, b: BlockId) -> String {
     let block = f.block(b);
     if block.label.is_empty() {
         format!("bb{}", b.0)
