@@ -242,7 +242,9 @@ impl State {
 ///   explain --format ir` prints them (must be last);
 /// - `vectorize`: scalar IR to vector IR;
 /// - `schedule`: the vector IR followed by its work-group schedule (must be
-///   last).
+///   last);
+/// - `idle_tails`: the vector IR followed by its idle tails (which effects
+///   are bounded, which regions skip their tail; must be last).
 pub fn vectorizer_pass(t: &TestFile, pass: &str, state: State) -> Option<Result<State, String>> {
     let width = match t.option("width", 8u32) {
         Ok(w) => w,
@@ -302,6 +304,18 @@ pub fn vectorizer_pass(t: &TestFile, pass: &str, state: State) -> Option<Result<
                     .map(|v| {
                         let schedule = lanes_vectorizer::schedule::Schedule::of(v);
                         format!("{}{}", vectorize::print(v), schedule.print(v))
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            )
+        }),
+        "idle_tails" => state.vector(t).map(|vs| {
+            State::Printed(
+                vs.iter()
+                    .map(|v| {
+                        let schedule = lanes_vectorizer::schedule::Schedule::of(v);
+                        let tails = lanes_vectorizer::idle_tail::IdleTails::of(v, &schedule);
+                        format!("{}{}", vectorize::print(v), tails.print(v))
                     })
                     .collect::<Vec<_>>()
                     .join("\n"),
