@@ -1,0 +1,9 @@
+/* c_hist_t.c - times gcc's loop (bench/kernels/c/histogram.c, gcc -O3 -march=native -no-pie c_hist_t.c bench/kernels/c/histogram.c) on G work-groups, R calls, thread CPU time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+void histogram256(const unsigned *data, unsigned *partial, int lo, int hi);
+static double tcpu(void){ struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&t); return t.tv_sec*1e3+t.tv_nsec/1e6; }
+int main(int argc,char**argv){ size_t groups=argc>1?atol(argv[1]):1024; int reps=argc>2?atoi(argv[2]):1; size_t n=groups*8192; unsigned*d=malloc(n*4),*out=malloc(groups*1024);
+unsigned x=12345; for(size_t i=0;i<n;i++){ x=x*1103515245u+12345u; d[i]=x>>8; }
+for(int k=0;k<reps;k++){double t0=tcpu(); histogram256(d,out,0,(int)groups); double t1=tcpu(); printf("%.2f ms\n",t1-t0);} return 0;}
