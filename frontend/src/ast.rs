@@ -20,7 +20,9 @@ pub struct Ident {
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TranslationUnit {
-    pub items: Vec<Item>,
+    /// Shared: a unit made after an edit ([`crate::reparse`]) keeps the
+    /// items before the edited one without copying them.
+    pub items: Vec<std::sync::Arc<Item>>,
     /// One more than the largest [`NodeId`] in the tree.
     pub node_count: u32,
 }

@@ -38,7 +38,10 @@ pub struct GlobalId(pub u32);
 #[derive(Clone, Debug, Default)]
 pub struct Unit {
     /// Indexed by [`FuncId`]. A prototype and its later definition are one entry.
-    pub functions: Vec<Function>,
+    /// Shared: a unit checked again after an edit
+    /// ([`crate::sema::check_function_again`]) keeps the functions the edit
+    /// did not move without copying them.
+    pub functions: Vec<std::sync::Arc<Function>>,
     /// Indexed by [`StructId`].
     pub structs: Vec<StructDef>,
     /// Program-scope (and kernel-scope) `__constant` variables, indexed by [`GlobalId`].

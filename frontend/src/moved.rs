@@ -70,11 +70,18 @@ impl Move {
         (x as i64 + self.edit.delta) as u32
     }
 
-    pub fn span(&mut self, s: &mut Span) {
+    /// True when [`Move::span`] leaves `s` as it is (before the edit, or
+    /// in another file).
+    pub fn keeps(&self, s: Span) -> bool {
         let e = self.edit;
-        if s.file != e.file || s.end <= e.from && s.start < e.to {
+        s.file != e.file || s.end <= e.from && s.start < e.to
+    }
+
+    pub fn span(&mut self, s: &mut Span) {
+        if self.keeps(*s) {
             return;
         }
+        let e = self.edit;
         if s.start == s.end {
             if s.start == e.from || s.start < e.to {
                 self.lost = true;
@@ -144,6 +151,14 @@ impl<T: MoveSpans> MoveSpans for Vec<T> {
 impl<T: MoveSpans> MoveSpans for Box<T> {
     fn move_spans(&mut self, m: &mut Move) {
         (**self).move_spans(m);
+    }
+}
+
+/// A shared value is copied only when it is moved (see [`Move::span`]; an
+/// `Arc` alone in its owner is moved in place).
+impl<T: MoveSpans + Clone> MoveSpans for std::sync::Arc<T> {
+    fn move_spans(&mut self, m: &mut Move) {
+        std::sync::Arc::make_mut(self).move_spans(m);
     }
 }
 

@@ -12,7 +12,9 @@
 //! scope and numbers as many nodes as before (so later items keep their
 //! ids); otherwise the caller parses the whole stream.
 
-use crate::ast::{ItemKind, TranslationUnit};
+use std::sync::Arc;
+
+use crate::ast::{Item, ItemKind, TranslationUnit};
 use crate::lexer::Token;
 use crate::moved::{is_moved_token, Edit, Move, MoveSpans};
 use crate::parser::{self, FileScope};
@@ -99,15 +101,14 @@ pub fn reparse_function(
         items: Vec::with_capacity(ast.items.len()),
         node_count: ast.node_count,
     };
-    for (j, old_item) in ast.items.iter().enumerate() {
-        if j == k {
-            unit.items.extend(new_item.take());
-        } else {
-            // (Spans before the edit stay where they are.)
-            let mut moved = old_item.clone();
-            moved.move_spans(&mut m);
-            unit.items.push(moved);
-        }
+    // The items before the edited one are shared: their tokens precede its
+    // first token, which is before the edit, so no span of theirs moves.
+    unit.items.extend(ast.items[..k].iter().cloned());
+    unit.items.extend(new_item.take().map(Arc::new));
+    for old_item in &ast.items[k + 1..] {
+        let mut moved = Item::clone(old_item);
+        moved.move_spans(&mut m);
+        unit.items.push(Arc::new(moved));
     }
     (!m.lost).then(|| (unit, scope.clone(), k))
 }
@@ -166,6 +167,8 @@ __kernel void sum(__global int *p, int n)
         acc += p[k] * 2;
     p[0] = acc;
 }
+
+inline real dist2(Point a, Point b);
 ";
 
     /// Edits: what typing inside a body does (digits, names, operators,
@@ -320,6 +323,42 @@ __kernel void sum(__global int *p, int n)
         ];
         for e in &edits {
             assert_eq!(run_counting(std::slice::from_ref(e)), (1, 1), "{e:?}");
+        }
+    }
+
+    /// After an edit inside one body, the items before it and the
+    /// functions with no span after the edit are shared with the previous
+    /// unit (not copied); the others are new. (`dist2`, declared again
+    /// after the edit, keeps its definition's places.)
+    #[test]
+    fn unmoved_items_and_functions_are_shared() {
+        let opts = PreprocessOptions::default();
+        let mut memo = LexMemo::default();
+        let unit = check_source(file(FILE), &opts, &RealFs);
+        for (site, skip, typed) in [("1e30f", 0, "1"), ("* 2;", 2, "12"), ("acc = 0;", 5, "")] {
+            let at = FILE.find(site).unwrap() + skip;
+            let text = match typed {
+                "" => format!("{}{}", &FILE[..at], &FILE[at + 1..]),
+                _ => format!("{}{typed}{}", &FILE[..at], &FILE[at..]),
+            };
+            let next = check_source_reparsing(file(&text), &opts, &RealFs, &mut memo, &unit, true);
+            let k = next.reparsed.expect("one function parsed again");
+            let fresh = check_source(file(&text), &opts, &RealFs);
+            assert_eq!(dump(&next), dump(&fresh));
+            let shared: Vec<bool> = (unit.ast.items.iter().zip(&next.ast.items))
+                .map(|(a, b)| Arc::ptr_eq(a, b))
+                .collect();
+            assert!(shared[..k].iter().all(|&s| s), "{site}: {shared:?}");
+            assert!(!shared[k..].iter().any(|&s| s), "{site}: {shared:?}");
+            let shared = |name: &str| {
+                let id = unit.hir.function_by_name(name).unwrap().0 as usize;
+                Arc::ptr_eq(&unit.hir.functions[id], &next.hir.functions[id])
+            };
+            let in_sum = site != "1e30f";
+            assert!(shared("dist2"), "{site}");
+            assert_eq!(shared("nearest"), in_sum, "{site}");
+            assert_eq!(shared("scale"), in_sum, "{site}");
+            assert!(!shared("sum"), "{site}");
         }
     }
 

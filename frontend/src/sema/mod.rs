@@ -162,10 +162,12 @@ pub fn check_function_again(
     for (j, f) in old_hir.functions.iter().enumerate() {
         if j == i {
             functions.extend(function.take());
+        } else if keeps_function(m, f) {
+            functions.push(std::sync::Arc::clone(f));
         } else {
-            let mut f = f.clone();
+            let mut f = hir::Function::clone(f);
             f.move_spans(m);
-            functions.push(f);
+            functions.push(std::sync::Arc::new(f));
         }
     }
     let mut structs = old_hir.structs.clone();
@@ -208,6 +210,19 @@ pub fn check_function_again(
         first: 0,
     };
     Some((hir, checks, diags))
+}
+
+/// True when the edit moves no span of `f`: its own, its locals' and its
+/// body's. A span inside the body is from a token of the body, or of a
+/// declaration before it, or of another file: so it is before the body's
+/// end in the edited file, or in another file.
+fn keeps_function(m: &crate::moved::Move, f: &hir::Function) -> bool {
+    m.keeps(f.span)
+        && m.keeps(f.name_span)
+        && f.locals
+            .iter()
+            .all(|l| m.keeps(l.span) && m.keeps(l.name_span))
+        && f.body.as_ref().is_none_or(|b| m.keeps(b.span))
 }
 
 /// A type with the qualifiers of the outermost level, as declarations need

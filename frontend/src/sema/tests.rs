@@ -1572,11 +1572,11 @@ fn hand_built_deep_tree_reports_too_deep() {
         body: Some(body),
     };
     let unit = ast::TranslationUnit {
-        items: vec![ast::Item {
+        items: vec![std::sync::Arc::new(ast::Item {
             id: ast::NodeId(2002),
             kind: ast::ItemKind::Function(f),
             span: sp,
-        }],
+        })],
         node_count: 2003,
     };
     let mut d = Vec::new();
@@ -1788,11 +1788,11 @@ fn check_nested(
                 variadic: false,
                 body: Some(body),
             };
-            unit.items.push(ast::Item {
+            unit.items.push(std::sync::Arc::new(ast::Item {
                 id: ast::NodeId(900_003),
                 kind: ast::ItemKind::Function(f),
                 span: sp,
-            });
+            }));
             super::check(&unit, &mut d);
             d.iter().map(|d| d.code).collect()
         })
