@@ -1027,7 +1027,9 @@ pub fn main(args: &[String]) {
          C versions compute the same results without either. lanes and gcc run the \
          work-groups (lanes) or the outer loop (C, bench/kernels/c) on {threads} threads \
          (`std::thread::scope`) that take chunks of 1/{per} of the range from a shared counter \
-         until none is left, as the OpenCL runtimes balance their own threads. Ratios \
+         until none is left, as the OpenCL runtimes balance their own threads. Every \
+         buffer is copied to memory aligned to 64 bytes for lanes and gcc, as the OpenCL \
+         runtimes copy it to their own (`CL_MEM_COPY_HOST_PTR`). Ratios \
          are the other's time over lanes' (> 1: lanes faster). Before timing, each \
          implementation's results (all threads, from the initial data) are compared with \
          gcc's: floats within a normwise tolerance, integers exactly (mandelbrot: 0.5% of \
