@@ -27,7 +27,7 @@ use lanes_vectorizer::cfg::Cfg;
 use lanes_vectorizer::idle_tail::IdleTails;
 use lanes_vectorizer::ir::{
     BinOp, BlockId, CastOp, CmpPred, Const, Function, Horizontal, InstId, InstKind, MathFn,
-    ReduceOp, Ty, ValueDef, ValueId, WorkItem,
+    ReduceOp, Ty, Unroll, ValueDef, ValueId, WorkItem,
 };
 use lanes_vectorizer::schedule::Schedule;
 use lanes_vectorizer::shape::Shape;
@@ -223,12 +223,15 @@ pub fn emit_body<'ctx>(
         idle: None,
         after_sync: Vec::new(),
         at: None,
+        latch_unroll: latch_unroll(f),
     };
     g.run()?;
     Ok(func)
 }
 
 struct FnGen<'a, 'b, 'ctx> {
+    /// The back-edge blocks of loops with an unroll hint, and the hint.
+    latch_unroll: HashMap<BlockId, Unroll>,
     cx: &'a Cx<'b, 'ctx>,
     vf: &'a VectorFunction,
     f: &'a Function,
@@ -1128,8 +1131,10 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
 
     fn terminated(&mut self, b: BlockId, i: InstructionValue<'ctx>, succ: &[BlockId]) {
         self.terms[b.index()] = Some(i);
-        if self.f.serial_latches.contains(&b) {
-            no_runtime_unroll(self.cx, i);
+        let serial = self.f.serial_latches.contains(&b);
+        let hint = self.latch_unroll.get(&b).copied();
+        if serial || hint.is_some() {
+            loop_metadata(self.cx, i, serial, hint);
         }
         for &s in succ {
             *self.edges.entry((b, s)).or_insert(0) += 1;
@@ -2133,29 +2138,79 @@ fn const_int_lanes(v: BasicValueEnum<'_>) -> Option<Vec<i64>> {
     }
 }
 
-/// Marks the loop whose latch ends in `br` with
-/// `llvm.loop.unroll.runtime.disable`: a loop run once per lane (lane
-/// serialization) has a trip count of its own on every lane, and LLVM's
-/// run-time unrolling would put a remainder loop, with one more
-/// unpredictable exit, in front of every lane's turn (docs/codegen.md,
-/// "Serialized loops without run-time unrolling").
-fn no_runtime_unroll(cx: &Cx<'_, '_>, br: InstructionValue<'_>) {
+/// The blocks that branch back to the header of a loop with an unroll
+/// hint (`#pragma unroll`), with the hint: LLVM reads a loop's metadata
+/// from its latch's branch.
+fn latch_unroll(f: &Function) -> HashMap<BlockId, Unroll> {
+    let headers: Vec<(BlockId, Unroll)> = f
+        .block_ids()
+        .filter_map(|b| f.block(b).unroll.map(|u| (b, u)))
+        .collect();
+    if headers.is_empty() {
+        return HashMap::new();
+    }
+    let cfg = Cfg::compute(f);
+    let mut out = HashMap::new();
+    for (h, u) in headers {
+        for &p in cfg.preds(h) {
+            if cfg.dominates(h, p) {
+                out.insert(p, u);
+            }
+        }
+    }
+    out
+}
+
+/// Gives the loop whose latch ends in `br` its loop ID with the
+/// unroller's properties:
+/// - `llvm.loop.unroll.runtime.disable` for a loop run once per lane (lane
+///   serialization): it has a trip count of its own on every lane, and
+///   LLVM's run-time unrolling would put a remainder loop, with one more
+///   unpredictable exit, in front of every lane's turn (docs/codegen.md,
+///   "Serialized loops without run-time unrolling");
+/// - the source's unroll hint, spelled as clang spells it
+///   (`llvm.loop.unroll.enable`, `.full`, `.count N`, `.disable`).
+fn loop_metadata(cx: &Cx<'_, '_>, br: InstructionValue<'_>, serial: bool, hint: Option<Unroll>) {
     use inkwell::llvm_sys::core as c;
     use inkwell::llvm_sys::debuginfo as d;
+    use inkwell::llvm_sys::prelude::LLVMMetadataRef;
     use inkwell::values::AsValueRef;
     let ctx = cx.ctx.raw();
-    const PROP: &str = "llvm.loop.unroll.runtime.disable";
     const KIND: &str = "llvm.loop";
+    let mut props: Vec<(&str, Option<u32>)> = Vec::new();
+    if serial {
+        props.push(("llvm.loop.unroll.runtime.disable", None));
+    }
+    match hint {
+        Some(Unroll::Enable) => props.push(("llvm.loop.unroll.enable", None)),
+        Some(Unroll::Full) => props.push(("llvm.loop.unroll.full", None)),
+        Some(Unroll::Count(n)) => props.push(("llvm.loop.unroll.count", Some(n))),
+        Some(Unroll::Disable) => props.push(("llvm.loop.unroll.disable", None)),
+        None => {}
+    }
     // SAFETY: every pointer comes from this context; the loop ID refers to
     // itself (LLVM's form of a loop ID), made through a temporary node that
     // `LLVMMetadataReplaceAllUsesWith` frees.
     unsafe {
-        let name = c::LLVMMDStringInContext2(ctx, PROP.as_ptr().cast(), PROP.len());
-        let mut prop_ops = [name];
-        let prop = c::LLVMMDNodeInContext2(ctx, prop_ops.as_mut_ptr(), 1);
         let tmp = d::LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
-        let mut ops = [tmp, prop];
-        let id = c::LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 2);
+        let mut ops: Vec<LLVMMetadataRef> = vec![tmp];
+        for (name, arg) in props {
+            let mut prop_ops = vec![c::LLVMMDStringInContext2(
+                ctx,
+                name.as_ptr().cast(),
+                name.len(),
+            )];
+            if let Some(n) = arg {
+                let v = c::LLVMConstInt(c::LLVMInt32TypeInContext(ctx), n as u64, 0);
+                prop_ops.push(c::LLVMValueAsMetadata(v));
+            }
+            ops.push(c::LLVMMDNodeInContext2(
+                ctx,
+                prop_ops.as_mut_ptr(),
+                prop_ops.len(),
+            ));
+        }
+        let id = c::LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), ops.len());
         d::LLVMMetadataReplaceAllUsesWith(tmp, id);
         let kind = c::LLVMGetMDKindIDInContext(ctx, KIND.as_ptr().cast(), KIND.len() as u32);
         c::LLVMSetMetadata(br.as_value_ref(), kind, c::LLVMMetadataAsValue(ctx, id));

@@ -48,6 +48,31 @@ pub struct Unit {
     pub globals: Vec<Global>,
     /// Where `#pragma OPENCL FP_CONTRACT OFF` holds ([`crate::fp_contract`]).
     pub fp_contract_off: Vec<Span>,
+    /// `#pragma unroll` and its kin, by the loop they precede
+    /// ([`crate::loop_pragma`]).
+    pub loop_hints: Vec<LoopHint>,
+}
+
+/// How a loop asks to be unrolled (clang's loop hints, given to LLVM's
+/// unroller as loop metadata).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unroll {
+    /// `#pragma unroll`, `#pragma clang loop unroll(enable)`: fully when the
+    /// trip count is a known constant, else as the unroller sees fit.
+    Enable,
+    /// `#pragma clang loop unroll(full)`.
+    Full,
+    /// `#pragma unroll N` (N > 1), `#pragma clang loop unroll_count(N)`.
+    Count(u32),
+    /// `#pragma nounroll`, `#pragma unroll 1`, `#pragma clang loop unroll(disable)`.
+    Disable,
+}
+
+/// An unroll hint and the `for`, `while` or `do` keyword of its loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopHint {
+    pub span: Span,
+    pub unroll: Unroll,
 }
 
 impl Unit {
@@ -70,6 +95,14 @@ impl Unit {
             .fp_contract_off
             .iter()
             .any(|r| r.file == span.file && r.start <= span.start && span.start < r.end)
+    }
+
+    /// The unroll hint of the loop statement at `span`, if a pragma asks.
+    pub fn unroll(&self, span: Span) -> Option<Unroll> {
+        self.loop_hints
+            .iter()
+            .find(|h| h.span.file == span.file && h.span.start == span.start)
+            .map(|h| h.unroll)
     }
 
     /// The kernels (`__kernel` functions with a body), in source order.

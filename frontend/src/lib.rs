@@ -12,6 +12,7 @@ pub mod fp_contract;
 pub mod hir;
 pub mod image;
 pub mod lexer;
+pub mod loop_pragma;
 pub mod moved;
 pub mod parser;
 pub mod preprocess;

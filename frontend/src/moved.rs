@@ -221,7 +221,8 @@ fields! {
     ast::Block { stmts, span }
     ast::Stmt { kind, span }
     ast::Expr { kind, span }
-    hir::Unit { functions, structs, globals, fp_contract_off }
+    hir::Unit { functions, structs, globals, fp_contract_off, loop_hints }
+    hir::LoopHint { span }
     crate::sema::Checks { calls }
     hir::StructDef { span, fields }
     hir::Field { span }

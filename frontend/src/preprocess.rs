@@ -873,7 +873,20 @@ impl<'a> Preprocessor<'a> {
 
     fn pragma(&mut self, span: Span, name_span: Span, toks: &[Token]) {
         let Some(first) = toks.first() else { return };
-        let text = toks
+        // A loop hint's count is a constant whose macros expand, as in
+        // clang (`#pragma unroll BLOCK_SIZE`); other pragmas keep their words.
+        let loop_hint = matches!(first.text.as_str(), "unroll" | "nounroll")
+            || (first.text == "clang" && toks.get(1).is_some_and(|t| t.text == "loop"));
+        let words: Vec<Token> = if loop_hint && toks.len() > 1 {
+            let rest = toks[1..].iter().map(|t| PTok::new(t.clone())).collect();
+            let expanded = self.expand_isolated(rest, None, false);
+            std::iter::once(first.clone())
+                .chain(expanded.into_iter().map(|t| t.tok))
+                .collect()
+        } else {
+            toks.to_vec()
+        };
+        let text = words
             .iter()
             .map(|t| t.text.as_str())
             .collect::<Vec<_>>()

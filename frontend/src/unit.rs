@@ -321,6 +321,11 @@ fn check_preprocessed(
         &preprocessed.pragmas,
         &mut diagnostics,
     );
+    hir.loop_hints = crate::loop_pragma::loop_hints(
+        &preprocessed.tokens,
+        &preprocessed.pragmas,
+        &mut diagnostics,
+    );
     CheckedUnit {
         sources,
         main,

@@ -16,6 +16,7 @@
 use std::fmt;
 
 use lanes_frontend::ast::{AddressSpace, NodeId};
+pub use lanes_frontend::hir::Unroll;
 use lanes_frontend::source::Span;
 use smol_str::SmolStr;
 
@@ -1129,6 +1130,10 @@ pub struct Block {
     pub predicate: Option<ValueId>,
     /// A readable label for printing (`for.body`, `if.then`, ...).
     pub label: SmolStr,
+    /// On a loop's header: how the source asks the loop to be unrolled
+    /// (`#pragma unroll`); the code generator hands it to LLVM's unroller.
+    /// Printed as `; unroll ...` after the label.
+    pub unroll: Option<Unroll>,
 }
 
 /// A parameter of the IR function. Kernel parameters of vector type are
@@ -1357,6 +1362,7 @@ impl Function {
             insts: Vec::new(),
             predicate: None,
             label: label.into(),
+            unroll: None,
         });
         id
     }

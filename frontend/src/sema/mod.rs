@@ -179,6 +179,7 @@ pub fn check_function_again(
         structs,
         globals,
         fp_contract_off: Vec::new(),
+        loop_hints: Vec::new(),
     };
     let mut all_calls = old_checks.calls.clone();
     all_calls[i] = Vec::new();

@@ -45,6 +45,7 @@ __kernel void convolutionRows(__global float *dst, __global const float *src,
     barrier(CLK_LOCAL_MEM_FENCE);
 
     float sum = 0.0f;
+    #pragma unroll
     for (int k = -RADIUS; k <= RADIUS; k++)  //~ loop: uniform
         sum += filter[RADIUS + k] * tile[ly][lx + RADIUS + k];  //~ access: filter[RADIUS + k]=uniform, tile[ly][lx + RADIUS + k]=contiguous
     dst[y * imageW + x0 + lx] = sum;  //~ access: dst[y * imageW + x0 + lx]=store:contiguous
@@ -72,6 +73,7 @@ __kernel void convolutionColumns(__global float *dst, __global const float *src,
     barrier(CLK_LOCAL_MEM_FENCE);
 
     float sum = 0.0f;
+    #pragma unroll
     for (int k = -RADIUS; k <= RADIUS; k++)
         sum += filter[RADIUS + k] * tile[ly + RADIUS + k][lx];  //~ access: tile[ly + RADIUS + k][lx]=contiguous
     dst[(y0 + ly) * imageW + x] = sum;

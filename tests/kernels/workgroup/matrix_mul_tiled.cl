@@ -47,6 +47,7 @@ __kernel void matrixMul(__global float *C, __global const float *A,
         BS(ty, tx) = B[b + wB * ty + tx];  //~ access: B[b + wB * ty + tx]=contiguous
         barrier(CLK_LOCAL_MEM_FENCE);
 
+        #pragma unroll
         for (int k = 0; k < BLOCK_SIZE; ++k)  //~ loop: uniform //~ shape: k=uniform
             Csub += AS(ty, k) * BS(k, tx);
         barrier(CLK_LOCAL_MEM_FENCE);

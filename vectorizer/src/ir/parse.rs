@@ -491,6 +491,12 @@ impl<'a> FunctionReader<'a> {
                 }
             }
             c.pos = save;
+            let item = c.rest().split(';').next().unwrap_or("");
+            if let Some(u) = unroll_hint(item) {
+                self.f.block_mut(b).unroll = Some(u);
+                c.pos += item.len();
+                continue;
+            }
             let aat = c.here();
             let text = c.rest().trim_end().to_string();
             c.pos = c.line.text.len();
@@ -619,6 +625,20 @@ impl<'a> FunctionReader<'a> {
         let v = self.extra_value(def, ty);
         self.decl_values.insert(name.to_string(), v);
         Ok(v)
+    }
+}
+
+/// A block header's `; unroll`, `; unroll full`, `; unroll N` or
+/// `; nounroll` item.
+fn unroll_hint(rest: &str) -> Option<crate::ir::Unroll> {
+    use crate::ir::Unroll;
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    match words.as_slice() {
+        ["unroll"] => Some(Unroll::Enable),
+        ["unroll", "full"] => Some(Unroll::Full),
+        ["nounroll"] => Some(Unroll::Disable),
+        ["unroll", n] => n.parse().ok().filter(|&n| n > 1).map(Unroll::Count),
+        _ => None,
     }
 }
 

@@ -108,6 +108,9 @@ pub fn print(f: &Function, ann: &dyn Annotate) -> String {
         if let Some(p) = block.predicate {
             let _ = write!(head, " ; predicate {}", operand(f, p));
         }
+        if let Some(u) = block.unroll {
+            let _ = write!(head, " ; {}", unroll_text(u));
+        }
         if let Some(a) = ann.block(f, b) {
             let _ = write!(head, " ; {a}");
         }
@@ -118,6 +121,16 @@ pub fn print(f: &Function, ann: &dyn Annotate) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// A loop header's unroll hint as printed (and read back by the parser).
+pub fn unroll_text(u: super::Unroll) -> String {
+    match u {
+        super::Unroll::Enable => "unroll".to_string(),
+        super::Unroll::Full => "unroll full".to_string(),
+        super::Unroll::Count(n) => format!("unroll {n}"),
+        super::Unroll::Disable => "nounroll".to_string(),
+    }
 }
 
 fn label(f: &Function, b: super::BlockId) -> String {

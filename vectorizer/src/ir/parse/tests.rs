@@ -94,3 +94,42 @@ fn errors_say_line_and_column() {
         "5:3: expected `kernel @name(...) {`, found `%`"
     );
 }
+
+#[test]
+fn unroll_hints_on_loop_headers() {
+    let text = "kernel @k(%0: ptr(global) a, %1: i32 n) {
+bb0.entry: ; entry
+  br bb1.for.cond
+bb1.for.cond: ; unroll 4
+  %2 = phi i32 [bb0.entry: i32 0], [bb2.for.body: %3]
+  %3 = add i32 %2, i32 1
+  %4 = cmp slt i32 %3, %1
+  br %4, bb2.for.body, bb3.do.body
+bb2.for.body:
+  br bb1.for.cond
+bb3.do.body: ; nounroll ; a note
+  br %4, bb3.do.body, bb4.end
+bb4.end:
+  ret
+}
+";
+    let p = parse_function(text).expect("reads");
+    assert_eq!(print(&p.func, &Plain), text.replace(" ; a note", ""));
+    assert_eq!(p.func.blocks[1].unroll, Some(crate::ir::Unroll::Count(4)));
+    assert_eq!(p.func.blocks[3].unroll, Some(crate::ir::Unroll::Disable));
+    assert_eq!(
+        p.annotations.blocks.get(&BlockId(3)).map(|a| a.0.as_str()),
+        Some("a note")
+    );
+    for (hint, u) in [
+        ("unroll", crate::ir::Unroll::Enable),
+        ("unroll full", crate::ir::Unroll::Full),
+    ] {
+        let p = parse_function(&text.replace("unroll 4", hint)).expect("reads");
+        assert_eq!(p.func.blocks[1].unroll, Some(u));
+        assert_eq!(
+            print(&p.func, &Plain),
+            text.replace("unroll 4", hint).replace(" ; a note", "")
+        );
+    }
+}
