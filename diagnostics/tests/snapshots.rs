@@ -555,6 +555,25 @@ fn hover_on_do_and_while_of_a_uniform_loop() {
 }
 
 #[test]
+fn hover_on_a_loop_with_an_unroll_pragma() {
+    let src = UNIFORM_LOOPS.replace("    do {", "    #pragma unroll 4\n    do {");
+    let a = src.find("int c").unwrap();
+    let at = a + src[a..].find("do").unwrap();
+    check_hover(
+        &format!("{}$0{}", &src[..at], &src[at..]),
+        expect![[r#"
+            on `do`
+
+            **uniform loop** in kernel `row_sums` (16 lanes): every lane leaves it in the same iteration (its exit conditions are the same across the lanes).
+
+            vectorized with a uniform exit: one scalar branch for the whole SIMD group, no loop mask.
+
+            **unrolled by 4** (its `#pragma`); each iteration runs a whole SIMD group.
+        "#]],
+    );
+}
+
+#[test]
 fn hover_on_a_uniform_switch_and_its_break() {
     check_hover(
         &uniform_at("c < cols", "switch"),

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use lanes_frontend::hir::{Stmt, StmtKind};
+use lanes_frontend::hir::{Stmt, StmtKind, Unroll};
 use lanes_frontend::source::Span;
 use lanes_vectorizer::precond::TargetKind;
 use lanes_vectorizer::report::{BranchFact, KernelReport, LoopFact};
@@ -151,9 +151,26 @@ fn loop_text(ctx: &Ctx<'_>, kernels: &[KernelView<'_>], stmt: &Stmt) -> String {
             );
         }
     }
+    if let Some(u) = ctx.parsed.unit.hir.unroll(stmt.span) {
+        let _ = write!(s, "\n{}\n", unroll_text(u));
+    }
     with_fast_path(kernels, s, |f| {
         f.kind == TargetKind::Loop && ctx.range(f.span) == Some(range)
     })
+}
+
+/// What the loop's unrolling pragma asks of the code generator.
+fn unroll_text(u: Unroll) -> String {
+    let what = match u {
+        Unroll::Enable => {
+            "unrolled: fully when its trip count is a known constant, else as LLVM sees fit"
+                .to_string()
+        }
+        Unroll::Full => "unrolled fully".to_string(),
+        Unroll::Count(n) => format!("unrolled by {n}"),
+        Unroll::Disable => "not unrolled".to_string(),
+    };
+    format!("**{what}** (its `#pragma`); each iteration runs a whole SIMD group.")
 }
 
 /// A reason chain cut to its first two and last two steps: the condition
