@@ -1,6 +1,6 @@
 /* jacobi_2d: lanes' object against hand-edited copies of its assembly
  * (jacobi_split.py) and gcc's loop, interleaved in one process, thread CPU
- * time, medians (bench/RESULTS.md, 2026-11-27 22:40, branch `jac4`).
+ * time, medians (bench/RESULTS.md, 2026-11-27 22:30-23:06, branch `jac4`).
  * Arguments: buffer offset in a page (16: as malloc gives), n, rounds. */
 #include <stdio.h>
 #include <stdlib.h>

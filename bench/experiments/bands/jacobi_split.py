@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Hand-edited copies of jacobi_2d's `lanes build --emit asm` output that
 show what splitting the band-row loop at its guards would buy
-(bench/RESULTS.md, 2026-11-27 22:40, branch `jac4`).
+(bench/RESULTS.md, 2026-11-27 22:30-23:06, branch `jac4`).
 
   jS.s  the middle of a split loop: every SIMD group takes the all-active
         path (no broadcast, no guards); the groups on the boundary columns
