@@ -32,7 +32,6 @@ mod multi;
 mod refuse;
 mod rows;
 mod rust;
-mod sink_splats;
 #[cfg(test)]
 mod tests;
 mod wide_masks;
@@ -684,12 +683,6 @@ pub fn compile_kernels(
         module
             .verify()
             .map_err(|e| whole(format!("LLVM rejected the widened masks: {e}")))?;
-    }
-    if opts.opt_level > 0 {
-        sink_splats::sink_splats(&module).map_err(&whole)?;
-        module
-            .verify()
-            .map_err(|e| whole(format!("LLVM rejected the sunk splats: {e}")))?;
     }
     let ir = module.print_to_string().to_string();
     let bitcode = module.write_bitcode_to_memory().as_slice().to_vec();
