@@ -48,6 +48,28 @@ __kernel void votes(__global int *out, int n)
     int any_hi = sub_group_any(g > (long)n);
     out[j] = all_lo + 2 * any_lo + 4 * all_hi + 8 * any_hi;
 }
+
+// `(int)` of a 64-bit sum that wraps past INT_MAX inside the launch. `i`
+// rises by one from a lane 0 that is a multiple of W (`x` is, and the
+// constant 2^31 - 16), so the wrap falls between two SIMD groups and the
+// ends of a group answer its votes; `k` (2^31 - 19) wraps inside a SIMD
+// group, where they would not. The same in 64 bits with `L`.
+__kernel void wrapped(__global int *out, int n)
+{
+    size_t x = get_group_id(0) * 16 + get_local_id(0);
+    int i = (int)(x + 2147483632UL);
+    int k = (int)(x + 2147483629UL);
+    int lim = 2147483632 + (n & 15);
+    long L = (long)(x + 0x7ffffffffffffff0UL);
+    long lim64 = 0x7ffffffffffffff0L + (long)(n & 15);
+    int r = sub_group_any(i < lim) + 2 * sub_group_all(i >= lim)
+          + 4 * sub_group_any(k < lim) + 8 * sub_group_all(k >= lim)
+          + 16 * sub_group_any(L < lim64) + 32 * sub_group_all(L >= lim64)
+          + 64 * (i < lim);
+    if (i < lim && i >= 2147483632)
+        r += 128;
+    out[get_global_id(0)] = r;
+}
 "#;
 
 /// GUARDS with the fast paths `lanes build` adds (`if (sub_group_all(1 <=

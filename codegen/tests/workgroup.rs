@@ -177,16 +177,27 @@ fn local_increments_take_32_bit_lane_indices() {
 /// its `int` indices to 64 bits as a body without barriers does: the
 /// addresses of reduction's `in[i]` and `in[i + GROUP_SIZE]` are lane 0's
 /// scalar index, not lane 0 moved out of a vector of indices (`vmovd
-/// %xmm, %r32`, three per SIMD group before). The loop is the one with
-/// the fast path's 64-bit compare (`vpcmpgtq`), which only region 0 has.
+/// %xmm, %r32`, three per SIMD group before). The loop is the one that
+/// tests the fast path's `i + 256 < n` on lane 7's index (`leaq 7(..)`,
+/// `emit/lane_range.rs`), which only region 0 has; before, it was a 64-bit
+/// vector compare (`vpmovsxdq`, `vpcmpgtq`, `vpackssdw`, `vmovmskps`),
+/// since `i` is `(int)` of a 64-bit sum, and `i < n` a `vpcmpgtd` and
+/// `vptest`.
 #[test]
 fn first_region_indices_are_widened_scalars() {
     let reduction = include_str!("../../bench/kernels/reduction.cl");
     let src = specialized_w8("reduction.cl", reduction, "reduce_sum");
     let asm = groups_asm_avx2("reduction.cl", &src, "reduce_sum");
-    let loops = innermost_loops_with(&asm, "vpcmpgtq");
+    let loops: Vec<_> = innermost_loops_with(&asm, "leaq\t7(");
     assert!(!loops.is_empty(), "no loop with the fast path:\n{asm}");
     for l in loops {
+        for bad in ["vpcmpgtq", "vpmovsxdq", "vpackssdw", "vptest", "vtestps"] {
+            assert!(
+                l.iter().all(|x| !x.starts_with(bad)),
+                "`{bad}` in the first region's loop:\n{}",
+                l.join("\n")
+            );
+        }
         let moved: Vec<&&str> = l
             .iter()
             .filter(|x| x.starts_with("vmovd\t%xmm") && !x.contains('('))

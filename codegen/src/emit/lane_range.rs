@@ -76,7 +76,11 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         if self.is_row_id(x) {
             return Ok(Some((self.get(x, false)?, stride)));
         }
-        // `sext` of an index that widens: the same lanes.
+        if self.aligned_unit_lanes(x) {
+            return Ok(Some((self.lane0_as_i64(x)?, stride)));
+        }
+        // `sext` of an index that widens, or of aligned unit lanes: the
+        // same lanes.
         if let Some(d) = f.def_inst(x) {
             if let InstKind::Cast {
                 op: CastOp::SExt,
@@ -86,9 +90,39 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                 if f.ty(x) == Ty::I64 && self.widens(value) {
                     return Ok(Some((self.widened(value, false, 0)?, stride)));
                 }
+                if f.ty(x) == Ty::I64 && self.aligned_unit_lanes(value) {
+                    return Ok(Some((self.lane0_as_i64(value)?, stride)));
+                }
             }
         }
         Ok(None)
+    }
+
+    /// True when the lanes of the `i32` or `i64` value `x` rise by one from
+    /// a lane 0 that is a multiple of W: then they are consecutive in
+    /// signed order too, whatever wrapped before (`(int)` of a 64-bit sum,
+    /// reduction's `i = get_group_id(0) * 512 + lid`). The wrap from the
+    /// largest signed value to the smallest lies between two lanes `t - 1`
+    /// and `t` only when lane `t` is `-2^(b-1)`, a multiple of W, which
+    /// lane 0 alone is.
+    fn aligned_unit_lanes(&self, x: ValueId) -> bool {
+        let w = self.w() as u64;
+        matches!(self.f.ty(x), Ty::I32 | Ty::I64)
+            && matches!(
+                self.vf.shape(x),
+                Shape::Strided { stride: 1, align } if align % w == 0
+            )
+    }
+
+    /// Lane 0 of `x` as a scalar `i64` (sign-extended).
+    fn lane0_as_i64(&mut self, x: ValueId) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let v = self.get(x, true)?;
+        let x0 = cx.extract(v, 0)?;
+        if self.f.ty(x) == Ty::I64 {
+            return Ok(x0);
+        }
+        cx.cast(Op::LLVMSExt, x0, cx.ctx.i64_type().into())
     }
 
     /// `any` (or `all`) over every lane of `c`, in scalars, when `c` is a
