@@ -21,7 +21,7 @@
 use inkwell::llvm_sys::LLVMOpcode as Op;
 use inkwell::values::BasicValueEnum;
 
-use lanes_vectorizer::ir::{CastOp, CmpPred, InstKind, Ty, ValueId, WorkItem};
+use lanes_vectorizer::ir::{CastOp, CmpPred, Horizontal, InstId, InstKind, Ty, ValueId, WorkItem};
 use lanes_vectorizer::shape::Shape;
 
 use super::{compare, FnGen};
@@ -64,7 +64,11 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
 
     /// Lane 0 of `x` in exact 64-bit arithmetic and its stride (±1), when
     /// its lanes are consecutive integers there.
-    fn unit_lanes(&mut self, x: ValueId) -> R<Option<(BasicValueEnum<'ctx>, i64)>> {
+    fn unit_lanes(
+        &mut self,
+        x: ValueId,
+        only_voted: bool,
+    ) -> R<Option<(BasicValueEnum<'ctx>, i64)>> {
         let f = self.f;
         let stride = match self.vf.shape(x) {
             Shape::Strided { stride, .. } if stride == 1 || stride == -1 => stride,
@@ -76,7 +80,7 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         if self.is_row_id(x) {
             return Ok(Some((self.get(x, false)?, stride)));
         }
-        if self.aligned_unit_lanes(x) {
+        if only_voted && self.aligned_unit_lanes(x) {
             return Ok(Some((self.lane0_as_i64(x)?, stride)));
         }
         // `sext` of an index that widens, or of aligned unit lanes: the
@@ -90,7 +94,7 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                 if f.ty(x) == Ty::I64 && self.widens(value) {
                     return Ok(Some((self.widened(value, false, 0)?, stride)));
                 }
-                if f.ty(x) == Ty::I64 && self.aligned_unit_lanes(value) {
+                if only_voted && f.ty(x) == Ty::I64 && self.aligned_unit_lanes(value) {
                     return Ok(Some((self.lane0_as_i64(value)?, stride)));
                 }
             }
@@ -112,6 +116,39 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                 self.vf.shape(x),
                 Shape::Strided { stride: 1, align } if align % w == 0
             )
+    }
+
+    /// True when nothing but `sub_group_any`/`_all` reads the lanes of `c`
+    /// (no block mask, select or store): the scalar test then replaces the
+    /// vector compare instead of adding to it. (In scan's tree levels
+    /// `thid < d` is also the block's mask, and a scalar test of lane 0,
+    /// moved out of the vector of ids, made the work-group longer.)
+    fn only_voted(&self, c: ValueId) -> bool {
+        let f = self.f;
+        f.blocks.iter().all(|b| b.predicate != Some(c))
+            && f.insts.iter().all(|i| {
+                let mut reads = false;
+                i.kind.for_each_operand(|v| reads |= v == c);
+                !reads
+                    || matches!(
+                        i.kind,
+                        InstKind::Horizontal {
+                            op: Horizontal::Any | Horizontal::All,
+                            ..
+                        }
+                    )
+            })
+    }
+
+    /// True when instruction `reader` alone reads `v` (no block mask either).
+    fn read_only_by(&self, v: ValueId, reader: InstId) -> bool {
+        let f = self.f;
+        f.blocks.iter().all(|b| b.predicate != Some(v))
+            && f.insts.iter().enumerate().all(|(n, i)| {
+                let mut reads = false;
+                i.kind.for_each_operand(|u| reads |= u == v);
+                !reads || n == reader.index()
+            })
     }
 
     /// Lane 0 of `x` as a scalar `i64` (sign-extended).
@@ -165,7 +202,14 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         if !f.ty(u).is_int() {
             return Ok(None);
         }
-        let Some((x0, stride)) = self.unit_lanes(x)? else {
+        // Under a lane mask `c` is the select; its compare must then be read
+        // by the select alone.
+        let only_voted = self.only_voted(c)
+            && match f.def_inst(c) {
+                Some(s) if s != d => f.inst(d).result.is_some_and(|r| self.read_only_by(r, s)),
+                _ => true,
+            };
+        let Some((x0, stride)) = self.unit_lanes(x, only_voted)? else {
             return Ok(None);
         };
         let cx = self.cx;
