@@ -14,7 +14,9 @@
 //! Only signed orders: the lanes are consecutive integers in exact
 //! arithmetic (`widened`: the index is a signed `+`/`-`/`*` whose overflow
 //! is undefined or an id truncated to `int`), which keeps signed order,
-//! not unsigned order across zero. Only in the full variant, under a block
+//! not unsigned order across zero; or lanes rising by one from a lane 0
+//! that is a multiple of W, whatever wrapped before (`aligned_unit_lanes`),
+//! where only the vote reads the compare. Only in the full variant, under a block
 //! mask that is the variant's lane mask (all-true there), or for the
 //! all-active copy's own mask.
 
