@@ -466,7 +466,11 @@ const UNSWITCH: &str =
     "function(loop-mssa(simple-loop-unswitch<nontrivial>),simplifycfg,instcombine<no-verify-fixpoint>,loop(loop-deletion),simplifycfg)";
 
 /// Runs [`UNSWITCH`] on the `_groups` entry points of `kernels` without
-/// loops in their vector IR.
+/// loops in their vector IR, and of kernels with barriers: their region
+/// loops over SIMD groups test work-group uniform values kept once per
+/// work-group (histogram's `k < ITEMS` after its row-order barrier,
+/// reduction's `stride > 0`) in every SIMD group's run, which LLVM's
+/// -O2 leaves there.
 fn unswitch_row_uniform(
     ctx: &Context,
     module: &Module<'_>,
@@ -480,6 +484,7 @@ fn unswitch_row_uniform(
             lanes_vectorizer::cfg::Cfg::compute(&k.vf.func)
                 .loops()
                 .is_empty()
+                || lanes_vectorizer::schedule::Schedule::of(&k.vf).regions() > 1
         })
         .map(|k| format!("{}_groups", k.name))
         .collect();

@@ -173,6 +173,34 @@ fn local_increments_take_32_bit_lane_indices() {
     }
 }
 
+/// The uniform `k < ITEMS` test of histogram's row-order loop (a barrier
+/// in each iteration) is taken out of the region loop over SIMD groups
+/// (`simple-loop-unswitch<nontrivial>` on kernels with barriers): the
+/// loop of whole SIMD groups with the increments compares nothing with 32
+/// and sets no next state; before, each SIMD group's run tested `k` and
+/// moved the state (`movl $2`, `movl $3`), 5 of its 33 instructions.
+#[test]
+fn uniform_tests_leave_the_simd_group_loop() {
+    let histogram = include_str!("../../bench/kernels/histogram.cl");
+    let asm = groups_asm_avx2("histogram.cl", histogram, "histogram256");
+    // The loop of whole SIMD groups: its increments are not tested lane by
+    // lane (`cmpb $0, ..` on a spilled mask, as in a partial group's).
+    let loops: Vec<_> = innermost_loops_with(&asm, "incl")
+        .into_iter()
+        .filter(|l| !l.iter().any(|x| x.starts_with("cmpb\t$0,")))
+        .collect();
+    assert!(!loops.is_empty(), "no loop of whole SIMD groups:\n{asm}");
+    for l in loops {
+        assert!(
+            !l.iter().any(|x| x.contains("$32,")
+                || x.starts_with("movl\t$2,")
+                || x.starts_with("movl\t$3,")),
+            "the uniform test or the next state in the SIMD-group loop:\n{}",
+            l.join("\n")
+        );
+    }
+}
+
 /// In a body with barriers the first region (no barrier before it) widens
 /// its `int` indices to 64 bits as a body without barriers does: the
 /// addresses of reduction's `in[i]` and `in[i + GROUP_SIZE]` are lane 0's
