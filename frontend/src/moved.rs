@@ -204,7 +204,6 @@ fields! {
     crate::diag::Label { span }
     Diagnostic { span, related }
     ast::Ident { span }
-    ast::TranslationUnit { items }
     ast::Item { kind, span }
     ast::Function { spec, name, return_derived, params, body }
     ast::Param { spec, declarator, span }
@@ -221,7 +220,6 @@ fields! {
     ast::Block { stmts, span }
     ast::Stmt { kind, span }
     ast::Expr { kind, span }
-    hir::Unit { functions, structs, globals, fp_contract_off, loop_hints }
     hir::LoopHint { span }
     crate::sema::Checks { calls }
     hir::StructDef { span, fields }
@@ -232,6 +230,35 @@ fields! {
     hir::Block { stmts, span }
     hir::Stmt { kind, span }
     hir::Expr { kind, span }
+}
+
+/// The items the edit does not move are kept, shared, not copied: every
+/// span of an item is from one of its tokens (inside its span) or from
+/// another file.
+impl MoveSpans for ast::TranslationUnit {
+    fn move_spans(&mut self, m: &mut Move) {
+        for item in &mut self.items {
+            if !m.keeps(item.span) {
+                item.move_spans(m);
+            }
+        }
+    }
+}
+
+/// The functions the edit does not move are kept, shared, not copied
+/// ([`crate::sema::keeps_function`]).
+impl MoveSpans for hir::Unit {
+    fn move_spans(&mut self, m: &mut Move) {
+        for f in &mut self.functions {
+            if !crate::sema::keeps_function(m, f) {
+                f.move_spans(m);
+            }
+        }
+        self.structs.move_spans(m);
+        self.globals.move_spans(m);
+        self.fp_contract_off.move_spans(m);
+        self.loop_hints.move_spans(m);
+    }
 }
 
 impl MoveSpans for ast::ItemKind {
@@ -630,6 +657,27 @@ __kernel void broken(__global int *p)
         ];
         for e in &edits {
             assert_eq!(run(std::slice::from_ref(e)), 1, "{e:?}");
+        }
+    }
+
+    /// A comment edit keeps the items and functions before it shared with
+    /// the previous unit (not copied); those after it are new.
+    #[test]
+    fn items_before_a_comment_edit_are_shared() {
+        for (site, insert) in [("// ----", "/* more */"), ("    float best", "  ")] {
+            let mut memo = LexMemo::default();
+            let unit = check(FILE, Some(&mut memo));
+            let at = FILE.find(site).unwrap();
+            let text = format!("{}{insert}{}", &FILE[..at], &FILE[at..]);
+            let next = recheck_moved(&unit, file(&text), &mut memo).expect("moved");
+            assert_eq!(dump(&next), dump(&check(&text, None)));
+            let before = |s: crate::source::Span| (s.end as usize) <= at;
+            for (a, b) in unit.ast.items.iter().zip(&next.ast.items) {
+                assert_eq!(Arc::ptr_eq(a, b), before(a.span), "{site}: {:?}", a.span);
+            }
+            for (a, b) in unit.hir.functions.iter().zip(&next.hir.functions) {
+                assert_eq!(Arc::ptr_eq(a, b), before(a.span), "{site}: {}", a.name);
+            }
         }
     }
 

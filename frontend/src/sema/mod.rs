@@ -217,7 +217,7 @@ pub fn check_function_again(
 /// body's. A span inside the body is from a token of the body, or of a
 /// declaration before it, or of another file: so it is before the body's
 /// end in the edited file, or in another file.
-fn keeps_function(m: &crate::moved::Move, f: &hir::Function) -> bool {
+pub(crate) fn keeps_function(m: &crate::moved::Move, f: &hir::Function) -> bool {
     m.keeps(f.span)
         && m.keeps(f.name_span)
         && f.locals
