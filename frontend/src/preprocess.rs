@@ -34,7 +34,7 @@ use crate::source::{FileId, SourceFile, SourceMap, SourceText, Span};
 use macros::{HideSets, Input, Macro, PTok};
 
 pub(crate) use edited::line_expanded_after;
-pub use edited::preprocess_edited;
+pub use edited::{preprocess_edited, SameEnds};
 
 /// Where `#include` reads files from.
 pub trait FileLoader {

@@ -18,15 +18,19 @@ use crate::ast::{Item, ItemKind, TranslationUnit};
 use crate::lexer::Token;
 use crate::moved::{is_moved_token, Edit, Move, MoveSpans};
 use crate::parser::{self, FileScope};
+use crate::preprocess::SameEnds;
 
 /// The syntax tree of `tokens`, the preprocessed tokens of `previous`'s
 /// main file after `edit`, from `previous`'s tree and file scope when the
 /// edit stayed inside one function definition (see the module comment),
-/// and that definition's index among the items.
+/// and that definition's index among the items. `known` tells how many
+/// tokens at either end are known to be the old ones (the preprocessor
+/// took them from the old output): they are not compared again.
 pub fn reparse_function(
     previous: (&TranslationUnit, &FileScope, &[Token]),
     tokens: &[Token],
     edit: Edit,
+    known: SameEnds,
 ) -> Option<(TranslationUnit, FileScope, usize)> {
     let (ast, scope, old) = previous;
     if !scope.clean {
@@ -54,18 +58,23 @@ pub fn reparse_function(
     // Every token before the item and from its last one on is the old one.
     let same = |o: &Token, n: &Token| is_moved_token(edit, o, n);
     let room = old.len().min(tokens.len());
-    let prefix = old
-        .iter()
-        .zip(tokens)
-        .take_while(|(o, n)| same(o, n))
-        .count();
-    let suffix = old
-        .iter()
-        .rev()
-        .zip(tokens.iter().rev())
-        .take(room - prefix)
-        .take_while(|(o, n)| same(o, n))
-        .count();
+    let (p0, s0) = (known.prefix.min(room), known.suffix);
+    let s0 = s0.min(room - p0);
+    let prefix = p0
+        + old[p0..]
+            .iter()
+            .zip(&tokens[p0..])
+            .take(room - p0 - s0)
+            .take_while(|(o, n)| same(o, n))
+            .count();
+    let suffix = s0
+        + old[..old.len() - s0]
+            .iter()
+            .rev()
+            .zip(tokens[..tokens.len() - s0].iter().rev())
+            .take(room - prefix - s0)
+            .take_while(|(o, n)| same(o, n))
+            .count();
     if prefix <= a || old.len() - suffix >= b_old {
         return None;
     }
@@ -275,7 +284,7 @@ inline real dist2(Point a, Point b);
                 crate::moved::Edit::between(unit.main, &unit.sources.get(unit.main).text, &text);
             let old = (&unit.ast, &unit.file_scope, &unit.preprocessed.tokens[..]);
             if let Some((ast, _, k)) =
-                super::reparse_function(old, &fresh.preprocessed.tokens, edit)
+                super::reparse_function(old, &fresh.preprocessed.tokens, edit, Default::default())
             {
                 reparsed += 1;
                 if crate::unit::check_function_again(&unit, edit, &ast, k).is_some() {

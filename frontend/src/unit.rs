@@ -9,7 +9,7 @@ use crate::hir;
 use crate::lexer::{LexMemo, Token, TokenKind};
 use crate::moved::{Edit, Move, MoveSpans};
 use crate::parser::FileScope;
-use crate::preprocess::{self, FileLoader, PreprocessOptions, Preprocessed};
+use crate::preprocess::{self, FileLoader, PreprocessOptions, Preprocessed, SameEnds};
 use crate::sema::Checks;
 use crate::source::{FileId, SourceFile, SourceMap};
 
@@ -122,11 +122,11 @@ pub fn check_source_reparsing(
         Some(e) if same_inputs => preprocess_edited(previous, &file, e, memo),
         _ => None,
     };
-    if let Some(preprocessed) = edited {
+    if let Some((preprocessed, same)) = edited {
         let mut sources = previous.sources.clone();
         sources.replace(previous.main, file);
         let main = previous.main;
-        let previous = edit.map(|e| (previous, e));
+        let previous = edit.map(|e| (previous, e, same));
         let mut unit = check_preprocessed(sources, main, preprocessed, Vec::new(), previous);
         unit.preprocessed_edited = true;
         return unit;
@@ -148,7 +148,7 @@ fn preprocess_edited(
     file: &SourceFile,
     edit: Edit,
     memo: &mut LexMemo,
-) -> Option<Preprocessed> {
+) -> Option<(Preprocessed, SameEnds)> {
     let old = previous.sources.get(previous.main);
     if previous.checks.first != 0
         || old.latin1_at.is_some()
@@ -279,6 +279,7 @@ fn check_in(
         ),
         None => preprocess::preprocess(&mut sources, main, options, loader, &mut diagnostics),
     };
+    let previous = previous.map(|(p, e)| (p, e, SameEnds::default()));
     check_preprocessed(sources, main, preprocessed, diagnostics, previous)
 }
 
@@ -288,11 +289,12 @@ fn check_preprocessed(
     main: FileId,
     preprocessed: Preprocessed,
     mut diagnostics: Vec<Diagnostic>,
-    previous: Option<(&CheckedUnit, Edit)>,
+    previous: Option<(&CheckedUnit, Edit, SameEnds)>,
 ) -> CheckedUnit {
-    let reparsed = previous.and_then(|(p, edit)| {
+    let reparsed = previous.and_then(|(p, edit, same)| {
         let old = (&p.ast, &p.file_scope, &p.preprocessed.tokens[..]);
-        let (ast, scope, k) = crate::reparse::reparse_function(old, &preprocessed.tokens, edit)?;
+        let (ast, scope, k) =
+            crate::reparse::reparse_function(old, &preprocessed.tokens, edit, same)?;
         Some((p, edit, ast, scope, k))
     });
     let reparsed_item = reparsed.as_ref().map(|r| r.4);

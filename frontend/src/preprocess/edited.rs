@@ -51,13 +51,15 @@ const SPECIAL: &[&str] = &[
 /// (the output for the old text) and `new_main` (the new text lexed), when
 /// the edit cannot change the preprocessor's state (see the module
 /// comment); `lines_moved` tells whether it changed the number of lines.
+/// With them, which output tokens are known to be the old ones
+/// ([`SameEnds`]).
 pub fn preprocess_edited(
     previous: &Preprocessed,
     main: FileId,
     edit: Edit,
     lines_moved: bool,
     new_main: &Arc<[Token]>,
-) -> Option<Preprocessed> {
+) -> Option<(Preprocessed, SameEnds)> {
     let old = &previous.main_tokens[..];
     let new = &new_main[..];
     // The edit's end in the new text.
@@ -165,14 +167,29 @@ pub fn preprocess_edited(
             p.token = p.token + moved_from - j1;
         }
     }
-    (!m.lost).then(|| Preprocessed {
+    let same = SameEnds {
+        prefix: j0,
+        suffix: out.len() - j1,
+    };
+    let tokens = Preprocessed {
         tokens,
         expansions,
         pragmas,
         includes,
         main_tokens: new_main.clone(),
         macro_names: previous.macro_names.clone(),
-    })
+    };
+    (!m.lost).then_some((tokens, same))
+}
+
+/// Output tokens [`preprocess_edited`] took from the previous output: the
+/// first `prefix` as they were (they end before the edit), the last
+/// `suffix` moved by the edit. The parser's comparison of the two token
+/// streams ([`crate::reparse::reparse_function`]) starts after them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SameEnds {
+    pub prefix: usize,
+    pub suffix: usize,
 }
 
 /// True when `__LINE__` is expanded at or after the edit (where it stands
