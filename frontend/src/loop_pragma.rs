@@ -13,7 +13,7 @@
 use crate::diag::{Code, Diagnostic};
 use crate::hir::{LoopHint, Unroll};
 use crate::lexer::{Token, TokenKind};
-use crate::preprocess::Pragma;
+use crate::preprocess::{parse_int, Pragma};
 
 /// What a pragma asks for: `None` when it is not an unroll pragma, `Err`
 /// with a message when it is one with a malformed argument.
@@ -69,7 +69,7 @@ fn count_hint(words: &[&str], what: &str) -> Result<Unroll, String> {
         _ => words,
     };
     let count = match inner {
-        [n] => integer(n),
+        [n] => parse_int(n).ok().and_then(|v| u32::try_from(v.v).ok()),
         _ => None,
     };
     match count {
@@ -78,18 +78,6 @@ fn count_hint(words: &[&str], what: &str) -> Result<Unroll, String> {
         )),
         Some(1) => Ok(Unroll::Disable),
         Some(n) => Ok(Unroll::Count(n)),
-    }
-}
-
-/// A decimal, hexadecimal or octal literal with an optional `u`/`U` suffix.
-fn integer(text: &str) -> Option<u32> {
-    let t = text.trim_end_matches(['u', 'U']);
-    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        u32::from_str_radix(hex, 16).ok()
-    } else if t.len() > 1 && t.starts_with('0') {
-        u32::from_str_radix(&t[1..], 8).ok()
-    } else {
-        t.parse().ok()
     }
 }
 

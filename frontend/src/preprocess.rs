@@ -15,6 +15,7 @@
 mod builtins;
 mod edited;
 mod expr;
+pub(crate) use expr::parse_int;
 mod macros;
 #[cfg(test)]
 mod tests;

@@ -126,30 +126,26 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     /// `thid < d` is also the block's mask, and a scalar test of lane 0,
     /// moved out of the vector of ids, made the work-group longer.)
     fn only_voted(&self, c: ValueId) -> bool {
-        let f = self.f;
-        f.blocks.iter().all(|b| b.predicate != Some(c))
-            && f.insts.iter().all(|i| {
-                let mut reads = false;
-                i.kind.for_each_operand(|v| reads |= v == c);
-                !reads
-                    || matches!(
-                        i.kind,
-                        InstKind::Horizontal {
-                            op: Horizontal::Any | Horizontal::All,
-                            ..
-                        }
-                    )
-            })
+        self.read_only_where(c, |_, kind| {
+            matches!(
+                kind,
+                InstKind::Horizontal {
+                    op: Horizontal::Any | Horizontal::All,
+                    ..
+                }
+            )
+        })
     }
 
-    /// True when instruction `reader` alone reads `v` (no block mask either).
-    fn read_only_by(&self, v: ValueId, reader: InstId) -> bool {
+    /// True when no block mask reads `v` and every instruction that reads
+    /// it passes `ok`.
+    fn read_only_where(&self, v: ValueId, ok: impl Fn(InstId, &InstKind) -> bool) -> bool {
         let f = self.f;
         f.blocks.iter().all(|b| b.predicate != Some(v))
             && f.insts.iter().enumerate().all(|(n, i)| {
                 let mut reads = false;
                 i.kind.for_each_operand(|u| reads |= u == v);
-                !reads || n == reader.index()
+                !reads || ok(InstId(n as u32), &i.kind)
             })
     }
 
@@ -208,7 +204,10 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         // by the select alone.
         let only_voted = self.only_voted(c)
             && match f.def_inst(c) {
-                Some(s) if s != d => f.inst(d).result.is_some_and(|r| self.read_only_by(r, s)),
+                Some(s) if s != d => f
+                    .inst(d)
+                    .result
+                    .is_some_and(|r| self.read_only_where(r, |reader, _| reader == s)),
                 _ => true,
             };
         let Some((x0, stride)) = self.unit_lanes(x, only_voted)? else {

@@ -10,7 +10,7 @@ use super::MAX_EXPR_DEPTH;
 
 /// A value of type intmax_t (`unsigned == false`) or uintmax_t, as bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Value {
+pub(crate) struct Value {
     pub v: u64,
     pub unsigned: bool,
 }
@@ -380,7 +380,7 @@ impl ExprParser<'_, '_> {
 /// An integer constant (decimal, octal, hex, or binary as a clang
 /// extension) with an optional `u`/`l`/`ll` suffix. Without `u` it is signed
 /// unless it does not fit in intmax_t.
-pub(super) fn parse_int(text: &str) -> Result<Value, String> {
+pub(crate) fn parse_int(text: &str) -> Result<Value, String> {
     let b = text.as_bytes();
     let lower1 = b.get(1).map(|c| c | 0x20);
     let (radix, start): (u64, usize) = match (b.first(), lower1) {
