@@ -14,6 +14,7 @@
 //! results frozen, `undef` operands a frozen poison (a fixed arbitrary
 //! value).
 
+use lanes_frontend::source::Span;
 use std::collections::HashMap;
 
 use inkwell::basic_block::BasicBlock;
@@ -230,8 +231,9 @@ pub fn emit_body<'ctx>(
 }
 
 struct FnGen<'a, 'b, 'ctx> {
-    /// The back-edge blocks of loops with an unroll hint, and the hint.
-    latch_unroll: HashMap<BlockId, Unroll>,
+    /// The back-edge blocks of loops with an unroll hint, the hint and the
+    /// loop statement it is on.
+    latch_unroll: HashMap<BlockId, (Unroll, Option<Span>)>,
     cx: &'a Cx<'b, 'ctx>,
     vf: &'a VectorFunction,
     f: &'a Function,
@@ -2141,10 +2143,10 @@ fn const_int_lanes(v: BasicValueEnum<'_>) -> Option<Vec<i64>> {
 /// The blocks that branch back to the header of a loop with an unroll
 /// hint (`#pragma unroll`), with the hint: LLVM reads a loop's metadata
 /// from its latch's branch.
-fn latch_unroll(f: &Function) -> HashMap<BlockId, Unroll> {
-    let headers: Vec<(BlockId, Unroll)> = f
+fn latch_unroll(f: &Function) -> HashMap<BlockId, (Unroll, Option<Span>)> {
+    let headers: Vec<(BlockId, (Unroll, Option<Span>))> = f
         .block_ids()
-        .filter_map(|b| f.block(b).unroll.map(|u| (b, u)))
+        .filter_map(|b| f.block(b).unroll.map(|u| (b, (u, f.block(b).unroll_at))))
         .collect();
     if headers.is_empty() {
         return HashMap::new();
@@ -2169,24 +2171,39 @@ fn latch_unroll(f: &Function) -> HashMap<BlockId, Unroll> {
 ///   unpredictable exit, in front of every lane's turn (docs/codegen.md,
 ///   "Serialized loops without run-time unrolling");
 /// - the source's unroll hint, spelled as clang spells it
-///   (`llvm.loop.unroll.enable`, `.full`, `.count N`, `.disable`).
-fn loop_metadata(cx: &Cx<'_, '_>, br: InstructionValue<'_>, serial: bool, hint: Option<Unroll>) {
+///   (`llvm.loop.unroll.enable`, `.full`, `.count N`, `.disable`), and
+///   for a hint that asks for unrolling the loop statement it is on
+///   (`lanes.unroll.at`, file, start, end): a loop that still carries the
+///   request after LLVM's passes was not unrolled ([`crate::unhonoured_unroll`]).
+fn loop_metadata(
+    cx: &Cx<'_, '_>,
+    br: InstructionValue<'_>,
+    serial: bool,
+    hint: Option<(Unroll, Option<Span>)>,
+) {
     use inkwell::llvm_sys::core as c;
     use inkwell::llvm_sys::debuginfo as d;
     use inkwell::llvm_sys::prelude::LLVMMetadataRef;
     use inkwell::values::AsValueRef;
     let ctx = cx.ctx.raw();
     const KIND: &str = "llvm.loop";
-    let mut props: Vec<(&str, Option<u32>)> = Vec::new();
+    let mut props: Vec<(&str, Vec<u32>)> = Vec::new();
     if serial {
-        props.push(("llvm.loop.unroll.runtime.disable", None));
+        props.push(("llvm.loop.unroll.runtime.disable", vec![]));
     }
+    let (hint, at) = match hint {
+        Some((u, at)) => (Some(u), at),
+        None => (None, None),
+    };
     match hint {
-        Some(Unroll::Enable) => props.push(("llvm.loop.unroll.enable", None)),
-        Some(Unroll::Full) => props.push(("llvm.loop.unroll.full", None)),
-        Some(Unroll::Count(n)) => props.push(("llvm.loop.unroll.count", Some(n))),
-        Some(Unroll::Disable) => props.push(("llvm.loop.unroll.disable", None)),
+        Some(Unroll::Enable) => props.push(("llvm.loop.unroll.enable", vec![])),
+        Some(Unroll::Full) => props.push(("llvm.loop.unroll.full", vec![])),
+        Some(Unroll::Count(n)) => props.push(("llvm.loop.unroll.count", vec![n])),
+        Some(Unroll::Disable) => props.push(("llvm.loop.unroll.disable", vec![])),
         None => {}
+    }
+    if let (Some(at), Some(Unroll::Enable | Unroll::Full | Unroll::Count(_))) = (at, hint) {
+        props.push((crate::UNROLL_AT, vec![at.file.0, at.start, at.end]));
     }
     // SAFETY: every pointer comes from this context; the loop ID refers to
     // itself (LLVM's form of a loop ID), made through a temporary node that
@@ -2200,7 +2217,7 @@ fn loop_metadata(cx: &Cx<'_, '_>, br: InstructionValue<'_>, serial: bool, hint: 
                 name.as_ptr().cast(),
                 name.len(),
             )];
-            if let Some(n) = arg {
+            for n in arg {
                 let v = c::LLVMConstInt(c::LLVMInt32TypeInContext(ctx), n as u64, 0);
                 prop_ops.push(c::LLVMValueAsMetadata(v));
             }

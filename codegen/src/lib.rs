@@ -431,6 +431,78 @@ pub struct Compiled {
     kernels: Vec<KernelCode>,
     bitcode: Vec<u8>,
     ir: String,
+    /// The loop statements whose unroll pragma LLVM did not honour, in
+    /// source order.
+    not_unrolled: Vec<Span>,
+}
+
+/// The loop ID property naming the loop statement of an unroll hint that
+/// asks for unrolling (file, start, end); see [`unhonoured_unroll`].
+pub(crate) const UNROLL_AT: &str = "lanes.unroll.at";
+
+/// The loop statements of unroll hints that LLVM's passes left in place:
+/// a loop ID that still asks for unrolling (`llvm.loop.unroll.enable`,
+/// `.full` or `.count`) without the `llvm.loop.unroll.disable` LLVM adds
+/// to a loop it unrolled (a loop unrolled fully is gone). The same test as
+/// LLVM's `WarnMissedTransformationsPass`, whose remark clang prints as
+/// `-Wpass-failed`; read from the module because a remark carries no
+/// source position without debug information.
+fn unhonoured_unroll<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Vec<Span> {
+    use inkwell::values::BasicMetadataValueEnum as M;
+    let kind = ctx.get_kind_id("llvm.loop");
+    let name = |m: &M<'ctx>| match m {
+        M::MetadataValue(p) if p.is_node() => p
+            .get_node_values()
+            .and_then(|ops| match ops.first() {
+                Some(M::MetadataValue(s)) => s.get_string_value().map(<[u8]>::to_vec),
+                _ => None,
+            })
+            .map(|n| (n, p.get_node_values().unwrap_or_default())),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for f in module.get_functions() {
+        for b in f.get_basic_blocks() {
+            let Some(t) = b.get_terminator() else {
+                continue;
+            };
+            let Some(id) = t.get_metadata(kind) else {
+                continue;
+            };
+            let props: Vec<_> = id
+                .get_node_values()
+                .unwrap_or_default()
+                .iter()
+                .skip(1)
+                .filter_map(name)
+                .collect();
+            let has = |p: &str| props.iter().any(|(n, _)| n == p.as_bytes());
+            let asks = has("llvm.loop.unroll.enable")
+                || has("llvm.loop.unroll.full")
+                || has("llvm.loop.unroll.count");
+            if !asks || has("llvm.loop.unroll.disable") {
+                continue;
+            }
+            let at = props.iter().find(|(n, _)| n == UNROLL_AT.as_bytes());
+            let nums: Vec<u32> = at
+                .map(|(_, ops)| {
+                    ops.iter()
+                        .skip(1)
+                        .filter_map(|o| match o {
+                            M::IntValue(i) => i.get_zero_extended_constant().map(|v| v as u32),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let [file, start, end] = nums[..] {
+                out.push(Span::new(lanes_frontend::source::FileId(file), start, end));
+            }
+        }
+    }
+    out.sort_by_key(|s| (s.file.0, s.start, s.end));
+    out.dedup();
+    out
 }
 
 fn init_llvm() {
@@ -689,6 +761,7 @@ pub fn compile_kernels(
             .verify()
             .map_err(|e| whole(format!("LLVM rejected the widened masks: {e}")))?;
     }
+    let not_unrolled = unhonoured_unroll(&ctx, &module);
     let ir = module.print_to_string().to_string();
     let bitcode = module.write_bitcode_to_memory().as_slice().to_vec();
     Ok(Compiled {
@@ -697,6 +770,7 @@ pub fn compile_kernels(
         kernels,
         bitcode,
         ir,
+        not_unrolled,
     })
 }
 
@@ -802,6 +876,24 @@ fn set_target_attributes(cx: &Cx<'_, '_>, module: &Module<'_>, spec: &TargetSpec
 }
 
 impl Compiled {
+    /// What the build has to say about the source: L0103 for each loop
+    /// whose unroll pragma LLVM did not honour (clang's `-Wpass-failed`).
+    pub fn warnings(&self) -> Vec<Diagnostic> {
+        self.not_unrolled
+            .iter()
+            .map(|&at| {
+                Diagnostic::new(
+                    Code::UnrollNotHonoured,
+                    at,
+                    format!(
+                        "loop not unrolled: LLVM could not unroll it as its pragma asks at -O{} (the trip count may not be a constant, or the unrolled loop would be too large); the pragma is ignored",
+                        self.opts.opt_level
+                    ),
+                )
+            })
+            .collect()
+    }
+
     fn with_module<T>(
         &self,
         f: impl for<'ctx> FnOnce(&'ctx Context, Module<'ctx>) -> Result<T, String>,

@@ -8,6 +8,7 @@
 mod common;
 
 use common::*;
+use lanes_frontend::preprocess::{PreprocessOptions, RealFs};
 
 /// A loop with a uniform, run-time trip count: LLVM unrolls it by 4 at
 /// run time on its own. Each iteration is one `vfmadd`.
@@ -121,5 +122,73 @@ fn hinted_loops_match_the_interpreter() {
         "{} failures:\n{}",
         c.failures.len(),
         c.failures.join("\n")
+    );
+}
+
+/// The loop statements whose hint LLVM left in place (L0103), as the
+/// lines of their keywords, after an -O2 build for avx2-i32x8.
+fn not_unrolled(src: &str) -> Vec<u32> {
+    let unit = lanes_frontend::unit::check_text(
+        "unroll.cl",
+        None,
+        src,
+        &PreprocessOptions::default(),
+        &RealFs,
+    );
+    assert!(!unit.has_errors(), "{:?}", unit.diagnostics);
+    let spec = lanes_codegen::target_spec("avx2-i32x8").unwrap();
+    let compiled =
+        lanes_codegen::compile_unit(&unit.hir, &spec, &lanes_codegen::Options { opt_level: 2 })
+            .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
+    compiled
+        .warnings()
+        .iter()
+        .map(|w| {
+            assert_eq!(w.code.as_str(), "L0103");
+            unit.sources.line_col(w.span.file, w.span.start).0
+        })
+        .collect()
+}
+
+#[test]
+fn a_hint_llvm_cannot_honour_is_reported_at_its_loop() {
+    // A loop whose trip count LLVM cannot compute (a linked list): it is
+    // not unrolled by 4. The others are unrolled as asked (by 2 at run
+    // time, fully), or ask for nothing.
+    let src = "
+__kernel void k(__global float *a, __global const int *next, int n)
+{
+    int i = get_global_id(0);
+    float s = 0.0f;
+    int j = i;
+    #pragma unroll 4
+    while (j >= 0) {
+        s += a[j];
+        j = next[j];
+    }
+    #pragma unroll 2
+    for (int m = 0; m < n; m++)
+        s = s * 0.5f + a[m];
+    #pragma clang loop unroll(full)
+    for (int m = 0; m < 8; m++)
+        s += a[m];
+    #pragma nounroll
+    while (j < n)
+        j += (int)a[j] + 1;
+    a[i] = s + (float)j;
+}";
+    assert_eq!(not_unrolled(src), vec![8]);
+    // Without the pragma the same loop is not reported.
+    assert_eq!(
+        not_unrolled(&src.replace("#pragma unroll 4", "")),
+        Vec::<u32>::new()
+    );
+    assert_eq!(
+        not_unrolled(&runtime_loop("#pragma unroll 2")),
+        Vec::<u32>::new()
+    );
+    assert_eq!(
+        not_unrolled(&constant_loop("#pragma unroll")),
+        Vec::<u32>::new()
     );
 }

@@ -88,6 +88,7 @@ codes! {
     MacroRedefined = "L0100", Warning, "macro redefined";
     UnknownPragma = "L0101", Hint, "unknown `#pragma` ignored";
     NotUtf8 = "L0102", Hint, "source is not UTF-8: bytes read as Latin-1";
+    UnrollNotHonoured = "L0103", Warning, "loop not unrolled as its pragma asks";
     PrintfFormat = "L0110", Warning, "`printf` format does not match its arguments";
     // Performance: how the kernel will run on SIMD lanes (the vectorizer's findings).
     DivergentLoop = "L0201", Warning, "divergent loop";

@@ -566,3 +566,39 @@ __kernel void ids(__global int *out, int n)
     proc = run([lanes, "run", str(src), "--global", "8", "--offset", "2147483640",
                 "--arg", "out=zeros:8", "--arg", "n=8"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+UNROLL_LIST = r"""// a list walked by each work-item
+__kernel void walk(__global float *a, __global const int *next, int n)
+{
+    int i = get_global_id(0);
+    float s = 0.0f;
+    int j = i;
+    #pragma unroll 4
+    while (j >= 0) {
+        s += a[j];
+        j = next[j];
+    }
+    #pragma unroll 2
+    for (int m = 0; m < n; m++)
+        s = s * 0.5f + a[m];
+    a[i] = s;
+}
+"""
+
+
+@pytest.mark.parametrize("targets", ["avx2-i32x8", "avx2-i32x8,sse4-i32x4"])
+def test_unroll_pragma_llvm_cannot_honour_is_a_warning_at_its_loop(lanes, tmp_path, targets):
+    src = tmp_path / "walk.cl"
+    src.write_text(UNROLL_LIST)
+    r = build(lanes, str(src), "--target", targets, "-o", str(tmp_path / "walk.o"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "walk.o").is_file()
+    # Once, at the `while` of the list walk (the `for` is unrolled by 2),
+    # also when several targets are built.
+    assert r.stderr.count("warning[L0103]") == 1, r.stderr
+    assert f"{src}:8:5" in r.stderr, r.stderr
+    # Without the hint LLVM cannot honour, no warning.
+    src.write_text(UNROLL_LIST.replace("#pragma unroll 4\n", ""))
+    r = build(lanes, str(src), "--target", targets, "-o", str(tmp_path / "walk.o"))
+    assert r.returncode == 0 and "L0103" not in r.stderr, r.stderr

@@ -1134,6 +1134,9 @@ pub struct Block {
     /// (`#pragma unroll`); the code generator hands it to LLVM's unroller.
     /// Printed as `; unroll ...` after the label.
     pub unroll: Option<Unroll>,
+    /// The loop statement the hint is on (not printed): where a hint LLVM
+    /// could not honour is reported (L0103).
+    pub unroll_at: Option<Span>,
 }
 
 /// A parameter of the IR function. Kernel parameters of vector type are
@@ -1363,6 +1366,7 @@ impl Function {
             predicate: None,
             label: label.into(),
             unroll: None,
+            unroll_at: None,
         });
         id
     }

@@ -332,6 +332,15 @@ impl<'u> Lowerer<'u> {
 
     // ---- blocks ---------------------------------------------------------
 
+    /// Gives the loop header `b` the unroll hint of the loop statement at
+    /// `span`, if the source has one.
+    fn mark_unroll(&mut self, b: BlockId, span: Span) {
+        let hint = self.unit.unroll(span);
+        let block = self.f.block_mut(b);
+        block.unroll = hint;
+        block.unroll_at = hint.map(|_| span);
+    }
+
     fn new_block(&mut self, label: &str, src: Src) -> BlockId {
         let b = self.f.add_block(label);
         self.blocks.push(BlockState {

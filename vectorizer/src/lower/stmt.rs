@@ -272,7 +272,7 @@ impl<'u> Lowerer<'u> {
             }
             StmtKind::While { cond, body } => {
                 let header = self.new_block("while.cond", src);
-                self.f.block_mut(header).unroll = self.unit.unroll(s.span);
+                self.mark_unroll(header, s.span);
                 let bb = self.new_block("while.body", src);
                 let end = self.new_block("while.end", src);
                 self.jump(header, src);
@@ -288,7 +288,7 @@ impl<'u> Lowerer<'u> {
             }
             StmtKind::DoWhile { body, cond } => {
                 let bb = self.new_block("do.body", src);
-                self.f.block_mut(bb).unroll = self.unit.unroll(s.span);
+                self.mark_unroll(bb, s.span);
                 let cb = self.new_block("do.cond", src);
                 let end = self.new_block("do.end", src);
                 self.jump(bb, src);
@@ -312,7 +312,7 @@ impl<'u> Lowerer<'u> {
                     self.stmt(i);
                 }
                 let header = self.new_block("for.cond", src);
-                self.f.block_mut(header).unroll = self.unit.unroll(s.span);
+                self.mark_unroll(header, s.span);
                 let bb = self.new_block("for.body", src);
                 let inc = step.as_ref().map(|_| self.new_block("for.inc", src));
                 let end = self.new_block("for.end", src);
