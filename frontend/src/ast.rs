@@ -21,8 +21,9 @@ pub struct Ident {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TranslationUnit {
     /// Shared: a unit made after an edit ([`crate::reparse`]) keeps the
-    /// items before the edited one without copying them.
-    pub items: Vec<std::sync::Arc<Item>>,
+    /// items before the edited one without copying them, and those after it
+    /// with the edit pending ([`crate::moved::Pending`]).
+    pub items: Vec<crate::moved::Pending<Item>>,
     /// One more than the largest [`NodeId`] in the tree.
     pub node_count: u32,
 }

@@ -40,8 +40,9 @@ pub struct Unit {
     /// Indexed by [`FuncId`]. A prototype and its later definition are one entry.
     /// Shared: a unit checked again after an edit
     /// ([`crate::sema::check_function_again`]) keeps the functions the edit
-    /// did not move without copying them.
-    pub functions: Vec<std::sync::Arc<Function>>,
+    /// did not move without copying them, and those it moved with the edit
+    /// pending ([`crate::moved::Pending`]).
+    pub functions: Vec<crate::moved::Pending<Function>>,
     /// Indexed by [`StructId`].
     pub structs: Vec<StructDef>,
     /// Program-scope (and kernel-scope) `__constant` variables, indexed by [`GlobalId`].
@@ -110,7 +111,7 @@ impl Unit {
         self.functions
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.is_kernel && f.body.is_some())
+            .filter(|(_, f)| f.unmoved().is_kernel && f.unmoved().body.is_some())
             .map(|(i, _)| FuncId(i as u32))
             .collect()
     }
@@ -118,7 +119,7 @@ impl Unit {
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
         self.functions
             .iter()
-            .position(|f| f.name == name)
+            .position(|f| f.unmoved().name == name)
             .map(|i| FuncId(i as u32))
     }
 

@@ -56,6 +56,8 @@ impl Edit {
 /// Applies an [`Edit`] to spans, remembering whether one had no place.
 pub struct Move {
     edit: Edit,
+    /// Instead of `edit`: the shifts of a [`Pending`] value made real.
+    shifts: Option<Shifts>,
     /// A span had an end inside the edited text (or was empty exactly where
     /// text was inserted, so that it could belong before or after it).
     pub lost: bool,
@@ -63,7 +65,16 @@ pub struct Move {
 
 impl Move {
     pub fn new(edit: Edit) -> Move {
-        Move { edit, lost: false }
+        Move {
+            edit,
+            shifts: None,
+            lost: false,
+        }
+    }
+
+    /// The edit moved by.
+    pub fn edit(&self) -> Edit {
+        self.edit
     }
 
     fn shifted(&self, x: u32) -> u32 {
@@ -78,6 +89,10 @@ impl Move {
     }
 
     pub fn span(&mut self, s: &mut Span) {
+        if let Some(sh) = &self.shifts {
+            *s = sh.span(*s);
+            return;
+        }
         if self.keeps(*s) {
             return;
         }
@@ -103,6 +118,232 @@ impl Move {
         } else if s.end > e.from {
             self.lost = true;
         }
+    }
+}
+
+/// How the edits made since a value was shared moved the offsets of one
+/// file, as a map from the value's offsets to the current ones: an offset
+/// at or after a step's threshold moves by that step's delta (the last such
+/// step). Valid for values whose spans no edit cut: each span is wholly
+/// before or wholly after each edit, as the items and functions after an
+/// edited function are (see [`Pending`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shifts {
+    file: FileId,
+    steps: Vec<(u32, i64)>,
+}
+
+impl Shifts {
+    fn new(file: FileId) -> Shifts {
+        Shifts {
+            file,
+            steps: Vec::new(),
+        }
+    }
+
+    fn delta_at(&self, x: u32) -> i64 {
+        match self.steps.partition_point(|&(t, _)| t <= x) {
+            0 => 0,
+            i => self.steps[i - 1].1,
+        }
+    }
+
+    /// The current place of a span of the shared value.
+    pub fn span(&self, s: Span) -> Span {
+        if s.file != self.file {
+            return s;
+        }
+        let d = self.delta_at(s.start);
+        let start = (s.start as i64 + d) as u32;
+        Span::new(s.file, start, start + (s.end - s.start))
+    }
+
+    /// Adds `e`, an edit of the current text: every current offset at or
+    /// after `e.to` moves by `e.delta`.
+    fn then(&mut self, e: Edit) {
+        debug_assert_eq!(e.file, self.file);
+        // The smallest old offset whose current offset is at or after
+        // `e.to`: in the segment of each step, old + delta >= e.to.
+        let mut bounds: Vec<(u32, i64)> = vec![(0, 0)];
+        bounds.extend(self.steps.iter().copied());
+        let mut at = None;
+        for (i, &(t, d)) in bounds.iter().enumerate() {
+            let next = bounds.get(i + 1).map(|b| b.0);
+            let x = (e.to as i64 - d).max(t as i64).max(0) as u32;
+            if next.is_none_or(|n| x < n) {
+                at = Some(x);
+                break;
+            }
+        }
+        let Some(at) = at else { return };
+        let here = self.delta_at(at) + e.delta;
+        for step in self.steps.iter_mut().filter(|s| s.0 > at) {
+            step.1 += e.delta;
+        }
+        match self.steps.iter_mut().find(|s| s.0 == at) {
+            Some(step) => step.1 = here,
+            None => {
+                let i = self.steps.partition_point(|s| s.0 < at);
+                self.steps.insert(i, (at, here));
+            }
+        }
+    }
+}
+
+/// A value shared with an earlier revision, with the edits that moved it
+/// since: copied and moved only when read ([`std::ops::Deref`]). The items
+/// and functions after an edited function keep their old `Arc`s this way,
+/// so an edit costs what it changed, not what follows it; readers that want
+/// only the spans a value starts with ([`Pending::current`]) or its fields
+/// without positions ([`Pending::unmoved`]) never copy it.
+pub struct Pending<T> {
+    base: std::sync::Arc<T>,
+    shifts: Option<Shifts>,
+    moved: std::sync::OnceLock<std::sync::Arc<T>>,
+}
+
+impl<T> Pending<T> {
+    pub fn new(value: T) -> Pending<T> {
+        Pending {
+            base: std::sync::Arc::new(value),
+            shifts: None,
+            moved: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The value as shared: its fields without positions are the current
+    /// ones, its spans those before the pending edits ([`Pending::current`]
+    /// maps them).
+    pub fn unmoved(&self) -> &T {
+        &self.base
+    }
+
+    /// The current place of a span of [`Pending::unmoved`].
+    pub fn current(&self, s: Span) -> Span {
+        match &self.shifts {
+            Some(sh) => sh.span(s),
+            None => s,
+        }
+    }
+
+    /// True when both hold the same shared value and the same edits.
+    pub fn same(a: &Pending<T>, b: &Pending<T>) -> bool {
+        std::sync::Arc::ptr_eq(&a.base, &b.base) && a.shifts == b.shifts
+    }
+
+    /// True when both hold the same shared value, whatever edits each has
+    /// pending: neither is a copy of the other.
+    pub fn shares(a: &Pending<T>, b: &Pending<T>) -> bool {
+        std::sync::Arc::ptr_eq(&a.base, &b.base)
+    }
+}
+
+impl<T: Clone + MoveSpans> Pending<T> {
+    fn made(&self) -> &std::sync::Arc<T> {
+        match &self.shifts {
+            None => &self.base,
+            Some(sh) => self.moved.get_or_init(|| {
+                let mut v = T::clone(&self.base);
+                let mut m = Move {
+                    edit: Edit {
+                        file: sh.file,
+                        from: 0,
+                        to: 0,
+                        delta: 0,
+                    },
+                    shifts: Some(sh.clone()),
+                    lost: false,
+                };
+                v.move_spans(&mut m);
+                std::sync::Arc::new(v)
+            }),
+        }
+    }
+
+    /// The same value moved by `edit` as well, which must lie wholly
+    /// before or after each of its spans (see [`Shifts`]).
+    pub fn moved_by(&self, edit: Edit) -> Pending<T> {
+        let (base, shifts) = match (self.moved.get(), &self.shifts) {
+            (Some(done), _) => (done.clone(), None),
+            (None, s) => (self.base.clone(), s.clone()),
+        };
+        let (base, mut shifts) = match shifts {
+            Some(sh) if sh.file == edit.file => (base, sh),
+            Some(_) => (self.made().clone(), Shifts::new(edit.file)),
+            None => (base, Shifts::new(edit.file)),
+        };
+        shifts.then(edit);
+        Pending {
+            base,
+            shifts: Some(shifts),
+            moved: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The value, moved, to change in place.
+    pub fn make_mut(&mut self) -> &mut T {
+        if self.shifts.is_some() {
+            self.base = self.made().clone();
+            self.shifts = None;
+            self.moved = std::sync::OnceLock::new();
+        }
+        std::sync::Arc::make_mut(&mut self.base)
+    }
+}
+
+impl<T: Clone + MoveSpans> std::ops::Deref for Pending<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.made()
+    }
+}
+
+impl<T: Clone + MoveSpans> From<T> for Pending<T> {
+    fn from(value: T) -> Pending<T> {
+        Pending::new(value)
+    }
+}
+
+impl<T> Clone for Pending<T> {
+    fn clone(&self) -> Pending<T> {
+        Pending {
+            base: self.base.clone(),
+            shifts: self.shifts.clone(),
+            moved: self.moved.clone(),
+        }
+    }
+}
+
+impl<T: Clone + MoveSpans + PartialEq> PartialEq for Pending<T> {
+    fn eq(&self, other: &Pending<T>) -> bool {
+        Pending::same(self, other) || **self == **other
+    }
+}
+
+impl<T: Clone + MoveSpans + std::fmt::Debug> std::fmt::Debug for Pending<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Pending<ast::Item> {
+    /// The item's span, without moving the item.
+    pub fn span(&self) -> Span {
+        self.current(self.unmoved().span)
+    }
+}
+
+impl Pending<hir::Function> {
+    /// The function's span, without moving the function.
+    pub fn span(&self) -> Span {
+        self.current(self.unmoved().span)
+    }
+}
+
+/// Moved now (a value alone in its owner is moved in place).
+impl<T: Clone + MoveSpans> MoveSpans for Pending<T> {
+    fn move_spans(&mut self, m: &mut Move) {
+        self.make_mut().move_spans(m);
     }
 }
 
@@ -234,25 +475,31 @@ fields! {
 
 /// The items the edit does not move are kept, shared, not copied: every
 /// span of an item is from one of its tokens (inside its span) or from
-/// another file.
+/// another file. Those wholly after the edit keep it pending.
 impl MoveSpans for ast::TranslationUnit {
     fn move_spans(&mut self, m: &mut Move) {
+        let e = m.edit;
         for item in &mut self.items {
-            if !m.keeps(item.span) {
+            let s = item.span();
+            if m.keeps(s) {
+                continue;
+            }
+            if s.file == e.file && s.start >= e.to && s.start > e.from && m.shifts.is_none() {
+                *item = item.moved_by(e);
+            } else {
                 item.move_spans(m);
             }
         }
     }
 }
 
-/// The functions the edit does not move are kept, shared, not copied
-/// ([`crate::sema::keeps_function`]).
+/// The functions the edit does not move are kept, shared, not copied;
+/// those it moves by its length keep it pending
+/// ([`crate::sema::moved_function`]).
 impl MoveSpans for hir::Unit {
     fn move_spans(&mut self, m: &mut Move) {
         for f in &mut self.functions {
-            if !crate::sema::keeps_function(m, f) {
-                f.move_spans(m);
-            }
+            *f = crate::sema::moved_function(m, f);
         }
         self.structs.move_spans(m);
         self.globals.move_spans(m);
@@ -500,6 +747,8 @@ mod tests {
     use std::path::PathBuf;
     use std::sync::Arc;
 
+    use super::{Edit, Move, Pending};
+
     use proptest::strategy::Strategy;
 
     use crate::lexer::LexMemo;
@@ -661,7 +910,8 @@ __kernel void broken(__global int *p)
     }
 
     /// A comment edit keeps the items and functions before it shared with
-    /// the previous unit (not copied); those after it are new.
+    /// the previous unit (not copied); those after it share it too, with
+    /// the edit pending, unless the edit is inside them (copied and moved).
     #[test]
     fn items_before_a_comment_edit_are_shared() {
         for (site, insert) in [("// ----", "/* more */"), ("    float best", "  ")] {
@@ -672,11 +922,24 @@ __kernel void broken(__global int *p)
             let next = recheck_moved(&unit, file(&text), &mut memo).expect("moved");
             assert_eq!(dump(&next), dump(&check(&text, None)));
             let before = |s: crate::source::Span| (s.end as usize) <= at;
+            let after = |s: crate::source::Span| (s.start as usize) > at;
             for (a, b) in unit.ast.items.iter().zip(&next.ast.items) {
-                assert_eq!(Arc::ptr_eq(a, b), before(a.span), "{site}: {:?}", a.span);
+                assert_eq!(Pending::same(a, b), before(a.span), "{site}: {:?}", a.span);
+                assert_eq!(
+                    Pending::shares(a, b),
+                    before(a.span) || after(a.span),
+                    "{site}: {:?}",
+                    a.span
+                );
             }
             for (a, b) in unit.hir.functions.iter().zip(&next.hir.functions) {
-                assert_eq!(Arc::ptr_eq(a, b), before(a.span), "{site}: {}", a.name);
+                assert_eq!(Pending::same(a, b), before(a.span), "{site}: {}", a.name);
+                assert_eq!(
+                    Pending::shares(a, b),
+                    before(a.span) || after(a.span),
+                    "{site}: {}",
+                    a.name
+                );
             }
         }
     }
@@ -691,6 +954,59 @@ __kernel void broken(__global int *p)
             (at(" 16\n"), " /* c */"),
         ] {
             assert_eq!(run(&[(pos, 0, insert.to_string())]), 0, "{insert:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Edits made pending one after the other ([`Pending::moved_by`])
+        /// put every span where moving it by each edit in turn puts it:
+        /// insertions and deletions between spans, before, among and after
+        /// them, in any order.
+        #[test]
+        fn pending_edits_move_spans_as_the_edits_do(
+            gaps in proptest::collection::vec(1u32..20, 1..12),
+            edits in proptest::collection::vec((0usize..13, 0u32..6, 0u32..6), 1..10),
+        ) {
+            use crate::source::{FileId, Span};
+            let file = FileId(0);
+            // Spans of 3 bytes with the gaps before them.
+            let mut at = 0;
+            let spans: Vec<Span> = gaps
+                .iter()
+                .map(|g| {
+                    at += g;
+                    let s = Span::new(file, at, at + 3);
+                    at += 3;
+                    s
+                })
+                .collect();
+            let mut eager = spans.clone();
+            let mut lazy = Pending::new(spans.clone());
+            for (gap, keep, insert) in edits {
+                // An edit inside the gap before span `gap` (or after the
+                // last), in current places: it deletes up to `keep` bytes of
+                // the gap and inserts `insert`.
+                let gap = gap.min(eager.len());
+                let lo = if gap == 0 { 0 } else { eager[gap - 1].end };
+                let hi = eager.get(gap).map_or(lo + 10, |s| s.start);
+                let from = lo + (hi - lo).min(1);
+                let to = (from + keep).min(hi.saturating_sub(1)).max(from);
+                let delta = insert as i64 - (to - from) as i64;
+                if delta == 0 {
+                    continue;
+                }
+                let edit = Edit { file, from, to, delta };
+                let mut m = Move::new(edit);
+                for s in &mut eager {
+                    m.span(s);
+                }
+                proptest::prop_assert!(!m.lost);
+                lazy = lazy.moved_by(edit);
+            }
+            proptest::prop_assert_eq!(&*lazy, &eager);
+            for (base, now) in spans.iter().zip(&eager) {
+                proptest::prop_assert_eq!(lazy.current(*base), *now);
+            }
         }
     }
 }

@@ -74,7 +74,7 @@ pub fn parse_recording(
     };
     diags.append(&mut p.diags);
     let unit = TranslationUnit {
-        items: items.into_iter().map(std::sync::Arc::new).collect(),
+        items: items.into_iter().map(crate::moved::Pending::new).collect(),
         node_count: p.next_id,
     };
     (unit, scope)

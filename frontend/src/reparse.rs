@@ -12,11 +12,9 @@
 //! scope and numbers as many nodes as before (so later items keep their
 //! ids); otherwise the caller parses the whole stream.
 
-use std::sync::Arc;
-
-use crate::ast::{Item, ItemKind, TranslationUnit};
+use crate::ast::{ItemKind, TranslationUnit};
 use crate::lexer::Token;
-use crate::moved::{is_moved_token, Edit, Move, MoveSpans};
+use crate::moved::{is_moved_token, Edit, Pending};
 use crate::parser::{self, FileScope};
 use crate::preprocess::SameEnds;
 
@@ -39,7 +37,8 @@ pub fn reparse_function(
     // The item the edit is inside: a function definition of the main
     // file, its first and last bytes untouched.
     let k = ast.items.iter().position(|i| {
-        i.span.file == edit.file && i.span.start < edit.from && edit.to < i.span.end
+        let s = i.span();
+        s.file == edit.file && s.start < edit.from && edit.to < s.end
     })?;
     let item = &ast.items[k];
     let ItemKind::Function(f) = &item.kind else {
@@ -49,9 +48,9 @@ pub fn reparse_function(
     let starts_at = |from: usize, s: crate::source::Span| {
         (from..old.len()).find(|&i| old[i].span.file == s.file && old[i].span.start == s.start)
     };
-    let a = starts_at(0, item.span)?;
+    let a = starts_at(0, item.span())?;
     let b_old = match ast.items.get(k + 1) {
-        Some(next) => starts_at(a + 1, next.span)?,
+        Some(next) => starts_at(a + 1, next.span())?,
         // Up to the final `Eof`.
         None => old.len().checked_sub(1)?,
     };
@@ -86,7 +85,7 @@ pub fn reparse_function(
         .map(|d| (&d.1, d.2));
     let first_id = match k {
         0 => 0,
-        _ => ast.items[k - 1].id.0 + 1,
+        _ => ast.items[k - 1].unmoved().id.0 + 1,
     };
     let (mut items, decls, _) = parser::parse_items_after(&tokens[a..b_new], earlier, first_id)?;
     let mut new_item = match items.pop() {
@@ -105,7 +104,6 @@ pub fn reparse_function(
     if g.body.is_none() || new_id != item.id || !same_decls {
         return None;
     }
-    let mut m = Move::new(edit);
     let mut unit = TranslationUnit {
         items: Vec::with_capacity(ast.items.len()),
         node_count: ast.node_count,
@@ -113,19 +111,24 @@ pub fn reparse_function(
     // The items before the edited one are shared: their tokens precede its
     // first token, which is before the edit, so no span of theirs moves.
     unit.items.extend(ast.items[..k].iter().cloned());
-    unit.items.extend(new_item.take().map(Arc::new));
+    unit.items.extend(new_item.take().map(Pending::new));
+    // Those after it lie wholly after the edit: each keeps its `Arc`, the
+    // edit pending (moved only if read).
     for old_item in &ast.items[k + 1..] {
-        let mut moved = Item::clone(old_item);
-        moved.move_spans(&mut m);
-        unit.items.push(Arc::new(moved));
+        unit.items.push(match edit.delta {
+            0 => old_item.clone(),
+            _ => old_item.moved_by(edit),
+        });
     }
-    (!m.lost).then(|| (unit, scope.clone(), k))
+    Some((unit, scope.clone(), k))
 }
 
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
     use std::sync::Arc;
+
+    use crate::moved::Pending;
 
     use proptest::prelude::*;
 
@@ -354,20 +357,31 @@ inline real dist2(Point a, Point b);
             let k = next.reparsed.expect("one function parsed again");
             let fresh = check_source(file(&text), &opts, &RealFs);
             assert_eq!(dump(&next), dump(&fresh));
-            let shared: Vec<bool> = (unit.ast.items.iter().zip(&next.ast.items))
-                .map(|(a, b)| Arc::ptr_eq(a, b))
-                .collect();
-            assert!(shared[..k].iter().all(|&s| s), "{site}: {shared:?}");
-            assert!(!shared[k..].iter().any(|&s| s), "{site}: {shared:?}");
-            let shared = |name: &str| {
+            // Items before the edited one are the same; after it, the same
+            // values with the edit pending (not copied); the edited one new.
+            let pairs = || unit.ast.items.iter().zip(&next.ast.items);
+            let same: Vec<bool> = pairs().map(|(a, b)| Pending::same(a, b)).collect();
+            let shares: Vec<bool> = pairs().map(|(a, b)| Pending::shares(a, b)).collect();
+            assert!(same[..k].iter().all(|&s| s), "{site}: {same:?}");
+            assert!(!same[k..].iter().any(|&s| s), "{site}: {same:?}");
+            assert!(!shares[k], "{site}: {shares:?}");
+            assert!(shares[k + 1..].iter().all(|&s| s), "{site}: {shares:?}");
+            let function = |u: &CheckedUnit, name: &str| {
                 let id = unit.hir.function_by_name(name).unwrap().0 as usize;
-                Arc::ptr_eq(&unit.hir.functions[id], &next.hir.functions[id])
+                u.hir.functions[id].clone()
             };
+            let same = |name: &str| Pending::same(&function(&unit, name), &function(&next, name));
+            let shares =
+                |name: &str| Pending::shares(&function(&unit, name), &function(&next, name));
             let in_sum = site != "1e30f";
-            assert!(shared("dist2"), "{site}");
-            assert_eq!(shared("nearest"), in_sum, "{site}");
-            assert_eq!(shared("scale"), in_sum, "{site}");
-            assert!(!shared("sum"), "{site}");
+            assert!(same("dist2"), "{site}");
+            assert_eq!(same("nearest"), in_sum, "{site}");
+            assert_eq!(same("scale"), in_sum, "{site}");
+            // The function holding the edit (`nearest` at `1e30f`, else
+            // `sum`) is new; those after it share their values, moved later.
+            assert_eq!(shares("nearest"), in_sum, "{site}");
+            assert!(shares("scale"), "{site}");
+            assert_eq!(shares("sum"), !in_sum, "{site}");
         }
     }
 

@@ -442,13 +442,14 @@ pub fn call_graph(db: &dyn Db, file: File) -> CallGraph {
     let p = parse(db, file);
     let hir = &p.unit.hir;
     let mut callees = BTreeMap::new();
-    for f in &hir.functions {
+    // Names and callees only: the functions as shared, not moved.
+    for f in hir.functions.iter().map(|f| f.unmoved()) {
         if f.body.is_some() {
             let names = f
                 .callees
                 .iter()
                 .filter_map(|c| hir.functions.get(c.0 as usize))
-                .map(|c| c.name.clone())
+                .map(|c| c.unmoved().name.clone())
                 .collect();
             callees.insert(f.name.clone(), names);
         }
@@ -458,7 +459,7 @@ pub fn call_graph(db: &dyn Db, file: File) -> CallGraph {
         kernels: hir
             .kernels()
             .into_iter()
-            .map(|k| hir.function(k).name.clone())
+            .map(|k| hir.functions[k.0 as usize].unmoved().name.clone())
             .collect(),
         callees,
         has_errors: p.unit.has_errors(),

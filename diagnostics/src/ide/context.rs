@@ -132,12 +132,13 @@ impl<'db> Ctx<'db> {
             .functions
             .iter()
             .filter(|f| {
-                f.body.is_some()
-                    && f.span.file == main
-                    && f.span.start <= range.end
-                    && range.start <= f.span.end
+                let span = f.span();
+                f.unmoved().body.is_some()
+                    && span.file == main
+                    && span.start <= range.end
+                    && range.start <= span.end
             })
-            .map(|f| &f.name)
+            .map(|f| &f.unmoved().name)
             .collect();
         if holders.is_empty() {
             return None;
@@ -260,9 +261,12 @@ pub(crate) fn stmts_in<'a>(ctx: &Ctx<'a>, range: TextRange) -> Vec<&'a lanes_fro
     let main = ctx.main();
     let mut out = Vec::new();
     for f in &parsed.unit.hir.functions {
-        let elsewhere =
-            f.span.file == main && (f.span.end < range.start || range.end < f.span.start);
-        if let Some(b) = f.body.as_ref().filter(|_| !elsewhere) {
+        let span = f.span();
+        let elsewhere = span.file == main && (span.end < range.start || range.end < span.start);
+        if elsewhere {
+            continue;
+        }
+        if let Some(b) = f.body.as_ref() {
             walk_stmts(&b.stmts, &mut |s| out.push(s));
         }
     }

@@ -108,7 +108,7 @@ fn stale_kernel_at<'k>(
 ) -> Option<&'k str> {
     let hir = &ctx.parsed.unit.hir;
     kernels.iter().filter(|k| k.stale).find_map(|k| {
-        let f = hir.functions.iter().find(|f| f.name == k.name)?;
+        let f = hir.functions.iter().find(|f| f.unmoved().name == k.name)?;
         let r = ctx.range(f.span)?;
         (r.start <= offset && offset <= r.end).then_some(k.name.as_str())
     })

@@ -195,7 +195,27 @@ impl Builder<'_, '_> {
 
     fn run(&mut self) {
         let hir = &self.ctx.parsed.unit.hir;
-        for (fi, f) in hir.functions.iter().enumerate() {
+        let main = self.ctx.main();
+        for (fi, pending) in hir.functions.iter().enumerate() {
+            // Nothing of a function away from `near` is recorded: its body
+            // is skipped and its names filtered out (below). Decided on its
+            // places as they are now, without moving it.
+            if let Some(r) = self.near {
+                let base = pending.unmoved();
+                let apart = |s: Span| {
+                    let s = pending.current(s);
+                    s.end < r.start || r.end < s.start
+                };
+                let span = pending.current(base.span);
+                if span.file == main
+                    && apart(base.span)
+                    && apart(base.name_span)
+                    && base.params.iter().all(|&p| apart(base.local(p).name_span))
+                {
+                    continue;
+                }
+            }
+            let f: &lanes_frontend::hir::Function = pending;
             let fi = fi as u32;
             self.name_at(f.name_span, &f.name, Sym::Function(fi), Role::Definition);
             for &p in &f.params {
@@ -237,6 +257,14 @@ impl Builder<'_, '_> {
         }
         // Prototypes: the AST keeps each declaration's name.
         for item in &self.ctx.parsed.unit.ast.items {
+            // An item away from `near` has its names inside it.
+            let s = item.span();
+            if self
+                .near
+                .is_some_and(|r| s.file == main && (s.end < r.start || r.end < s.start))
+            {
+                continue;
+            }
             if let ItemKind::Function(f) = &item.kind {
                 if let Some(fi) = hir.function_by_name(&f.name.name) {
                     let role = if f.body.is_some() {

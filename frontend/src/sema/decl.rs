@@ -1020,8 +1020,7 @@ impl Checker<'_> {
                     let sig = &mut self.sigs[id.0 as usize];
                     sig.params = param_types.clone();
                     sig.ret = ret.clone();
-                    std::sync::Arc::make_mut(&mut self.unit.functions[id.0 as usize]).ret =
-                        ret.clone();
+                    self.unit.functions[id.0 as usize].make_mut().ret = ret.clone();
                     id
                 }
             }
@@ -1064,7 +1063,7 @@ impl Checker<'_> {
         };
         let attrs = self.function_attrs(f.spec);
         {
-            let func = std::sync::Arc::make_mut(&mut self.unit.functions[id.0 as usize]);
+            let func = self.unit.functions[id.0 as usize].make_mut();
             func.name_span = name.span;
             func.span = f.span;
             func.node = f.node;
@@ -1115,7 +1114,7 @@ impl Checker<'_> {
         let block = self.block_in_current_scope(body);
         self.pop_scope();
         let ctx = self.func.take().expect("set above");
-        let func = std::sync::Arc::make_mut(&mut self.unit.functions[id.0 as usize]);
+        let func = self.unit.functions[id.0 as usize].make_mut();
         func.locals = ctx.locals;
         func.callees = ctx.callees;
         func.body = Some(block);
@@ -1135,19 +1134,21 @@ impl Checker<'_> {
         node: ast::NodeId,
     ) -> FuncId {
         let id = FuncId(self.unit.functions.len() as u32);
-        self.unit.functions.push(std::sync::Arc::new(hir::Function {
-            name: name.name.clone(),
-            name_span: name.span,
-            span,
-            node,
-            is_kernel,
-            ret: ret.clone(),
-            params: Vec::new(),
-            locals: Vec::new(),
-            body: None,
-            callees: Vec::new(),
-            attrs: FunctionAttrs::default(),
-        }));
+        self.unit
+            .functions
+            .push(crate::moved::Pending::new(hir::Function {
+                name: name.name.clone(),
+                name_span: name.span,
+                span,
+                node,
+                is_kernel,
+                ret: ret.clone(),
+                params: Vec::new(),
+                locals: Vec::new(),
+                body: None,
+                callees: Vec::new(),
+                attrs: FunctionAttrs::default(),
+            }));
         self.sigs.push(FuncSig {
             params: params.to_vec(),
             ret: ret.clone(),

@@ -162,12 +162,8 @@ pub fn check_function_again(
     for (j, f) in old_hir.functions.iter().enumerate() {
         if j == i {
             functions.extend(function.take());
-        } else if keeps_function(m, f) {
-            functions.push(std::sync::Arc::clone(f));
         } else {
-            let mut f = hir::Function::clone(f);
-            f.move_spans(m);
-            functions.push(std::sync::Arc::new(f));
+            functions.push(moved_function(m, f));
         }
     }
     let mut structs = old_hir.structs.clone();
@@ -213,17 +209,43 @@ pub fn check_function_again(
     Some((hir, checks, diags))
 }
 
-/// True when the edit moves no span of `f`: its own, its locals' and its
-/// body's. A span inside the body is from a token of the body, or of a
-/// declaration before it, or of another file: so it is before the body's
-/// end in the edited file, or in another file.
-pub(crate) fn keeps_function(m: &crate::moved::Move, f: &hir::Function) -> bool {
-    m.keeps(f.span)
-        && m.keeps(f.name_span)
-        && f.locals
-            .iter()
-            .all(|l| m.keeps(l.span) && m.keeps(l.name_span))
-        && f.body.as_ref().is_none_or(|b| m.keeps(b.span))
+/// `f` after the edit of `m`: shared when the edit moves none of its
+/// spans, shared with the edit pending when it moves them all by its length
+/// (a function after the edited one), else copied and moved now.
+pub(crate) fn moved_function(
+    m: &mut crate::moved::Move,
+    f: &crate::moved::Pending<hir::Function>,
+) -> crate::moved::Pending<hir::Function> {
+    use crate::moved::MoveSpans;
+    let base = f.unmoved();
+    let edit = m.edit();
+    // Its own span, its locals' and its body's, where they are now: each
+    // kept, or wholly after the edit.
+    let (mut kept, mut after) = (true, true);
+    let mut see = |s: Span| {
+        let s = f.current(s);
+        let keeps = m.keeps(s);
+        kept &= keeps;
+        after &= keeps || s.file == edit.file && s.start >= edit.to && s.start > edit.from;
+    };
+    see(base.span);
+    see(base.name_span);
+    for l in &base.locals {
+        see(l.span);
+        see(l.name_span);
+    }
+    if let Some(b) = &base.body {
+        see(b.span);
+    }
+    if kept {
+        return f.clone();
+    }
+    if after && edit.delta != 0 {
+        return f.moved_by(edit);
+    }
+    let mut g = hir::Function::clone(f);
+    g.move_spans(m);
+    crate::moved::Pending::new(g)
 }
 
 /// A type with the qualifiers of the outermost level, as declarations need

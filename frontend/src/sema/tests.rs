@@ -1572,7 +1572,7 @@ fn hand_built_deep_tree_reports_too_deep() {
         body: Some(body),
     };
     let unit = ast::TranslationUnit {
-        items: vec![std::sync::Arc::new(ast::Item {
+        items: vec![crate::moved::Pending::new(ast::Item {
             id: ast::NodeId(2002),
             kind: ast::ItemKind::Function(f),
             span: sp,
@@ -1788,7 +1788,7 @@ fn check_nested(
                 variadic: false,
                 body: Some(body),
             };
-            unit.items.push(std::sync::Arc::new(ast::Item {
+            unit.items.push(crate::moved::Pending::new(ast::Item {
                 id: ast::NodeId(900_003),
                 kind: ast::ItemKind::Function(f),
                 span: sp,
