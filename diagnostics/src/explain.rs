@@ -131,7 +131,7 @@ fn steps(sources: &SourceMap, reason: &[Step]) -> Vec<StepJson> {
             StepJson {
                 line,
                 col,
-                text: s.text.clone(),
+                text: s.text.to_string(),
             }
         })
         .collect()

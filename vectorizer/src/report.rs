@@ -151,7 +151,7 @@ impl ShapeKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {
     pub span: Span,
-    pub text: String,
+    pub text: SmolStr,
 }
 
 #[derive(Clone, Debug)]
@@ -587,7 +587,8 @@ impl Reporter<'_> {
                             text: format!(
                                 "work-items of one work-group take the branch on `{}` differently",
                                 self.snippet(bspan)
-                            ),
+                            )
+                            .into(),
                         });
                     }
                     if let Some(cond) = self.branch_cond(c) {
@@ -674,7 +675,10 @@ impl Reporter<'_> {
             if steps.iter().any(|s| s.span == span && s.text == text) {
                 return;
             }
-            steps.push(Step { span, text });
+            steps.push(Step {
+                span,
+                text: text.into(),
+            });
         };
         while steps.len() < MAX_CHAIN && seen.insert(v) {
             let span = self.def_span(v);
@@ -1198,7 +1202,10 @@ impl Reporter<'_> {
             crate::ir::ValueDef::Param(n) => self.f.params[n as usize].span,
             _ => self.def_span(ptr).unwrap_or(span),
         };
-        vec![Step { span: at, text }]
+        vec![Step {
+            span: at,
+            text: text.into(),
+        }]
     }
 
     fn with_chain(&self, mut d: Diagnostic, chain: &[Step]) -> Diagnostic {
