@@ -41,6 +41,7 @@ use crate::workgroup::Plan;
 mod all_active;
 mod atomic;
 mod collective;
+mod lane_loads;
 mod lane_range;
 mod mask_versions;
 pub mod streaming;
@@ -221,6 +222,8 @@ pub fn emit_body<'ctx>(
         versioned: Vec::new(),
         pinned: HashMap::new(),
         lane_seq: HashMap::new(),
+        packed_loads: HashMap::new(),
+        last_packed: None,
         idle: None,
         after_sync: Vec::new(),
         at: None,
@@ -275,6 +278,12 @@ struct FnGen<'a, 'b, 'ctx> {
     /// paths need as a vector (`(int)get_global_id(0)` in a stencil's
     /// guards) costs nothing on the path that only reads lane 0.
     lane_seq: HashMap<ValueId, BasicValueEnum<'ctx>>,
+    /// Loads emitted as packed vector loads, in the block being emitted:
+    /// lane 0's address, for lowerings that read one lane's element again
+    /// (`lane_loads.rs`).
+    packed_loads: HashMap<ValueId, lane_loads::PackedLoad<'ctx>>,
+    /// The packed load `load` just emitted.
+    last_packed: Option<lane_loads::PackedLoad<'ctx>>,
     /// Idle tails of the regions, and the body's flag: every block with an
     /// effect this SIMD group ran in the region had a bound it is past.
     idle: Option<(IdleTails, BasicValueEnum<'ctx>)>,
@@ -974,10 +983,20 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             InstKind::Load { .. } | InstKind::Store { .. }
                 if self.strided.group_of.contains_key(&id) =>
             {
+                if let Some(r) = inst.result {
+                    self.packed_loads.remove(&r);
+                }
                 self.grouped_access(b, id)
             }
             InstKind::Load { ptr, align } => {
+                self.last_packed = None;
                 let r = self.load(b, *ptr, ty, *align)?;
+                if let Some(v) = inst.result {
+                    match self.last_packed.take() {
+                        Some(pl) => self.packed_loads.insert(v, pl),
+                        None => self.packed_loads.remove(&v),
+                    };
+                }
                 self.set(id, r)
             }
             InstKind::Store { ptr, value, align } if self.streams.contains(&id) => {
@@ -1042,7 +1061,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             // they get here.
             InstKind::Barrier { .. } => self.suspend(),
             InstKind::Atomic { op, ptr, args } => {
-                let r = self.atomic(b, *op, *ptr, args, ty)?;
+                let r = self.atomic(b, id, *op, *ptr, args, ty)?;
                 if let Some(r) = r {
                     self.set(id, r)?;
                 }
@@ -1598,6 +1617,14 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             let zero = vt.const_zero();
             if self.packed(ptr, ty) {
                 let p0 = self.packed_base(ptr, m, mt.bytes())?;
+                if ty != Ty::I1 {
+                    self.last_packed = Some(lane_loads::PackedLoad {
+                        p0,
+                        elem: llty(cx, mt, false)?,
+                        bytes: mt.bytes(),
+                        align: al,
+                    });
+                }
                 cx.intrinsic(
                     "llvm.masked.load",
                     &[vt, p0.get_type()],

@@ -20,7 +20,9 @@ use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp};
 
 use lanes_frontend::ast::AddressSpace;
-use lanes_vectorizer::ir::{AtomicOp, BinOp, BlockId, CastOp, InstKind, ReduceOp, Ty, ValueId};
+use lanes_vectorizer::ir::{
+    AtomicOp, BinOp, BlockId, CastOp, InstId, InstKind, ReduceOp, Ty, ValueId,
+};
 
 use super::{combine, int_reduce, llty, FnGen};
 use crate::ll::{bv, vec_of, R};
@@ -47,6 +49,8 @@ fn combining(op: AtomicOp) -> Option<ReduceOp> {
 struct NarrowIndex<'ctx> {
     base: BasicValueEnum<'ctx>,
     index: BasicValueEnum<'ctx>,
+    /// The IR value of `index`.
+    index_id: ValueId,
     ext: Op,
     scale: u64,
 }
@@ -57,6 +61,7 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     pub(super) fn atomic(
         &mut self,
         b: BlockId,
+        id: InstId,
         op: AtomicOp,
         ptr: ValueId,
         args: &[ValueId],
@@ -84,13 +89,17 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                 .atomic_combined(b, op, r, ptr, args[0], mty, local)
                 .map(Some);
         }
-        self.atomic_per_lane(b, op, ptr, args, mty, local)
+        self.atomic_per_lane(b, id, op, ptr, args, mty, local)
     }
 
-    /// One atomic per active lane, in lane order.
+    /// One atomic per active lane, in lane order. A lane's index and
+    /// operands computed from a packed load are that lane's element loaded
+    /// again where the rule of `lane_loads.rs` allows, else extracted.
+    #[allow(clippy::too_many_arguments)]
     fn atomic_per_lane(
         &mut self,
         b: BlockId,
+        id: InstId,
         op: AtomicOp,
         ptr: ValueId,
         args: &[ValueId],
@@ -98,15 +107,24 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         local: bool,
     ) -> R<Option<BasicValueEnum<'ctx>>> {
         let cx = self.cx;
+        let f = self.f;
         let m = self.mask_vec(b)?;
         let narrow = self.narrow_index(ptr)?;
         let p = match narrow {
             Some(_) => None,
             None => Some(self.get(ptr, true)?),
         };
+        let space = match f.ty(ptr) {
+            Ty::Ptr(s) => s,
+            t => return Err(format!("atomic on a {t}")),
+        };
+        let index_chain = narrow
+            .as_ref()
+            .and_then(|n| self.lane_chain(b, id, n.index_id, space));
         let mut xs = Vec::new();
         for &a in args {
-            xs.push(self.get(a, true)?);
+            let chain = self.lane_chain(b, id, a, space);
+            xs.push((self.get(a, true)?, chain));
         }
         let et = llty(cx, mty, false)?;
         let vt = vec_of(et, self.w());
@@ -127,7 +145,10 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
             cx.b.position_at_end(run);
             let pl = match (&narrow, p) {
                 (Some(n), _) => {
-                    let x = cx.extract(n.index, l)?;
+                    let x = match &index_chain {
+                        Some(c) => self.lane_from_memory(c, l)?,
+                        None => cx.extract(n.index, l)?,
+                    };
                     let x = cx.cast(n.ext, x, cx.ctx.i64_type().into())?;
                     let off = cx.binop(Op::LLVMMul, x, cx.i64c(n.scale))?;
                     cx.gep_bytes(n.base, off)?
@@ -136,8 +157,11 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                 (None, None) => return Err("atomic without an address".into()),
             };
             let mut vals = Vec::new();
-            for &x in &xs {
-                vals.push(cx.extract(x, l)?);
+            for (x, chain) in &xs {
+                vals.push(match chain {
+                    Some(c) => self.lane_from_memory(c, l)?,
+                    None => cx.extract(*x, l)?,
+                });
             }
             let old = self.atomic_one(op, pl, &vals, mty, local)?;
             let with = match old {
@@ -197,6 +221,7 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         Ok(Some(NarrowIndex {
             base,
             index,
+            index_id: *value,
             ext,
             scale,
         }))
