@@ -150,8 +150,22 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                         None => cx.extract(n.index, l)?,
                     };
                     let x = cx.cast(n.ext, x, cx.ctx.i64_type().into())?;
-                    let off = cx.binop(Op::LLVMMul, x, cx.i64c(n.scale))?;
-                    cx.gep_bytes(n.base, off)?
+                    match (n.scale, &index_chain) {
+                        // `&base[x]` in elements: `(x & 255) * 4` in bytes
+                        // is `(x << 2) & 1020` to instcombine, and the
+                        // backend then loads all of `x` (`movl`) before a
+                        // `movzbl` of it instead of one `movzbl` from memory.
+                        (1 | 2 | 4 | 8, Some(_)) => {
+                            let et = std::num::NonZeroU32::new(8 * n.scale as u32)
+                                .and_then(|b| cx.ctx.custom_width_int_type(b).ok())
+                                .ok_or("bad element size")?;
+                            cx.gep_elems(et.into(), n.base, x)?
+                        }
+                        _ => {
+                            let off = cx.binop(Op::LLVMMul, x, cx.i64c(n.scale))?;
+                            cx.gep_bytes(n.base, off)?
+                        }
+                    }
                 }
                 (None, Some(p)) => cx.extract(p, l)?,
                 (None, None) => return Err("atomic without an address".into()),
