@@ -143,8 +143,8 @@ fn shared_values_live_in_registers() {
 }
 
 /// A scattered `__local` increment through a 32-bit index
-/// (`&bins[data[i] & 0xffu]`) takes each lane's index (`vmovd`/`vpextrd`)
-/// into a scaled address (`incl (base,idx,4)`), not a vector of 64-bit
+/// (`&bins[data[i] & 0xffu]`) takes each lane's index (`movzbl` of its
+/// element, `lane_loads.rs`; else `vmovd`/`vpextrd`) into a scaled address (`incl (base,idx,4)`), not a vector of 64-bit
 /// addresses widened, shifted and extracted lane by lane.
 #[test]
 fn local_increments_take_32_bit_lane_indices() {

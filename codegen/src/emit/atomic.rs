@@ -195,9 +195,10 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     /// The lane addresses of `ptr` as `base + ext(index) * scale` with a
     /// uniform `base` and 32-bit lane indices (`&bins[data[i] & 0xff]`),
     /// when `ptr` is built that way: each lane's address is then its index
-    /// extracted (`vmovd`/`vpextrd`) and a scaled scalar address (`incl
-    /// (base,idx,4)`), instead of a vector of 64-bit addresses widened,
-    /// shifted and extracted lane by lane.
+    /// (extracted, `vmovd`/`vpextrd`, or read again from memory where
+    /// `lane_loads.rs` allows it, `movzbl`) and a scaled scalar address
+    /// (`incl (base,idx,4)`), instead of a vector of 64-bit addresses
+    /// widened, shifted and extracted lane by lane.
     fn narrow_index(&mut self, ptr: ValueId) -> R<Option<NarrowIndex<'ctx>>> {
         let f = self.f;
         let Some(InstKind::PtrAdd { base, offset }) = f.def_inst(ptr).map(|i| &f.inst(i).kind)
