@@ -9,7 +9,6 @@ use clap::{Args, ValueEnum};
 use lanes_diagnostics::human::termcolor::{ColorChoice, StandardStream};
 use lanes_frontend::preprocess::PreprocessOptions;
 use lanes_frontend::preprocess::RealFs;
-use lanes_frontend::source::Span;
 use lanes_frontend::unit::{check_file, CheckedUnit};
 use lanes_pipeline::Settings;
 
@@ -379,15 +378,7 @@ fn compile_target(
     };
     // Warnings of code generation, in the user's text (a specialized unit
     // has fast paths inserted), once across targets.
-    let mut warnings = compiled.warnings();
-    let built = plan.specialized.as_ref().unwrap_or(&unit);
-    warnings.retain_mut(|w| match original_loop(built, &unit, w.span) {
-        Some(at) => {
-            w.span = at;
-            true
-        }
-        None => false,
-    });
+    let mut warnings = plan.loop_warnings_in(&unit, compiled.warnings());
     warnings.retain(|w| {
         let key = format!("{} {}:{}", w.code, w.span.file.0, w.span.start);
         let new = !notes.contains(&key);
@@ -400,26 +391,6 @@ fn compile_target(
         let _ = lanes_diagnostics::human::emit(&mut stderr(), &unit.sources, &warnings);
     }
     Ok((plan.specialized.unwrap_or(unit), compiled))
-}
-
-/// The keyword span in `original` of the hinted loop statement at `at` in
-/// `built`, the unit compiled: `original` itself, or its text with fast
-/// paths inserted. The hinted loop of `original` whose keyword is on a line
-/// of the same text, at the same column.
-fn original_loop(built: &CheckedUnit, original: &CheckedUnit, at: Span) -> Option<Span> {
-    let line_of = |u: &CheckedUnit, s: Span| -> Option<(String, u32)> {
-        let f = u.sources.get(s.file);
-        let (line, col) = f.line_col(s.start);
-        let text = f.text.get(f.line_range(line as usize - 1))?;
-        Some((text.to_string(), col))
-    };
-    let want = line_of(built, at)?;
-    original
-        .hir
-        .loop_hints
-        .iter()
-        .find(|h| h.span.file == at.file && line_of(original, h.span).as_ref() == Some(&want))
-        .map(|h| h.span)
 }
 
 /// `OUT: FILE INCLUDED... lanes.toml`, each path escaped as make reads it.

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use lanes_db::{File, LanesDatabase};
+use lanes_frontend::diag::Diagnostic;
 use serde_json::{json, Value};
 use tower_lsp_server::gen_lsp_types::{ExecuteCommandParams, ProgressToken};
 use tower_lsp_server::jsonrpc::{Error, Result};
@@ -216,11 +217,12 @@ struct Unit {
 }
 
 /// The code of every target of the settings' `target` (one name, or a list
-/// for one object choosing among them at run time, as `lanes build`).
+/// for one object choosing among them at run time, as `lanes build`), and
+/// the code generator's warnings, placed in the file's text (each once).
 fn compile(
     db: LanesDatabase,
     file: File,
-) -> std::result::Result<(Unit, Vec<lanes_codegen::Compiled>), String> {
+) -> std::result::Result<(Unit, Vec<lanes_codegen::Compiled>, Vec<Diagnostic>), String> {
     let parsed = checked(&db, file)?;
     if parsed.unit.hir.kernels().is_empty() {
         return Err("the file has no kernels (functions declared `__kernel`)".into());
@@ -244,6 +246,7 @@ fn compile(
     drop(db);
     let parsed = &unit.parsed;
     let mut out = Vec::new();
+    let mut warnings: Vec<Diagnostic> = Vec::new();
     for name in unit.target.split(',').map(str::trim) {
         let spec = lanes_codegen::target_spec(name)?;
         settings.width = spec.width;
@@ -269,7 +272,17 @@ fn compile(
         let _one = CODEGEN.lock().unwrap_or_else(|e| e.into_inner());
         let options = lanes_codegen::Options { opt_level: 2 };
         match lanes_codegen::compile_analysed(hir, plan.analysed(), &spec, &options) {
-            Ok(c) => out.push(c),
+            Ok(c) => {
+                for w in plan.loop_warnings_in(&parsed.unit, c.warnings()) {
+                    if !warnings
+                        .iter()
+                        .any(|o| o.code == w.code && o.span == w.span)
+                    {
+                        warnings.push(w);
+                    }
+                }
+                out.push(c)
+            }
             Err(diags) => {
                 return Err(diags
                     .iter()
@@ -279,7 +292,7 @@ fn compile(
             }
         }
     }
-    Ok((unit, out))
+    Ok((unit, out, warnings))
 }
 
 fn build(
@@ -287,7 +300,7 @@ fn build(
     file: File,
     out_dir: Option<&Path>,
 ) -> std::result::Result<Value, String> {
-    let (unit, mut variants) = compile(db, file)?;
+    let (unit, mut variants, warnings) = compile(db, file)?;
     let parsed = &unit.parsed;
     let src = unit.path.clone();
     let dir = match out_dir {
@@ -315,9 +328,23 @@ fn build(
         .map_err(|e| format!("cannot write {}: {e}", object.display()))?;
     lanes_codegen::write_atomically(&header, text.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", header.display()))?;
+    // As `lanes build` prints them, one line each: `FILE:LINE:COL: warning[L0103]: ...`.
+    let warnings: Vec<String> = warnings
+        .iter()
+        .map(|w| {
+            let (line, col) = parsed.unit.sources.line_col(w.span.file, w.span.start);
+            let name = &parsed.unit.sources.get(w.span.file).name;
+            format!(
+                "{name}:{line}:{col}: warning[{}]: {}",
+                w.code.as_str(),
+                w.message
+            )
+        })
+        .collect();
     Ok(json!({
         "object": object.display().to_string(),
         "header": header.display().to_string(),
+        "warnings": warnings,
     }))
 }
 
@@ -326,7 +353,7 @@ fn assembly(
     file: File,
     kernel: Option<&str>,
 ) -> std::result::Result<String, String> {
-    let (unit, variants) = compile(db, file)?;
+    let (unit, variants, _) = compile(db, file)?;
     // A target list: each variant's code, one after the other.
     let mut asm = String::new();
     for c in &variants {

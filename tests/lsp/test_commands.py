@@ -223,3 +223,40 @@ def test_build_uses_the_editors_findings(tmp_path):
     assert cli.returncode == 0, cli.stderr
     assert "note: fast path" in cli.stderr, cli.stderr
     assert out.read_bytes() == built
+
+
+UNROLL_LIST = """__kernel void walk(__global float *a, __global const int *next, int n)
+{
+    int i = get_global_id(0);
+    float s = 0.0f;
+    int j = i;
+    #pragma unroll 4
+    while (j >= 0) {
+        s += a[j];
+        j = next[j];
+    }
+    a[i] = s;
+}
+"""
+
+
+def test_build_returns_the_warnings_of_lanes_build(tmp_path):
+    """A loop whose unroll pragma LLVM cannot honour: `lanes.build` writes the
+    object and returns L0103 as `lanes build` prints it, at the `while`;
+    a file without one returns no warning."""
+    server = started(tmp_path, UNROLL_LIST)
+    try:
+        reply = execute(server, "lanes.build", [server.uri])
+        result = reply["result"]
+        assert pathlib.Path(result["object"]).stat().st_size > 0
+        [warning] = result["warnings"]
+        assert warning.startswith(f"{tmp_path / 'scale.cl'}:7:5: warning[L0103]: loop not unrolled"), warning
+        assert server.stop() == 0
+    finally:
+        server.close()
+    server = started(tmp_path)
+    try:
+        assert execute(server, "lanes.build", [server.uri])["result"]["warnings"] == []
+        assert server.stop() == 0
+    finally:
+        server.close()

@@ -209,16 +209,22 @@ export function asTextResult(value: unknown): TextResult | undefined {
   return undefined;
 }
 
-/** `{object, header}` as returned by `lanes.build`. */
+/** `{object, header, warnings}` as returned by `lanes.build`; each warning one line, `FILE:LINE:COL: warning[L0103]: ...`. */
 export interface BuildResult {
   object: string;
   header?: string;
+  warnings: string[];
 }
 
 export function asBuildResult(value: unknown): BuildResult | undefined {
   if (typeof value === 'object' && value !== null && typeof (value as BuildResult).object === 'string') {
     const header = (value as { header?: unknown }).header;
-    return { object: (value as BuildResult).object, header: typeof header === 'string' ? header : undefined };
+    const warnings = (value as { warnings?: unknown }).warnings;
+    return {
+      object: (value as BuildResult).object,
+      header: typeof header === 'string' ? header : undefined,
+      warnings: Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === 'string') : [],
+    };
   }
   return undefined;
 }

@@ -465,6 +465,14 @@ async function build(args: unknown[]): Promise<void> {
   const header = result.header !== undefined ? vscode.Uri.file(absolute(result.header)) : undefined;
   const names = [object, header].filter((u): u is vscode.Uri => u !== undefined).map((u) => vscode.workspace.asRelativePath(u));
   output.appendLine(`built ${names.join(', ')}`);
+  for (const w of result.warnings) {
+    output.appendLine(w);
+  }
+  if (result.warnings.length > 0) {
+    // not awaited, as below
+    const more = result.warnings.length > 1 ? ` (and ${result.warnings.length - 1} more in the lanes output)` : '';
+    void vscode.window.showWarningMessage(`lanes: ${result.warnings[0]}${more}`);
+  }
   const actions = header !== undefined ? ['Reveal in Explorer', 'Open Header'] : ['Reveal in Explorer'];
   // not awaited: the command is done when the files are written, not when the notification closes
   void vscode.window.showInformationMessage(`lanes: built ${names.join(' and ')}`, ...actions).then(async (choice) => {

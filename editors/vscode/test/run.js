@@ -299,7 +299,10 @@ test('config: lanes.toml target, paths, command arguments, result documents', ()
   assert.deepStrictEqual(c.asTextResult({ text: 'x', language: 'asm' }), { text: 'x', language: 'asm' });
   assert.deepStrictEqual(c.asTextResult({ text: 'x' }), { text: 'x', language: 'plaintext' });
   assert.strictEqual(c.asTextResult(null), undefined);
-  assert.deepStrictEqual(c.asBuildResult({ object: '/a/k.o', header: '/a/k.h' }), { object: '/a/k.o', header: '/a/k.h' });
+  assert.deepStrictEqual(c.asBuildResult({ object: '/a/k.o', header: '/a/k.h' }), { object: '/a/k.o', header: '/a/k.h', warnings: [] });
+  // lanes.build's warnings (L0103), one line each; anything else in the list is dropped
+  const w = 'k.cl:7:5: warning[L0103]: loop not unrolled';
+  assert.deepStrictEqual(c.asBuildResult({ object: 'k.o', warnings: [w, 3, null] }), { object: 'k.o', header: undefined, warnings: [w] });
   assert.strictEqual(c.asBuildResult({ header: 'k.h' }), undefined);
 });
 
