@@ -943,23 +943,18 @@ __kernel void broken(__global int *p)
             assert_eq!(dump(&next), dump(&check(&text, None)));
             let before = |s: crate::source::Span| (s.end as usize) <= at;
             let after = |s: crate::source::Span| (s.start as usize) > at;
+            // (same, shares) of an item or function at `s`.
+            let expect = |got: (bool, bool), s: crate::source::Span, what: String| {
+                let want = (before(s), before(s) || after(s));
+                assert_eq!(got, want, "{site}: {what}");
+            };
             for (a, b) in unit.ast.items.iter().zip(&next.ast.items) {
-                assert_eq!(Pending::same(a, b), before(a.span), "{site}: {:?}", a.span);
-                assert_eq!(
-                    Pending::shares(a, b),
-                    before(a.span) || after(a.span),
-                    "{site}: {:?}",
-                    a.span
-                );
+                let got = (Pending::same(a, b), Pending::shares(a, b));
+                expect(got, a.span, format!("{:?}", a.span));
             }
             for (a, b) in unit.hir.functions.iter().zip(&next.hir.functions) {
-                assert_eq!(Pending::same(a, b), before(a.span), "{site}: {}", a.name);
-                assert_eq!(
-                    Pending::shares(a, b),
-                    before(a.span) || after(a.span),
-                    "{site}: {}",
-                    a.name
-                );
+                let got = (Pending::same(a, b), Pending::shares(a, b));
+                expect(got, a.span, a.name.to_string());
             }
         }
     }
