@@ -129,6 +129,12 @@ local function execute(command, arguments, bufnr)
           files = files .. ' and ' .. vim.fn.fnamemodify(result.header, ':~:.')
         end
         notify('built ' .. files)
+        -- what `lanes build` would print about the source (L0103), one line each
+        for _, w in ipairs(type(result.warnings) == 'table' and result.warnings or {}) do
+          if type(w) == 'string' then
+            notify(w, vim.log.levels.WARN)
+          end
+        end
       else
         notify('the server did not say which files it wrote', vim.log.levels.ERROR)
       end

@@ -230,6 +230,12 @@ local function show_build(result)
     files = files .. ' and ' .. vim.fn.fnamemodify(result.header, ':~:.')
   end
   notify('built ' .. files)
+  -- what `lanes build` would print about the source (L0103), one line each
+  for _, w in ipairs(type(result.warnings) == 'table' and result.warnings or {}) do
+    if type(w) == 'string' then
+      notify(w, vim.log.levels.WARN)
+    end
+  end
 end
 
 --- Runs a server command with `arguments` ({uri} or {uri, kernel}) and shows the result.

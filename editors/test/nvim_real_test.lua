@@ -132,6 +132,43 @@ if vim.lsp.inlay_hint == nil then
   end, 20))
 end
 
+-- :LanesBuild on a file with a loop whose unroll pragma LLVM cannot honour:
+-- the object is written and lanes build's warning (L0103) is notified
+local notes = {}
+vim.notify = function(msg, level)
+  table.insert(notes, { msg = msg, level = level })
+end
+vim.fn.writefile({
+  '__kernel void walk(__global float *a, __global const int *next)',
+  '{',
+  '    int i = get_global_id(0);',
+  '    float s = 0.0f;',
+  '    int j = i;',
+  '    #pragma unroll 4',
+  '    while (j >= 0) {',
+  '        s += a[j];',
+  '        j = next[j];',
+  '    }',
+  '    a[i] = s;',
+  '}',
+}, dir .. '/walk.cl')
+vim.cmd('edit ' .. vim.fn.fnameescape(dir .. '/walk.cl'))
+local walk = vim.api.nvim_get_current_buf()
+check('client attached to walk.cl', vim.wait(10000, function()
+  return lanes_clients(walk)[1] ~= nil
+end, 20))
+vim.cmd('LanesBuild')
+local function warned()
+  for _, n in ipairs(notes) do
+    if n.level == vim.log.levels.WARN and n.msg:find('walk.cl:7:5: warning[L0103]', 1, true) then
+      return true
+    end
+  end
+  return false
+end
+check('build warns L0103 at the while', vim.wait(60000, warned, 50), vim.inspect(notes))
+check('build wrote the object', vim.fn.filereadable(dir .. '/build/walk.o') == 1, dir)
+
 for _, c in ipairs(lanes_clients(bufnr)) do
   vim.lsp.stop_client(c.id)
 end
