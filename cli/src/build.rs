@@ -111,7 +111,8 @@ fn check_reported(file: &Path, options: &PreprocessOptions, what: &str) -> Optio
     Some(unit)
 }
 
-/// Compiles every kernel of a checked unit, printing refusals as diagnostics.
+/// Compiles every kernel of a checked unit, printing refusals as
+/// diagnostics, and its warnings (L0103).
 pub fn compile(
     unit: &CheckedUnit,
     spec: &lanes_codegen::TargetSpec,
@@ -120,7 +121,13 @@ pub fn compile(
 ) -> Option<lanes_codegen::Compiled> {
     let options = lanes_codegen::Options { opt_level };
     match lanes_codegen::compile_unit(&unit.hir, spec, &options) {
-        Ok(c) => Some(c),
+        Ok(c) => {
+            let warnings = lanes_pipeline::loop_warnings_in(unit, unit, c.warnings());
+            if !warnings.is_empty() {
+                let _ = lanes_diagnostics::human::emit(&mut stderr(), &unit.sources, &warnings);
+            }
+            Some(c)
+        }
         Err(diags) => {
             let mut err = stderr();
             let _ = lanes_diagnostics::human::emit(&mut err, &unit.sources, &diags);

@@ -305,41 +305,55 @@ pub struct BuildPlan {
     pub specialization_failed: bool,
 }
 
+/// The code generator's warnings about loop statements (L0103) of `built`,
+/// placed in `original`, the user's text, at the loop's keyword: `built` is
+/// `original` itself or its text with fast paths inserted, so a loop is
+/// found by its keyword's line (same text) and column. Each loop once, in
+/// source order; those not found are left out.
+pub fn loop_warnings_in(
+    built: &CheckedUnit,
+    original: &CheckedUnit,
+    warnings: impl IntoIterator<Item = Diagnostic>,
+) -> Vec<Diagnostic> {
+    let line_of = |u: &CheckedUnit, s: Span| -> Option<(String, u32)> {
+        let f = u.sources.get(s.file);
+        let (line, col) = f.line_col(s.start);
+        let text = f.text.get(f.line_range(line as usize - 1))?;
+        Some((text.to_string(), col))
+    };
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for mut w in warnings {
+        let Some(want) = line_of(built, w.span) else {
+            continue;
+        };
+        let Some(h) = original.hir.loop_hints.iter().find(|h| {
+            h.span.file == w.span.file && line_of(original, h.span).as_ref() == Some(&want)
+        }) else {
+            continue;
+        };
+        w.span = h.span;
+        if !out.iter().any(|o| o.code == w.code && o.span == w.span) {
+            out.push(w);
+        }
+    }
+    out.sort_by_key(|w| (w.span.file.0, w.span.start));
+    out
+}
+
 impl BuildPlan {
     /// The code generator's warnings about loop statements (L0103) of the
-    /// unit compiled, placed in `original`, the user's text, at the loop's
-    /// keyword: the specialized unit is that text with fast paths inserted,
-    /// so a loop is found by its keyword's line (same text) and column.
-    /// Each loop once, in source order; those not found are left out.
+    /// unit compiled (specialized or not), placed in `original`, the user's
+    /// text ([`loop_warnings_in`]).
     pub fn loop_warnings_in(
         &self,
         original: &CheckedUnit,
         warnings: impl IntoIterator<Item = Diagnostic>,
     ) -> Vec<Diagnostic> {
-        let built = self.specialized.as_ref().unwrap_or(original);
-        let line_of = |u: &CheckedUnit, s: Span| -> Option<(String, u32)> {
-            let f = u.sources.get(s.file);
-            let (line, col) = f.line_col(s.start);
-            let text = f.text.get(f.line_range(line as usize - 1))?;
-            Some((text.to_string(), col))
-        };
-        let mut out: Vec<Diagnostic> = Vec::new();
-        for mut w in warnings {
-            let Some(want) = line_of(built, w.span) else {
-                continue;
-            };
-            let Some(h) = original.hir.loop_hints.iter().find(|h| {
-                h.span.file == w.span.file && line_of(original, h.span).as_ref() == Some(&want)
-            }) else {
-                continue;
-            };
-            w.span = h.span;
-            if !out.iter().any(|o| o.code == w.code && o.span == w.span) {
-                out.push(w);
-            }
-        }
-        out.sort_by_key(|w| (w.span.file.0, w.span.start));
-        out
+        loop_warnings_in(
+            self.specialized.as_ref().unwrap_or(original),
+            original,
+            warnings,
+        )
     }
 
     /// Every kernel of the unit compiled with its analysis, or the errors

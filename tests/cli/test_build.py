@@ -602,3 +602,15 @@ def test_unroll_pragma_llvm_cannot_honour_is_a_warning_at_its_loop(lanes, tmp_pa
     src.write_text(UNROLL_LIST.replace("#pragma unroll 4\n", ""))
     r = build(lanes, str(src), "--target", targets, "-o", str(tmp_path / "walk.o"))
     assert r.returncode == 0 and "L0103" not in r.stderr, r.stderr
+
+
+def test_run_gives_the_same_unroll_warning(lanes, tmp_path):
+    """`lanes run` compiles as `lanes build` does and says so too."""
+    src = tmp_path / "walk.cl"
+    src.write_text(UNROLL_LIST)
+    r = run([lanes, "run", str(src), "--target", "avx2-i32x8", "--global", "16",
+             "--arg", "a=iota:16", "--arg", "next=fill:16:-1", "--arg", "n=0", "--verify"])
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("warning[L0103]") == 1, r.stderr
+    assert f"{src}:8:5" in r.stderr, r.stderr
+    assert "verify: ok" in r.stdout, r.stdout
