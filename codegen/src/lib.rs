@@ -450,14 +450,15 @@ pub(crate) const UNROLL_AT: &str = "lanes.unroll.at";
 fn unhonoured_unroll<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Vec<Span> {
     use inkwell::values::BasicMetadataValueEnum as M;
     let kind = ctx.get_kind_id("llvm.loop");
+    // A property node: its name and its operands (the name first).
     let name = |m: &M<'ctx>| match m {
-        M::MetadataValue(p) if p.is_node() => p
-            .get_node_values()
-            .and_then(|ops| match ops.first() {
-                Some(M::MetadataValue(s)) => s.get_string_value().map(<[u8]>::to_vec),
+        M::MetadataValue(p) if p.is_node() => {
+            let ops = p.get_node_values()?;
+            match ops.first() {
+                Some(M::MetadataValue(s)) => Some((s.get_string_value()?.to_vec(), ops)),
                 _ => None,
-            })
-            .map(|n| (n, p.get_node_values().unwrap_or_default())),
+            }
+        }
         _ => None,
     };
     let mut out = Vec::new();

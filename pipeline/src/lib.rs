@@ -307,9 +307,11 @@ pub struct BuildPlan {
 
 /// The code generator's warnings about loop statements (L0103) of `built`,
 /// placed in `original`, the user's text, at the loop's keyword: `built` is
-/// `original` itself or its text with fast paths inserted, so a loop is
-/// found by its keyword's line (same text) and column. Each loop once, in
-/// source order; those not found are left out.
+/// `original` itself or its text with fast paths inserted, which only moves
+/// text later, so a loop is the last hinted loop of `original` at or before
+/// its place whose keyword is on a line of the same text, at the same
+/// column (itself when nothing was inserted). Each loop once, in source
+/// order; those not found are left out.
 pub fn loop_warnings_in(
     built: &CheckedUnit,
     original: &CheckedUnit,
@@ -326,9 +328,17 @@ pub fn loop_warnings_in(
         let Some(want) = line_of(built, w.span) else {
             continue;
         };
-        let Some(h) = original.hir.loop_hints.iter().find(|h| {
-            h.span.file == w.span.file && line_of(original, h.span).as_ref() == Some(&want)
-        }) else {
+        let Some(h) = original
+            .hir
+            .loop_hints
+            .iter()
+            .filter(|h| {
+                h.span.file == w.span.file
+                    && h.span.start <= w.span.start
+                    && line_of(original, h.span).as_ref() == Some(&want)
+            })
+            .max_by_key(|h| h.span.start)
+        else {
             continue;
         };
         w.span = h.span;

@@ -614,3 +614,37 @@ def test_run_gives_the_same_unroll_warning(lanes, tmp_path):
     assert r.stderr.count("warning[L0103]") == 1, r.stderr
     assert f"{src}:8:5" in r.stderr, r.stderr
     assert "verify: ok" in r.stdout, r.stdout
+
+
+TWO_LOOPS_ALIKE = """__kernel void first(__global float *a, int n)
+{
+    int i = get_global_id(0);
+    float s = 0.0f;
+    #pragma unroll 2
+    for (int m = 0; m < n; m++)
+        s = s * 0.5f + a[m];
+    a[i] = s;
+}
+
+__kernel void second(__global float *a, int n)
+{
+    int i = get_global_id(0);
+    float s = 0.0f;
+    #pragma unroll 2
+    for (int m = 0; m < n; m++)
+        if (a[m] < 0.0f) break; else s += a[m];
+    a[i] = s;
+}
+"""
+
+
+def test_unroll_warning_names_its_own_loop_among_loops_of_the_same_text(lanes, tmp_path):
+    """Two hinted loops spelled alike: LLVM unrolls the first by 2, not the
+    second (it has two exits). The warning is at the second, not at the
+    first line of the same text."""
+    src = tmp_path / "two.cl"
+    src.write_text(TWO_LOOPS_ALIKE)
+    r = build(lanes, str(src), "--target", "avx2-i32x8", "-o", str(tmp_path / "two.o"))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("warning[L0103]") == 1, r.stderr
+    assert f"{src}:16:5" in r.stderr, r.stderr

@@ -206,8 +206,7 @@ impl Builder<'_, '_> {
                     let s = pending.current(s);
                     s.end < r.start || r.end < s.start
                 };
-                let span = pending.current(base.span);
-                if span.file == main
+                if base.span.file == main
                     && apart(base.span)
                     && apart(base.name_span)
                     && base.params.iter().all(|&p| apart(base.local(p).name_span))
