@@ -44,6 +44,7 @@ mod collective;
 mod lane_loads;
 mod lane_range;
 mod mask_versions;
+mod prefetch;
 pub mod streaming;
 pub mod strided;
 
@@ -218,6 +219,7 @@ pub fn emit_body<'ctx>(
         copy_start: None,
         strided: strided::plan(vf),
         streams: streaming::plan(vf, full && plan.is_none() && is_x86(cx)),
+        prefetched: prefetch::plan(vf, plan.is_some() && !one_group),
         grouped: HashMap::new(),
         versioned: Vec::new(),
         pinned: HashMap::new(),
@@ -267,6 +269,8 @@ struct FnGen<'a, 'b, 'ctx> {
     strided: strided::Plan,
     /// Stores that may be non-temporal (`streaming.rs`).
     streams: std::collections::HashSet<InstId>,
+    /// Loads that prefetch the work-groups ahead (`prefetch.rs`).
+    prefetched: std::collections::HashSet<InstId>,
     /// Values of grouped loads, loaded at their group's first load.
     grouped: HashMap<InstId, BasicValueEnum<'ctx>>,
     /// By block: emitted in mask versions (`mask_versions.rs`).
@@ -991,6 +995,11 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             InstKind::Load { ptr, align } => {
                 self.last_packed = None;
                 let r = self.load(b, *ptr, ty, *align)?;
+                if self.prefetched.contains(&id) {
+                    if let Some(p0) = self.last_packed.as_ref().map(|pl| pl.p0) {
+                        self.prefetch_ahead(*ptr, p0)?;
+                    }
+                }
                 if let Some(v) = inst.result {
                     match self.last_packed.take() {
                         Some(pl) => self.packed_loads.insert(v, pl),

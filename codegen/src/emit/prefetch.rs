@@ -1,0 +1,267 @@
+//! Software prefetch of the work-groups ahead, in kernels whose work-groups
+//! run one after another (bodies with barriers or `__local` memory).
+//!
+//! reduction's work-group reads its 512 floats as two streams, each SIMD
+//! group 8 floats of the first 1 KiB and 8 of the second, and then spends
+//! most of its time in the tree over `__local` memory. The hardware
+//! prefetchers followed neither stream: the kernel read 7 GB/s of a
+//! machine's 40, and was slower than gcc's scalar loop (9.2 ms against
+//! 7.2) while in the cache it is 2.4 times faster (bench/RESULTS.md,
+//! 2026-11-28). A C loop of the same shape runs 2.5 to 3 times faster with
+//! one `prefetcht0` per load, [`DISTANCE`] bytes ahead in the direction the
+//! work-groups walk (bench/experiments/prefetch).
+//!
+//! The rule, decided per packed load (lane `k` reads the element after lane
+//! `k - 1`'s) from `__global` or `__constant` memory: lane 0's address in
+//! work-group `g + 1` of dimension 0 (the next one the entry point runs)
+//! less its address in work-group `g` is `S`, the stride of the stream the
+//! load walks. It is the difference of the address's expression in the
+//! vector IR, term by term: 1 for the group id of dimension 0, the local
+//! size for the global id, sums, products by and shifts by values that do
+//! not depend on the group id, widenings, pointer offsets, and selects on
+//! conditions that do not depend on it; so it is a constant where the
+//! address is an affine function of the group id with constant factors,
+//! and at most a value of the launch elsewhere. An address that reaches
+//! the group id through anything else (a load, a φ, a division, a call)
+//! gets no prefetch. Widenings ignore wrap-around: a prefetch is a hint
+//! and never faults, so a wrong address costs the instruction and nothing
+//! else, as does one past the end of a buffer in the last work-groups.
+//! Values kept across barriers are followed in the vector IR, where they
+//! are values, not the save-area loads they are emitted as.
+//!
+//! The prefetch reads `S` ahead when `|S|` is at least [`DISTANCE`], else
+//! the multiple of `S` at or just past it: the same element of a later
+//! work-group.
+
+use std::collections::{HashMap, HashSet};
+
+use inkwell::llvm_sys::{LLVMIntPredicate as IP, LLVMOpcode as Op};
+use inkwell::values::BasicValueEnum;
+
+use lanes_frontend::ast::AddressSpace;
+use lanes_vectorizer::cfg::Cfg;
+use lanes_vectorizer::ir::{
+    BinOp, CastOp, Const, InstId, InstKind, Ty, ValueDef, ValueId, WorkItem,
+};
+use lanes_vectorizer::shape::Shape;
+use lanes_vectorizer::vectorize::VectorFunction;
+
+use super::{geo, mem_ty, FnGen};
+use crate::ll::R;
+
+/// How far ahead of a load its prefetch reads, in bytes: 4 KiB was the best
+/// of 2, 4, 6 and 8 KiB in the C model of reduction on AMD EPYC.
+pub const DISTANCE: u64 = 4096;
+
+/// Values the address of one load may take to follow back to the group
+/// id; a longer chain gets no prefetch.
+const MAX_TERMS: usize = 256;
+
+/// Why an address's stride is not known: it reaches the group id through
+/// something other than the terms above, or too long a chain.
+struct Opaque;
+
+/// Lane 0's difference between work-groups `g + 1` and `g` of each value
+/// followed, as an `i64` (`None`: 0, the value does not depend on the group
+/// id).
+type Differences<'ctx> = HashMap<ValueId, Option<BasicValueEnum<'ctx>>>;
+
+/// The loads of `vf` that prefetch the work-groups ahead, when `on` (the
+/// body runs its work-groups one after another): packed loads from
+/// `__global` or `__constant` memory outside every loop. A load in a loop
+/// walks a stream of its own within the work-item, which the hardware
+/// follows; matmul_tiled, whose `B` tile loads in its loop over tiles would
+/// prefetch rows it reads anyway, was 16% slower with them.
+pub(super) fn plan(vf: &VectorFunction, on: bool) -> HashSet<InstId> {
+    let mut out = HashSet::new();
+    if !on {
+        return out;
+    }
+    let f = &vf.func;
+    let cfg = Cfg::compute(f);
+    for (k, inst) in f.insts.iter().enumerate() {
+        let (InstKind::Load { ptr, .. }, Some(v)) = (&inst.kind, inst.result) else {
+            continue;
+        };
+        let ty = f.ty(v);
+        let packed = matches!(vf.shape(*ptr), Shape::Strided { stride, .. }
+            if stride > 0 && stride as u64 == mem_ty(ty).bytes());
+        let memory = matches!(
+            f.ty(*ptr),
+            Ty::Ptr(AddressSpace::Global | AddressSpace::Constant)
+        );
+        if packed && memory && ty != Ty::I1 && cfg.loop_of(inst.block).is_none() {
+            out.insert(InstId(k as u32));
+        }
+    }
+    out
+}
+
+impl<'ctx> FnGen<'_, '_, 'ctx> {
+    /// Prefetches the bytes the packed load through `ptr`, from lane 0's
+    /// address `p0`, reads in the work-groups ahead (see the module's
+    /// comment); nothing when its stride is not known.
+    pub(super) fn prefetch_ahead(&mut self, ptr: ValueId, p0: BasicValueEnum<'ctx>) -> R<()> {
+        let cx = self.cx;
+        let i64t = cx.ctx.i64_type();
+        let mut done = HashMap::new();
+        let stride = match self.difference(ptr, &mut done) {
+            Ok(Some(d)) => cx.freeze(d)?,
+            // The same address in every work-group, or one whose stride is
+            // not known: the hardware's prefetchers, or nothing, do better.
+            Ok(None) | Err(Opaque) => return Ok(()),
+        };
+        let size = cx.intrinsic("llvm.abs", &[i64t.into()], &[stride, cx.boolc(false)])?;
+        let size = cx.intrinsic("llvm.umax", &[i64t.into()], &[size, cx.i64c(1)])?;
+        let ahead = cx.binop(Op::LLVMAdd, size, cx.i64c(DISTANCE - 1))?;
+        let groups = cx.binop(Op::LLVMUDiv, ahead, size)?;
+        let offset = cx.binop(Op::LLVMMul, stride, groups)?;
+        let far = cx.icmp(IP::LLVMIntUGE, size, cx.i64c(DISTANCE))?;
+        let offset = cx.select(far, stride, offset)?;
+        let p = cx.gep_bytes(p0, offset)?;
+        // Read, keep in every cache level (`prefetcht0`), data.
+        cx.intrinsic_void(
+            "llvm.prefetch",
+            &[p.get_type()],
+            &[p, cx.i32c(0), cx.i32c(3), cx.i32c(1)],
+        )
+    }
+
+    /// Lane 0's value of `v` as an `i64` (sign-extended).
+    fn lane0_i64(&mut self, v: ValueId) -> R<BasicValueEnum<'ctx>> {
+        let cx = self.cx;
+        let x = if self.is_vec(v) {
+            let x = self.get(v, true)?;
+            cx.extract(x, 0)?
+        } else {
+            self.get(v, false)?
+        };
+        let bits = self.f.ty(v).bits();
+        match bits {
+            64 => Ok(x),
+            b if b < 64 => cx.cast(Op::LLVMSExt, x, cx.ctx.i64_type().into()),
+            _ => Err(format!("an integer of {bits} bits")),
+        }
+    }
+
+    /// Lane 0's difference of `v` between work-groups `g + 1` and `g` of
+    /// dimension 0.
+    fn difference(
+        &mut self,
+        v: ValueId,
+        done: &mut Differences<'ctx>,
+    ) -> Result<Option<BasicValueEnum<'ctx>>, Opaque> {
+        if let Some(&d) = done.get(&v) {
+            return Ok(d);
+        }
+        let ValueDef::Inst(i) = self.f.values[v.index()].def else {
+            return Ok(None);
+        };
+        if done.len() >= MAX_TERMS {
+            return Err(Opaque);
+        }
+        let cx = self.cx;
+        let f = self.f;
+        let i64t = cx.ctx.i64_type();
+        let e = |r: R<BasicValueEnum<'ctx>>| r.map_err(|_| Opaque);
+        let mut diff = |g: &mut Self, x: ValueId| g.difference(x, done);
+        let d = match f.inst(i).kind.clone() {
+            InstKind::WorkItem { query, dim } => {
+                let dim0 = match dim.map(|d| f.as_const(d)) {
+                    Some(Some(Const::Int(k, _))) => k == 0,
+                    Some(_) => return Err(Opaque),
+                    None => false,
+                };
+                match query {
+                    WorkItem::GroupId if dim0 => Some(cx.i64c(1)),
+                    WorkItem::GlobalId if dim0 => Some(self.geo[geo::LOCAL as usize]),
+                    _ => None,
+                }
+            }
+            InstKind::Bin { op, lhs, rhs } => {
+                let (a, b) = (diff(self, lhs)?, diff(self, rhs)?);
+                match (op, a, b) {
+                    (_, None, None) => None,
+                    (BinOp::Add, a, b) => Some(match (a, b) {
+                        (Some(a), Some(b)) => e(cx.binop(Op::LLVMAdd, a, b))?,
+                        (Some(x), None) | (None, Some(x)) => x,
+                        _ => unreachable!(),
+                    }),
+                    (BinOp::Sub, a, b) => {
+                        let a = a.unwrap_or(cx.i64c(0));
+                        let b = b.unwrap_or(cx.i64c(0));
+                        Some(e(cx.binop(Op::LLVMSub, a, b))?)
+                    }
+                    (BinOp::Mul, Some(a), None) => {
+                        let k = e(self.lane0_i64(rhs))?;
+                        Some(e(cx.binop(Op::LLVMMul, a, k))?)
+                    }
+                    (BinOp::Mul, None, Some(b)) => {
+                        let k = e(self.lane0_i64(lhs))?;
+                        Some(e(cx.binop(Op::LLVMMul, k, b))?)
+                    }
+                    (BinOp::Shl, Some(a), None) => {
+                        let k = e(self.lane0_i64(rhs))?;
+                        Some(e(cx.binop(Op::LLVMShl, a, k))?)
+                    }
+                    _ => return Err(Opaque),
+                }
+            }
+            InstKind::Cast { op, value } => match op {
+                CastOp::SExt
+                | CastOp::ZExt
+                | CastOp::Trunc
+                | CastOp::PtrToInt
+                | CastOp::IntToPtr
+                | CastOp::PtrCast => diff(self, value)?,
+                _ => self.opaque_if_dependent(value, done)?,
+            },
+            InstKind::PtrAdd { base, offset } => match (diff(self, base)?, diff(self, offset)?) {
+                (Some(a), Some(b)) => Some(e(cx.binop(Op::LLVMAdd, a, b))?),
+                (Some(x), None) | (None, Some(x)) => Some(x),
+                (None, None) => None,
+            },
+            InstKind::Select { cond, then, els } => {
+                if diff(self, cond)?.is_some() {
+                    return Err(Opaque);
+                }
+                match (diff(self, then)?, diff(self, els)?) {
+                    (None, None) => None,
+                    (a, b) => {
+                        let c = if self.is_vec(cond) {
+                            let m = e(self.get(cond, true))?;
+                            e(cx.extract(m, 0))?
+                        } else {
+                            e(self.get(cond, false))?
+                        };
+                        let a = a.unwrap_or(i64t.const_zero().into());
+                        let b = b.unwrap_or(i64t.const_zero().into());
+                        Some(e(cx.select(c, a, b))?)
+                    }
+                }
+            }
+            kind => {
+                done.insert(v, None);
+                for o in kind.operands() {
+                    self.opaque_if_dependent(o, done)?;
+                }
+                None
+            }
+        };
+        done.insert(v, d);
+        Ok(d)
+    }
+
+    /// `Err` when `v` depends on the group id of dimension 0: reached
+    /// through a value whose difference is not followed.
+    fn opaque_if_dependent(
+        &mut self,
+        v: ValueId,
+        done: &mut Differences<'ctx>,
+    ) -> Result<Option<BasicValueEnum<'ctx>>, Opaque> {
+        match self.difference(v, done)? {
+            Some(_) => Err(Opaque),
+            None => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! Prefetch of the work-groups ahead (`codegen/src/emit/prefetch.rs`,
+//! docs/codegen.md "Prefetch of the work-groups ahead"): in kernels whose
+//! work-groups run one after another, a packed load from `__global` or
+//! `__constant` memory whose address follows the group id through plain
+//! arithmetic prefetches the same element of a later work-group, at least
+//! 4 KiB ahead; other loads prefetch nothing.
+
+mod common;
+
+use common::*;
+
+/// Kernels with barriers: the loads of each and how many prefetches they
+/// should get are in [`prefetches_follow_the_group_id`]. Work-group sizes
+/// and buffer ends are left to the harness's launches (partial SIMD groups,
+/// work-groups that are not multiples of W).
+const SRC: &str = r#"
+__kernel void blocks(__global const float *in, __global float *out, int n)
+{
+    __local float t[64];
+    int lid = get_local_id(0);
+    int lsize = get_local_size(0);
+    int i = get_group_id(0) * 2 * lsize + lid;
+    float s = 0.0f;
+    if (i < n)
+        s = in[i];
+    if (i + lsize < n)
+        s += in[i + lsize];
+    t[lid % 64] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        float a = 0.0f;
+        for (int k = 0; k < min(lsize, 64); k++)
+            a += t[k];
+        out[get_group_id(0)] = a;
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(16, 4, 1)))
+void tiles(__global const float *in, __global float *out, int width, int height)
+{
+    __local float tile[4][16];
+    int lx = get_local_id(0);
+    int ly = get_local_id(1);
+    int x = get_group_id(0) * 16 + lx;
+    int y = get_group_id(1) * 4 + ly;
+    float v = 0.0f;
+    if (x < width && y < height)
+        v = in[y * width + x];
+    tile[ly][lx] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (x < width && y < height)
+        out[y * width + x] = v + tile[ly][15 - lx];
+}
+
+__kernel void rows(__global const int *in, __global int *out, int pitch)
+{
+    __local int row[64];
+    uint lid = get_local_id(0);
+    row[lid % 64] = in[get_group_id(0) * pitch + lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = row[lid % 64] + 1;
+}
+
+__kernel void divided(__global const int *in, __global int *out)
+{
+    __local int t[64];
+    int lid = get_local_id(0);
+    t[lid % 64] = in[(get_group_id(0) / 3) * get_local_size(0) + lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = t[lid % 64] * 2;
+}
+
+__kernel void indirect(__global const int *in, __global const int *starts, __global int *out)
+{
+    __local int t[64];
+    int lid = get_local_id(0);
+    t[lid % 64] = in[starts[get_group_id(0)] + lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = t[lid % 64] - 1;
+}
+
+__kernel void same_every_group(__constant int *coef, __global int *out)
+{
+    __local int t[64];
+    int lid = get_local_id(0);
+    t[lid % 64] = coef[lid % 16];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = t[lid % 64] + 3;
+}
+"#;
+
+/// Prefetching changes no result: every kernel equals the interpreter on
+/// every target this machine runs.
+#[test]
+fn prefetching_kernels_match_the_interpreter() {
+    let c = check_every_kernel("prefetch.cl", SRC);
+    assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));
+    assert!(c.ran > 0, "nothing compared");
+}
+
+/// The kernel of `SRC` named `kernel`, alone, as avx2-i32x8 assembly of its
+/// `_groups` function.
+fn groups_asm(kernel: &str) -> String {
+    let at = SRC
+        .find(&format!("void {kernel}("))
+        .unwrap_or_else(|| panic!("no kernel {kernel}"));
+    let start = SRC[..at].rfind("__kernel").unwrap();
+    let end = SRC[start + 1..]
+        .find("__kernel")
+        .map_or(SRC.len(), |e| start + 1 + e);
+    groups_asm_avx2("one.cl", &SRC[start..end], kernel)
+}
+
+fn prefetches(asm: &str) -> Vec<&str> {
+    asm.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("prefetch"))
+        .collect()
+}
+
+/// Loads whose address is the group id times a constant or a launch value
+/// plus work-item terms are prefetched; one through a division, a load or
+/// independent of the group id is not.
+#[test]
+fn prefetches_follow_the_group_id() {
+    for k in ["blocks", "tiles", "rows"] {
+        let asm = groups_asm(k);
+        assert!(!prefetches(&asm).is_empty(), "{k}: no prefetch:\n{asm}");
+    }
+    // `tiles`: the next work-group in dimension 0 reads 64 bytes further
+    // along the same rows; 64 of them ahead is 4 KiB, a constant offset.
+    let at = SRC.find("__kernel __attribute__").unwrap();
+    let end = SRC.find("__kernel void rows(").unwrap();
+    let (ir, _) = emit_avx2("tiles.cl", &SRC[at..end], 2);
+    assert!(ir.contains("@llvm.prefetch"), "tiles: no prefetch:\n{ir}");
+    assert!(
+        ir.lines()
+            .any(|l| l.contains("getelementptr i8, ptr") && l.ends_with(", i64 4096")),
+        "tiles: no address 4 KiB on:\n{ir}"
+    );
+    for k in ["divided", "indirect", "same_every_group"] {
+        let asm = groups_asm(k);
+        assert!(
+            prefetches(&asm).is_empty(),
+            "{k}: {:?}\n{asm}",
+            prefetches(&asm)
+        );
+    }
+}
+
+/// bench/kernels/reduction.cl reads `in[i]` and `in[i + 256]` with `i =
+/// get_group_id(0) * 512 + lid`: a work-group is 2 KiB on, so both loads
+/// prefetch two work-groups ahead, 4 KiB, at constant offsets.
+#[test]
+fn reduction_prefetches_two_work_groups_ahead() {
+    let src = include_str!("../../bench/kernels/reduction.cl");
+    let asm = groups_asm_avx2("reduction.cl", src, "reduce_sum");
+    let p = prefetches(&asm);
+    assert!(
+        p.iter().any(|l| l.contains("4096(")),
+        "no prefetch 4 KiB ahead: {p:?}"
+    );
+    // A kernel without barriers runs work-items in order within a row and
+    // leaves its streams to the hardware's prefetchers.
+    let triad = include_str!("../../bench/kernels/stream_triad.cl");
+    let asm = groups_asm_avx2("stream_triad.cl", triad, "stream_triad");
+    assert!(prefetches(&asm).is_empty(), "{:?}", prefetches(&asm));
+}
