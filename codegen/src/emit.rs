@@ -219,7 +219,11 @@ pub fn emit_body<'ctx>(
         copy_start: None,
         strided: strided::plan(vf),
         streams: streaming::plan(vf, full && plan.is_none() && is_x86(cx)),
-        prefetched: prefetch::plan(vf, plan.is_some() && !one_group),
+        prefetched: prefetch::plan(
+            vf,
+            !(one_group && plan.is_some())
+                && (plan.is_some() || streaming::reads_at_several_addresses(f)),
+        ),
         grouped: HashMap::new(),
         versioned: Vec::new(),
         pinned: HashMap::new(),

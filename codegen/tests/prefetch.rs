@@ -1,6 +1,6 @@
 //! Prefetch of the work-groups ahead (`codegen/src/emit/prefetch.rs`,
 //! docs/codegen.md "Prefetch of the work-groups ahead"): in kernels whose
-//! work-groups run one after another, a packed load from `__global` or
+//! work-groups run one after another, and in stencils, a packed load from `__global` or
 //! `__constant` memory whose address follows the group id through plain
 //! arithmetic prefetches the same element of a later work-group, at least
 //! 4 KiB ahead; other loads prefetch nothing.
@@ -160,8 +160,17 @@ fn reduction_prefetches_two_work_groups_ahead() {
         p.iter().any(|l| l.contains("4096(")),
         "no prefetch 4 KiB ahead: {p:?}"
     );
-    // A kernel without barriers runs work-items in order within a row and
-    // leaves its streams to the hardware's prefetchers.
+}
+
+/// Kernels without barriers run their work-groups row by row: a stencil
+/// (an argument read at several addresses, the rows above and below)
+/// prefetches, a kernel that reads each argument at one address leaves its
+/// streams to the hardware's prefetchers.
+#[test]
+fn stencils_prefetch_and_streams_do_not() {
+    let jacobi = include_str!("../../bench/kernels/jacobi_2d.cl");
+    let asm = groups_asm_avx2("jacobi_2d.cl", jacobi, "jacobi_2d_step");
+    assert!(!prefetches(&asm).is_empty(), "jacobi_2d_step: no prefetch");
     let triad = include_str!("../../bench/kernels/stream_triad.cl");
     let asm = groups_asm_avx2("stream_triad.cl", triad, "stream_triad");
     assert!(prefetches(&asm).is_empty(), "{:?}", prefetches(&asm));

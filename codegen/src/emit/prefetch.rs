@@ -1,15 +1,20 @@
 //! Software prefetch of the work-groups ahead, in kernels whose work-groups
-//! run one after another (bodies with barriers or `__local` memory).
+//! run one after another (bodies with barriers or `__local` memory) and in
+//! stencils.
 //!
 //! reduction's work-group reads its 512 floats as two streams, each SIMD
 //! group 8 floats of the first 1 KiB and 8 of the second, and then spends
 //! most of its time in the tree over `__local` memory. The hardware
 //! prefetchers followed neither stream: the kernel read 7 GB/s of a
 //! machine's 40, and was slower than gcc's scalar loop (9.2 ms against
-//! 7.2) while in the cache it is 2.4 times faster (bench/RESULTS.md,
+//! 7.0) while in the cache it is 2.4 times faster (bench/RESULTS.md,
 //! 2026-11-28). A C loop of the same shape runs 2.5 to 3 times faster with
 //! one `prefetcht0` per load, [`DISTANCE`] bytes ahead in the direction the
-//! work-groups walk (bench/experiments/prefetch).
+//! work-groups walk (bench/experiments/prefetch). Stencils without
+//! barriers (jacobi_2d, sobel: an argument read at several addresses, the
+//! rows above and below) run row by row, and read 3 to 6 streams at once;
+//! they were 20-25% faster with the prefetches, where stream_triad, one
+//! address per argument, was not faster and is left alone.
 //!
 //! The rule, decided per packed load (lane `k` reads the element after lane
 //! `k - 1`'s) from `__global` or `__constant` memory: lane 0's address in
@@ -30,12 +35,12 @@
 //! are values, not the save-area loads they are emitted as.
 //!
 //! The prefetch reads `S` ahead when `|S|` is at least [`DISTANCE`], else
-//! the multiple of `S` at or just past it: the same element of a later
-//! work-group.
+//! `S` times the power of two that takes it to [`DISTANCE`] or just past
+//! it (less than twice): the same element of a later work-group.
 
 use std::collections::{HashMap, HashSet};
 
-use inkwell::llvm_sys::{LLVMIntPredicate as IP, LLVMOpcode as Op};
+use inkwell::llvm_sys::LLVMOpcode as Op;
 use inkwell::values::BasicValueEnum;
 
 use lanes_frontend::ast::AddressSpace;
@@ -49,8 +54,9 @@ use lanes_vectorizer::vectorize::VectorFunction;
 use super::{geo, mem_ty, FnGen};
 use crate::ll::R;
 
-/// How far ahead of a load its prefetch reads, in bytes: 4 KiB was the best
-/// of 2, 4, 6 and 8 KiB in the C model of reduction on AMD EPYC.
+/// How far ahead of a load its prefetch reads, in bytes (a power of two):
+/// 4 KiB was the best of 2, 4, 6 and 8 KiB in the C model of reduction on
+/// AMD EPYC.
 pub const DISTANCE: u64 = 4096;
 
 /// Values the address of one load may take to follow back to the group
@@ -67,7 +73,8 @@ struct Opaque;
 type Differences<'ctx> = HashMap<ValueId, Option<BasicValueEnum<'ctx>>>;
 
 /// The loads of `vf` that prefetch the work-groups ahead, when `on` (the
-/// body runs its work-groups one after another): packed loads from
+/// body runs its work-groups one after another, or it is a stencil that
+/// runs them row by row): packed loads from
 /// `__global` or `__constant` memory outside every loop. A load in a loop
 /// walks a stream of its own within the work-item, which the hardware
 /// follows; matmul_tiled, whose `B` tile loads in its loop over tiles would
@@ -111,13 +118,19 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
             // not known: the hardware's prefetchers, or nothing, do better.
             Ok(None) | Err(Opaque) => return Ok(()),
         };
+        // `S` shifted left until it is at least `DISTANCE` (`DISTANCE` is
+        // 2^12): by 12 - floor(log2 |S|) bits, none when `|S|` is larger.
+        // No division: it would stay in the loop over SIMD groups, since
+        // LLVM does not hoist a division by a value it cannot see is not 0.
         let size = cx.intrinsic("llvm.abs", &[i64t.into()], &[stride, cx.boolc(false)])?;
-        let size = cx.intrinsic("llvm.umax", &[i64t.into()], &[size, cx.i64c(1)])?;
-        let ahead = cx.binop(Op::LLVMAdd, size, cx.i64c(DISTANCE - 1))?;
-        let groups = cx.binop(Op::LLVMUDiv, ahead, size)?;
-        let offset = cx.binop(Op::LLVMMul, stride, groups)?;
-        let far = cx.icmp(IP::LLVMIntUGE, size, cx.i64c(DISTANCE))?;
-        let offset = cx.select(far, stride, offset)?;
+        let zeros = cx.intrinsic("llvm.ctlz", &[i64t.into()], &[size, cx.boolc(false)])?;
+        let log2 = DISTANCE.trailing_zeros() as u64;
+        let shift = cx.intrinsic(
+            "llvm.usub.sat",
+            &[i64t.into()],
+            &[zeros, cx.i64c(63 - log2)],
+        )?;
+        let offset = cx.binop(Op::LLVMShl, stride, shift)?;
         let p = cx.gep_bytes(p0, offset)?;
         // Read, keep in every cache level (`prefetcht0`), data.
         cx.intrinsic_void(

@@ -101,6 +101,26 @@ fn address(f: &Function, v: ValueId, depth: u32) -> String {
     }
 }
 
+/// True when the kernel reads some argument at two or more addresses (a
+/// stencil: neighbours in the same and the adjacent rows). The
+/// specializer's fast and slow paths computing one address twice count
+/// once.
+pub fn reads_at_several_addresses(f: &Function) -> bool {
+    let mut addresses: HashMap<u32, String> = HashMap::new();
+    for inst in &f.insts {
+        let InstKind::Load { ptr, .. } = &inst.kind else {
+            continue;
+        };
+        if let Root::Param(n) = root(f, *ptr) {
+            let a = address(f, *ptr, 0);
+            if addresses.entry(n).or_insert_with(|| a.clone()) != &a {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// The stores of `vf` that may stream (the static part of the rule).
 pub fn plan(vf: &VectorFunction, x86: bool) -> HashSet<InstId> {
     let f = &vf.func;

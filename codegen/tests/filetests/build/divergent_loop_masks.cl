@@ -17,7 +17,7 @@ kernel void escape(global uint *out, global const float *c, uint max_iter) {
 // check: @escape_groups(
 // not: phi <8 x i1>
 // not: and <8 x i1>
-// not: select <8 x i1> %{{.*}}, <8 x i1>
+// not: select <8 x i1> $(=%[\w.]+), <8 x i1>
 // check: while.cond.i:
 // check: $(live=%[\w.]+) = phi <8 x i32>
 // not: phi <8 x i1>
