@@ -20,6 +20,10 @@
 //! groups as a row of the work-group holds, the remaining SIMD groups one
 //! by one, the partial one last (`abi.rs`).
 //!
+//! A loop-free kernel whose lanes each wait on a long chain of divisions
+//! and math functions (black_scholes) runs several groups per body the
+//! same way: the core overlaps the groups' chains.
+//!
 //! When the loads of the loop favour it, the G groups of one row become
 //! fewer groups of several rows of the work-group ([`row_block`],
 //! `rows.rs`): gemm's body runs 2 groups of 4 rows that share each load of
@@ -79,7 +83,7 @@ pub struct Interleaved {
 /// G · c <= [`CHAINS`] and G · W <= [`MAX_LANES`]. Loops with more work per
 /// iteration (nbody's force computation) already keep the units busy, and
 /// interleaving them only adds registers. Kernels with divergent loops
-/// follow [`divergent_groups`].
+/// follow [`divergent_groups`], loop-free ones [`latency_groups`].
 pub fn groups(ka: &KernelAnalysis, width: u32) -> u32 {
     if !interleavable(&ka.func) {
         return 1;
@@ -97,13 +101,125 @@ pub fn groups(ka: &KernelAnalysis, width: u32) -> u32 {
         .max()
         .unwrap_or(0);
     if chains == 0 {
-        return 1;
+        return latency_groups(ka, width);
     }
     let mut g = 1;
     while 2 * g * chains <= CHAINS && 2 * g * width <= MAX_LANES {
         g *= 2;
     }
     g
+}
+
+/// Long-latency operations one after another on the longest dependence
+/// chain of a loop-free kernel from which it runs several SIMD groups per
+/// body. black_scholes computes `log(s / x)`, divides by `V sqrt(t)`,
+/// divides 1 by `1 + k |d|` and takes `exp(-d^2 / 2)`: a chain of about
+/// 150 cycles for 280 instructions a SIMD group, so that the core
+/// overlapped less than two SIMD groups' chains (bench/RESULTS.md,
+/// 2026-11-28).
+pub const LATENCY_CHAIN: u32 = 3;
+
+/// Lanes one body of a loop-free, latency-bound kernel runs: black_scholes
+/// on AVX2 took 4.37 ms with one SIMD group per body, 3.17 with 2, 2.78
+/// with 4 and 2.56 with 8 (64 lanes; the constants are broadcast once for
+/// the 8 groups, and the spills cost less than the waits they replace).
+pub const LATENCY_LANES: u32 = 64;
+
+/// True for the operations whose latency is long next to their issue
+/// cost: float division and remainder, and the math functions that are
+/// not a few instructions (everything but rounding, sign, min/max, fma
+/// and the integer ones).
+fn long_latency(kind: &InstKind) -> bool {
+    use lanes_vectorizer::ir::{BinOp, MathFn::*};
+    match kind {
+        InstKind::Bin { op, .. } => matches!(op, BinOp::FDiv | BinOp::FRem),
+        InstKind::Math { func, .. } => !matches!(
+            func,
+            Fabs | Floor
+                | Ceil
+                | Round
+                | Trunc
+                | Rint
+                | Copysign
+                | Fdim
+                | Fmin
+                | Fmax
+                | Ldexp
+                | Fma
+                | SMin
+                | SMax
+                | UMin
+                | UMax
+                | IAbs
+                | SMulHi
+                | UMulHi
+                | SAddSat
+                | UAddSat
+                | SSubSat
+                | USubSat
+                | Popcount
+                | Clz
+                | Ctz
+                | Rotate
+        ),
+        _ => false,
+    }
+}
+
+/// How many SIMD groups one body of a kernel without a latency-bound loop
+/// runs: [`LATENCY_LANES`] / W when the kernel has no loop and the longest
+/// chain of values that vary across lanes passes through
+/// [`LATENCY_CHAIN`] or more long-latency operations ([`long_latency`])
+/// one after another; else one. Each group's chain is independent of the
+/// others', so the core runs them side by side.
+fn latency_groups(ka: &KernelAnalysis, width: u32) -> u32 {
+    if !ka.cfg.loops().loops.is_empty() || 2 * width > LATENCY_LANES {
+        return 1;
+    }
+    let f = &ka.func;
+    // Longest chain (in long-latency operations) ending at each value.
+    let mut depth: Vec<Option<u32>> = vec![None; f.values.len()];
+    fn chain(
+        ka: &KernelAnalysis,
+        v: ValueId,
+        depth: &mut Vec<Option<u32>>,
+        budget: &mut u32,
+    ) -> u32 {
+        if let Some(d) = depth[v.index()] {
+            return d;
+        }
+        let f = &ka.func;
+        let Some(i) = f.def_inst(v) else { return 0 };
+        if ka.div.is_uniform(v) || *budget == 0 {
+            return 0;
+        }
+        *budget -= 1;
+        depth[v.index()] = Some(0);
+        let kind = &f.inst(i).kind;
+        let inputs = kind
+            .operands()
+            .into_iter()
+            .map(|o| chain(ka, o, depth, budget))
+            .max()
+            .unwrap_or(0);
+        let d = inputs + long_latency(kind) as u32;
+        depth[v.index()] = Some(d);
+        d
+    }
+    // A bound on the values followed, as on every walk of a kernel's IR.
+    let mut budget = 100_000;
+    let longest = f
+        .insts
+        .iter()
+        .filter_map(|i| i.result)
+        .map(|v| chain(ka, v, &mut depth, &mut budget))
+        .max()
+        .unwrap_or(0);
+    if longest >= LATENCY_CHAIN {
+        LATENCY_LANES / width
+    } else {
+        1
+    }
 }
 
 /// Lanes in flight for a divergent loop whose exit waits on a float

@@ -277,6 +277,69 @@ __kernel void moments(__global const float *w, __global const float4 *p,
     }
 }
 
+/// Loop-free kernels run 64 lanes per body when their longest chain
+/// of varying values passes through three or more long-latency operations
+/// (divisions, math functions) one after another: black_scholes (`log`,
+/// two divisions, `exp`); not when the operations are side by side, or
+/// the chain has two.
+#[test]
+fn loop_free_latency_chains() {
+    let black_scholes = include_str!("../../bench/kernels/black_scholes.cl");
+    assert_eq!(groups(black_scholes, "avx2-i32x8"), 8);
+    assert_eq!(groups(black_scholes, "sse4-i32x4"), 16);
+    assert_eq!(groups(black_scholes, "avx512skx-x16"), 4);
+    let chained = r#"__kernel void k(__global float *a, __global const float *b, int n) {
+    int i = get_global_id(0);
+    if (i < n)
+        a[i] = exp(sqrt(b[i]) / (1.0f + fabs(a[i])));
+}"#;
+    assert_eq!(groups(chained, "avx2-i32x8"), 8);
+    let two = r#"__kernel void k(__global float *a, __global const float *b) {
+    int i = get_global_id(0);
+    a[i] = sqrt(b[i]) / (1.0f + a[i]);
+}"#;
+    assert_eq!(groups(two, "avx2-i32x8"), 1);
+    let side_by_side = r#"__kernel void k(__global float *a, __global const float *b) {
+    int i = get_global_id(0);
+    a[i] = 1.0f / b[i] + 2.0f / a[i] + sqrt(b[i]) + exp(a[i]);
+}"#;
+    assert_eq!(groups(side_by_side, "avx2-i32x8"), 1);
+    // A uniform chain costs once per body, not per lane: one group.
+    let uniform = r#"__kernel void k(__global float *a, float x) {
+    int i = get_global_id(0);
+    a[i] = a[i] * exp(sqrt(x) / (1.0f + x));
+}"#;
+    assert_eq!(groups(uniform, "avx2-i32x8"), 1);
+}
+
+/// The kernels of [`loop_free_latency_chains`] that interleave, against the
+/// interpreter on every target this machine runs (work-group rows shorter
+/// than a run of groups, runs and partial groups).
+#[test]
+fn loop_free_latency_chains_equal_the_interpreter() {
+    let src = r#"__kernel void chained(__global float *a, __global const float *b, int n) {
+    int i = get_global_id(0);
+    if (i < n)
+        a[i] = exp(sqrt(b[i]) / (1.0f + fabs(a[i])));
+}
+__kernel void guarded(__global float *a, __global const float *b, int n) {
+    int i = get_global_id(0);
+    if (i >= n)
+        return;
+    float x = b[i] / (1.0f + fabs(a[i]));
+    a[i] = log(1.0f + x / (2.0f + x)) + (x > 0.5f ? exp(-x) : 0.0f);
+}
+"#;
+    for k in ["chained", "guarded"] {
+        let one = &src[src.find(&format!("__kernel void {k}(")).unwrap()..];
+        let one = &one[..one[1..].find("__kernel").map_or(one.len(), |e| e + 1)];
+        assert_eq!(groups(one, "avx2-i32x8"), 8, "{k}");
+    }
+    let c = check_every_kernel("latency.cl", src);
+    assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));
+    assert!(c.ran > 0, "nothing compared");
+}
+
 /// The kernels that see sub-groups keep W lanes per sub-group: compared
 /// with the interpreter under the rows above.
 #[test]
