@@ -133,35 +133,23 @@ fn long_latency(kind: &InstKind) -> bool {
     use lanes_vectorizer::ir::{BinOp, MathFn::*};
     match kind {
         InstKind::Bin { op, .. } => matches!(op, BinOp::FDiv | BinOp::FRem),
-        InstKind::Math { func, .. } => !matches!(
-            func,
-            Fabs | Floor
-                | Ceil
-                | Round
-                | Trunc
-                | Rint
-                | Copysign
-                | Fdim
-                | Fmin
-                | Fmax
-                | Ldexp
-                | Fma
-                | SMin
-                | SMax
-                | UMin
-                | UMax
-                | IAbs
-                | SMulHi
-                | UMulHi
-                | SAddSat
-                | UAddSat
-                | SSubSat
-                | USubSat
-                | Popcount
-                | Clz
-                | Ctz
-                | Rotate
-        ),
+        InstKind::Math { func, .. } => {
+            !func.is_integer()
+                && !matches!(
+                    func,
+                    Fabs | Floor
+                        | Ceil
+                        | Round
+                        | Trunc
+                        | Rint
+                        | Copysign
+                        | Fdim
+                        | Fmin
+                        | Fmax
+                        | Ldexp
+                        | Fma
+                )
+        }
         _ => false,
     }
 }
