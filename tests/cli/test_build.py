@@ -227,6 +227,19 @@ def test_run_verify_convolution(lanes, root):
     assert "median" in proc.stdout
 
 
+def test_run_verify_black_scholes(lanes, root):
+    # put = x e^{-rt} (1 - N(d2)) - s (1 - N(d1)) cancels: a few ULP of
+    # exp and log are 1e-3 of a small put. Floats compare normwise.
+    n = "20000"
+    proc = run([lanes, "run", str(root / "bench/kernels/black_scholes.cl"), "--global", n,
+                "--arg", f"S=random:{n}:5:30", "--arg", f"X=random:{n}:1:100",
+                "--arg", f"T=random:{n}:0.25:10", "--arg", "R=0.02", "--arg", "V=0.3",
+                "--arg", f"n={n}", "--arg", f"call=zeros:{n}", "--arg", f"put=zeros:{n}",
+                "--verify"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verify: ok" in proc.stdout
+
+
 def test_run_verify_divergent_loop(lanes, root):
     proc = run([lanes, "run", str(root / "tests/kernels/valid/binary_search.cl"), "--kernel", "lower_bound_search",
                 "--global", "333", "--local", "37",
