@@ -331,9 +331,7 @@ __kernel void guarded(__global float *a, __global const float *b, int n) {
 }
 "#;
     for k in ["chained", "guarded"] {
-        let one = &src[src.find(&format!("__kernel void {k}(")).unwrap()..];
-        let one = &one[..one[1..].find("__kernel").map_or(one.len(), |e| e + 1)];
-        assert_eq!(groups(one, "avx2-i32x8"), 8, "{k}");
+        assert_eq!(groups(kernel_source(src, k), "avx2-i32x8"), 8, "{k}");
     }
     let c = check_every_kernel("latency.cl", src);
     assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));

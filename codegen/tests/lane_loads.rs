@@ -124,13 +124,7 @@ fn lanes_read_again_match_the_interpreter() {
 /// The kernel of `SRC` named `kernel`, alone, as avx2-i32x8 assembly of its
 /// `_groups` function.
 fn groups_asm(kernel: &str) -> String {
-    let start = SRC
-        .find(&format!("__kernel void {kernel}("))
-        .unwrap_or_else(|| panic!("no kernel {kernel}"));
-    let end = SRC[start + 1..]
-        .find("__kernel")
-        .map_or(SRC.len(), |e| start + 1 + e);
-    groups_asm_avx2("one.cl", &SRC[start..end], kernel)
+    groups_asm_avx2("one.cl", kernel_source(SRC, kernel), kernel)
 }
 
 /// Lanes 1 and up of 16 bits or more moved from a vector register to a

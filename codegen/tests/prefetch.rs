@@ -101,14 +101,7 @@ fn prefetching_kernels_match_the_interpreter() {
 /// The kernel of `SRC` named `kernel`, alone, as avx2-i32x8 assembly of its
 /// `_groups` function.
 fn groups_asm(kernel: &str) -> String {
-    let at = SRC
-        .find(&format!("void {kernel}("))
-        .unwrap_or_else(|| panic!("no kernel {kernel}"));
-    let start = SRC[..at].rfind("__kernel").unwrap();
-    let end = SRC[start + 1..]
-        .find("__kernel")
-        .map_or(SRC.len(), |e| start + 1 + e);
-    groups_asm_avx2("one.cl", &SRC[start..end], kernel)
+    groups_asm_avx2("one.cl", kernel_source(SRC, kernel), kernel)
 }
 
 fn prefetches(asm: &str) -> Vec<&str> {
@@ -129,9 +122,7 @@ fn prefetches_follow_the_group_id() {
     }
     // `tiles`: the next work-group in dimension 0 reads 64 bytes further
     // along the same rows; 64 of them ahead is 4 KiB, a constant offset.
-    let at = SRC.find("__kernel __attribute__").unwrap();
-    let end = SRC.find("__kernel void rows(").unwrap();
-    let (ir, _) = emit_avx2("tiles.cl", &SRC[at..end], 2);
+    let (ir, _) = emit_avx2("tiles.cl", kernel_source(SRC, "tiles"), 2);
     assert!(ir.contains("@llvm.prefetch"), "tiles: no prefetch:\n{ir}");
     assert!(
         ir.lines()

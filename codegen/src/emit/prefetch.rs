@@ -227,7 +227,10 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                 | CastOp::PtrToInt
                 | CastOp::IntToPtr
                 | CastOp::PtrCast => diff(self, value)?,
-                _ => self.opaque_if_dependent(value, done)?,
+                _ => {
+                    self.opaque_if_dependent(value, done)?;
+                    None
+                }
             },
             InstKind::PtrAdd { base, offset } => match (diff(self, base)?, diff(self, offset)?) {
                 (Some(a), Some(b)) => Some(e(cx.binop(Op::LLVMAdd, a, b))?),
@@ -271,10 +274,10 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         &mut self,
         v: ValueId,
         done: &mut Differences<'ctx>,
-    ) -> Result<Option<BasicValueEnum<'ctx>>, Opaque> {
+    ) -> Result<(), Opaque> {
         match self.difference(v, done)? {
             Some(_) => Err(Opaque),
-            None => Ok(None),
+            None => Ok(()),
         }
     }
 }

@@ -101,24 +101,27 @@ fn address(f: &Function, v: ValueId, depth: u32) -> String {
     }
 }
 
+/// The pointers the kernel reads through (loads and atomics).
+fn read_pointers(f: &Function) -> impl Iterator<Item = ValueId> + '_ {
+    f.insts.iter().filter_map(|inst| match &inst.kind {
+        InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. } => Some(*ptr),
+        _ => None,
+    })
+}
+
 /// True when the kernel reads some argument at two or more addresses (a
-/// stencil: neighbours in the same and the adjacent rows). The
-/// specializer's fast and slow paths computing one address twice count
-/// once.
+/// stencil: neighbours in the same and the adjacent rows, which come from
+/// the cache). The specializer's fast and slow paths computing one address
+/// twice count once.
 pub fn reads_at_several_addresses(f: &Function) -> bool {
     let mut addresses: HashMap<u32, String> = HashMap::new();
-    for inst in &f.insts {
-        let InstKind::Load { ptr, .. } = &inst.kind else {
-            continue;
-        };
-        if let Root::Param(n) = root(f, *ptr) {
-            let a = address(f, *ptr, 0);
-            if addresses.entry(n).or_insert_with(|| a.clone()) != &a {
-                return true;
-            }
+    read_pointers(f).any(|ptr| match root(f, ptr) {
+        Root::Param(n) => {
+            let a = address(f, ptr, 0);
+            addresses.entry(n).or_insert_with(|| a.clone()) != &a
         }
-    }
-    false
+        _ => false,
+    })
 }
 
 /// The stores of `vf` that may stream (the static part of the rule).
@@ -128,23 +131,14 @@ pub fn plan(vf: &VectorFunction, x86: bool) -> HashSet<InstId> {
     if !x86 {
         return out;
     }
+    if reads_at_several_addresses(f) {
+        return out;
+    }
     let mut read = HashSet::new();
-    let mut addresses: HashMap<u32, String> = HashMap::new();
-    for inst in &f.insts {
-        let ptr = match &inst.kind {
-            InstKind::Load { ptr, .. } | InstKind::Atomic { ptr, .. } => *ptr,
-            _ => continue,
-        };
+    for ptr in read_pointers(f) {
         match root(f, ptr) {
             Root::Param(n) => {
                 read.insert(n);
-                // Two addresses through one argument: a stencil, whose
-                // neighbours come from the cache. (The specializer's fast
-                // and slow paths load the same address twice.)
-                let a = address(f, ptr, 0);
-                if addresses.entry(n).or_insert_with(|| a.clone()) != &a {
-                    return out;
-                }
             }
             Root::Own => {}
             Root::Unknown => return out,

@@ -973,6 +973,21 @@ pub fn groups_asm_avx2(name: &str, src: &str, kernel: &str) -> String {
     asm[start..end].to_string()
 }
 
+/// The text of kernel `kernel` alone, cut out of `src`: from its
+/// `__kernel` (attributes included) to the next `__kernel` or the end.
+pub fn kernel_source<'a>(src: &'a str, kernel: &str) -> &'a str {
+    let at = src
+        .find(&format!("void {kernel}("))
+        .unwrap_or_else(|| panic!("no kernel {kernel}"));
+    let start = src[..at]
+        .rfind("__kernel")
+        .unwrap_or_else(|| panic!("no `__kernel` before {kernel}"));
+    let end = src[start + 1..]
+        .find("__kernel")
+        .map_or(src.len(), |e| start + 1 + e);
+    &src[start..end]
+}
+
 /// Launches `kernel` over `range` with each buffer argument at the address
 /// in `ptrs` (the same position; `None` for the others), scalars and
 /// `__local` sizes from `args`. Returns the entry point's result.
