@@ -30,7 +30,7 @@ use lanes_vectorizer::ir::{
     BinOp, BlockId, CastOp, CmpPred, Const, Function, Horizontal, InstId, InstKind, MathFn,
     ReduceOp, Ty, Unroll, ValueDef, ValueId, WorkItem,
 };
-use lanes_vectorizer::schedule::Schedule;
+use lanes_vectorizer::schedule::{Schedule, SimdGroupOrder};
 use lanes_vectorizer::shape::Shape;
 use lanes_vectorizer::vectorize::VectorFunction;
 
@@ -197,6 +197,8 @@ pub fn emit_body<'ctx>(
             );
         }
     }
+    // Bands of work-groups walked global row by global row (`abi.rs`).
+    let rows = plan.is_none() && Schedule::of(vf).order == SimdGroupOrder::Rows;
     let mut g = FnGen {
         cx,
         vf,
@@ -218,11 +220,16 @@ pub fn emit_body<'ctx>(
         copy: None,
         copy_start: None,
         strided: strided::plan(vf),
-        streams: streaming::plan(vf, full && plan.is_none() && is_x86(cx)),
+        streams: streaming::plan(vf, full && plan.is_none() && is_x86(cx), rows),
         prefetched: prefetch::plan(
             vf,
             !(one_group && plan.is_some())
                 && (plan.is_some() || streaming::reads_at_several_addresses(f)),
+            if rows {
+                prefetch::Step::Row
+            } else {
+                prefetch::Step::Group
+            },
         ),
         grouped: HashMap::new(),
         versioned: Vec::new(),
@@ -274,7 +281,7 @@ struct FnGen<'a, 'b, 'ctx> {
     /// Stores that may be non-temporal (`streaming.rs`).
     streams: std::collections::HashSet<InstId>,
     /// Loads that prefetch the work-groups ahead (`prefetch.rs`).
-    prefetched: std::collections::HashSet<InstId>,
+    prefetched: prefetch::Plan,
     /// Values of grouped loads, loaded at their group's first load.
     grouped: HashMap<InstId, BasicValueEnum<'ctx>>,
     /// By block: emitted in mask versions (`mask_versions.rs`).
@@ -999,7 +1006,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             InstKind::Load { ptr, align } => {
                 self.last_packed = None;
                 let r = self.load(b, *ptr, ty, *align)?;
-                if self.prefetched.contains(&id) {
+                if self.prefetched.loads.contains(&id) {
                     if let Some(p0) = self.last_packed.as_ref().map(|pl| pl.p0) {
                         self.prefetch_ahead(*ptr, p0)?;
                     }

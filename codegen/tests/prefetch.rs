@@ -166,3 +166,73 @@ fn stencils_prefetch_and_streams_do_not() {
     let asm = groups_asm_avx2("stream_triad.cl", triad, "stream_triad");
     assert!(prefetches(&asm).is_empty(), "{:?}", prefetches(&asm));
 }
+
+/// Kernels without barriers or loops: in a 2-D launch their bands of
+/// work-groups run global row by global row, so a load prefetches what the
+/// work-item one row down reads; only the loads whose next row no other
+/// load reads now (and no other prefetch covers within a cache line). A
+/// 1-D stencil, whose address does not move with the row, prefetches the
+/// work-groups ahead.
+const ROWS_SRC: &str = r#"
+__kernel void five_point(__global const float *A, __global float *B, int n)
+{
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1)
+        B[i * n + j] = 0.2f * (A[i * n + j] + A[i * n + (j - 1)] + A[i * n + (j + 1)]
+                               + A[(i + 1) * n + j] + A[(i - 1) * n + j]);
+}
+
+__kernel void tiled_rows(__global const float *in, __global float *out, int w, int h)
+{
+    int x = get_group_id(0) * get_local_size(0) + get_local_id(0);
+    int y = get_group_id(1) * get_local_size(1) + get_local_id(1);
+    if (x >= 1 && x < w - 1 && y >= 1 && y < h - 1)
+        out[y * w + x] = in[(y - 1) * w + x] + in[(y + 1) * w + x] - in[y * w + x - 1];
+}
+
+__kernel void line(__global const float *in, __global float *out, int n)
+{
+    int i = get_global_id(0);
+    if (i >= 1 && i < n - 1)
+        out[i] = in[i - 1] + in[i] + in[i + 1];
+}
+"#;
+
+#[test]
+fn row_prefetching_kernels_match_the_interpreter() {
+    let c = check_every_kernel("rows.cl", ROWS_SRC);
+    assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));
+    assert!(c.ran > 0, "nothing compared");
+}
+
+/// Calls of `llvm.prefetch` and vector loads of floats in the unoptimized
+/// LLVM IR of `kernel` (every copy of the body emitted once).
+fn prefetches_and_loads(kernel: &str) -> (usize, usize) {
+    let (ir, _) = emit_avx2("rows.cl", kernel_source(ROWS_SRC, kernel), 0);
+    let count = |pat: &str| ir.lines().filter(|l| l.contains(pat)).count();
+    (
+        count("call void @llvm.prefetch"),
+        count("= load <8 x float>") + count("call <8 x float> @llvm.masked.load"),
+    )
+}
+
+/// five_point reads rows `i - 1`, `i` (three columns) and `i + 1`: of
+/// their next rows only `i + 2` is not read now, so one load in five
+/// prefetches, in every copy of the body. tiled_rows, through the local
+/// and group ids, the same with one in three.
+#[test]
+fn stencils_prefetch_only_the_row_they_do_not_read() {
+    for (k, per) in [("five_point", 5), ("tiled_rows", 3)] {
+        let (p, loads) = prefetches_and_loads(k);
+        assert!(p > 0, "{k}: no prefetch");
+        assert_eq!(p * per, loads, "{k}: {p} prefetches for {loads} loads");
+    }
+    // The 1-D stencil's address does not move with the row: its three
+    // loads prefetch along the work-groups, each.
+    let (p, loads) = prefetches_and_loads("line");
+    assert!(
+        p > 0 && p == loads,
+        "line: {p} prefetches for {loads} loads"
+    );
+}

@@ -94,7 +94,8 @@ fn specialized_jacobi_equals_the_interpreter() {
 /// One all-active iteration of jacobi_2d's SIMD-group loop (from the
 /// unmasked store around the loop back to it) tests only the column:
 /// `j >= 1`, `j < n - 8` and the loop's end (before: also the row's `i`
-/// test, a 4th conditional jump), and builds no lane vector of `j`
+/// test, a 4th conditional jump; the streaming store's two tests aside),
+/// and builds no lane vector of `j`
 /// (`vpaddd` of the lane numbers; only the masked paths need it).
 #[test]
 fn the_row_test_and_the_lane_vector_leave_the_all_active_path() {
@@ -105,9 +106,15 @@ fn the_row_test_and_the_lane_vector_leave_the_all_active_path() {
         .filter(|l| !l.starts_with('#') && !l.starts_with(".loc") && !l.starts_with(".p2align"))
         .collect();
     let path = all_active_iteration(&asm, &lines);
+    // The streaming store's run-time tests (the NDRange writes 16 MiB, lane
+    // 0's address is 16-byte aligned) are not counted.
+    let streaming_test = |l: &str| l.starts_with("cmpq\t$4194304,") || l.starts_with("andl\t$15,");
     let jumps = path
         .iter()
-        .filter(|l| l.starts_with('j') && !l.starts_with("jmp"))
+        .enumerate()
+        .filter(|&(k, l)| {
+            l.starts_with('j') && !l.starts_with("jmp") && !(k > 0 && streaming_test(path[k - 1]))
+        })
         .count();
     assert!(
         jumps <= 3,

@@ -19,7 +19,14 @@
 //! without masks.
 //!
 //! Bodies without barriers get the all-active copy instead
-//! (`all_active.rs`), which covers their outer guard.
+//! (`all_active.rs`), which covers their outer guard; of their blocks
+//! only those whose mask may be empty and that write memory run in the
+//! versions. sobel's border store (`if (x == 0 || ...) { out[idx] = 0;
+//! return; }`, a block no SIMD group but the first and last of a row has
+//! a lane in) was a `vmaskmov` store with an empty mask after every
+//! SIMD group's pixels; after a streaming store to the same line it cost
+//! a write to memory each time, 70 times the kernel's time (bench/RESULTS.md,
+//! 2026-11-28).
 
 use inkwell::llvm_sys::LLVMOpcode as Op;
 use inkwell::values::{BasicValue, BasicValueEnum};
@@ -33,9 +40,10 @@ use crate::ll::R;
 /// Largest block versioned, in IR instructions (the versions triple it).
 const MAX_VERSIONED: usize = 400;
 
-/// By block: true when it is emitted in mask versions. Only bodies with
-/// barriers; blocks whose varying mask is defined in another block and
-/// masks a memory access.
+/// By block: true when it is emitted in mask versions: blocks whose
+/// varying mask is defined in another block (or by a φ) and masks a
+/// memory access, in bodies with barriers; in bodies without, such blocks
+/// that may run with no active lane and store.
 pub fn plan(vf: &VectorFunction, order: &[lanes_vectorizer::ir::BlockId]) -> Vec<bool> {
     let f = &vf.func;
     let mut out = vec![false; f.blocks.len()];
@@ -43,21 +51,26 @@ pub fn plan(vf: &VectorFunction, order: &[lanes_vectorizer::ir::BlockId]) -> Vec
         .iter()
         .flat_map(|&b| f.block(b).insts.iter())
         .any(|&i| f.inst(i).kind.is_work_group_sync());
-    if !syncs {
-        return out;
-    }
     for &b in order {
         let m = vf.block_mask[b.index()];
         let insts = &f.block(b).insts;
         let kinds = || insts.iter().map(|&i| &f.inst(i).kind);
-        let accesses = kinds().any(|k| {
-            matches!(
-                k,
-                InstKind::Load { .. } | InstKind::Store { .. } | InstKind::Atomic { .. }
-            )
-        });
+        let accesses = if syncs {
+            kinds().any(|k| {
+                matches!(
+                    k,
+                    InstKind::Load { .. } | InstKind::Store { .. } | InstKind::Atomic { .. }
+                )
+            })
+        } else {
+            // Without barriers: blocks that may run with no active lane
+            // and write memory (see the module's comment).
+            !vf.mask_nonempty[b.index()]
+                && kinds().any(|k| matches!(k, InstKind::Store { .. } | InstKind::Atomic { .. }))
+        };
         out[b.index()] = !vf.is_uniform(m)
-            && f.def_inst(m).is_some_and(|d| f.inst(d).block != b)
+            && f.def_inst(m)
+                .is_some_and(|d| f.inst(d).block != b || f.inst(d).kind.is_phi())
             && accesses
             && !kinds().any(|k| k.is_work_group_sync())
             && insts.len() <= MAX_VERSIONED;
@@ -74,6 +87,13 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         let f = self.f;
         let m = self.vf.block_mask[b.index()];
         let mv = self.get(m, true)?;
+        // A constant mask (the all-active copy's): the one version it picks.
+        if matches!(mv, BasicValueEnum::VectorValue(v) if v.is_const()) {
+            for &i in body {
+                self.inst(b, i)?;
+            }
+            return Ok(());
+        }
         let w = self.w();
         let bits_ty = std::num::NonZeroU32::new(w)
             .and_then(|n| cx.ctx.custom_width_int_type(n).ok())

@@ -17,10 +17,14 @@
 //!   argument, private or `__constant` object;
 //! - it reads each argument at one address (the same expression of the
 //!   same parameters, ids and constants; the specializer's fast and slow
-//!   paths repeat it): a stencil (jacobi_2d, sobel: neighbours in the same
-//!   and the adjacent rows) was slower with streaming stores on Zen 3 even
-//!   row by row, where the triad, reading each input element once, is
-//!   faster (bench/RESULTS.md, 2026-11-27 06:30);
+//!   paths repeat it), or its bands of work-groups run global row by
+//!   global row, where a stencil prefetches the next row (`prefetch.rs`):
+//!   a stencil (jacobi_2d, sobel: neighbours in the same and the adjacent
+//!   rows) was slower with streaming stores on Zen 3 without that
+//!   prefetch (a C loop: 4.5 ms with ordinary stores, 8 ms streaming,
+//!   2.8 ms streaming with the prefetch; bench/RESULTS.md, 2026-11-28),
+//!   where the triad, reading each input element once, is faster with
+//!   them alone;
 //! - it runs with every lane active (the all-active copy or a whole SIMD
 //!   group without a guard): a masked store has no non-temporal form;
 //! - at run time, the NDRange writes at least [`MIN_BYTES`] through it (less
@@ -124,14 +128,16 @@ pub fn reads_at_several_addresses(f: &Function) -> bool {
     })
 }
 
-/// The stores of `vf` that may stream (the static part of the rule).
-pub fn plan(vf: &VectorFunction, x86: bool) -> HashSet<InstId> {
+/// The stores of `vf` that may stream (the static part of the rule);
+/// `stencils`: also in a kernel that reads an argument at several
+/// addresses (its loads prefetch the next row).
+pub fn plan(vf: &VectorFunction, x86: bool, stencils: bool) -> HashSet<InstId> {
     let f = &vf.func;
     let mut out = HashSet::new();
     if !x86 {
         return out;
     }
-    if reads_at_several_addresses(f) {
+    if !stencils && reads_at_several_addresses(f) {
         return out;
     }
     let mut read = HashSet::new();
