@@ -234,6 +234,7 @@ pub fn emit_body<'ctx>(
         grouped: HashMap::new(),
         versioned: Vec::new(),
         pinned: HashMap::new(),
+        empty_version: false,
         lane_seq: HashMap::new(),
         packed_loads: HashMap::new(),
         last_packed: None,
@@ -288,6 +289,9 @@ struct FnGen<'a, 'b, 'ctx> {
     versioned: Vec<bool>,
     /// Masks replaced by a constant in the version being emitted.
     pinned: HashMap<ValueId, BasicValueEnum<'ctx>>,
+    /// True while a block's version for the empty mask is emitted (its
+    /// accesses fold away; it prefetches nothing).
+    empty_version: bool,
     /// Lane vectors `x0 + <0, 1, ..., W-1>` kept as lane 0's scalar `x0`:
     /// the vector is built where it is used, so a value that only slow
     /// paths need as a vector (`(int)get_global_id(0)` in a stencil's
@@ -1006,7 +1010,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             InstKind::Load { ptr, align } => {
                 self.last_packed = None;
                 let r = self.load(b, *ptr, ty, *align)?;
-                if self.prefetched.loads.contains(&id) {
+                if self.prefetched.loads.contains(&id) && !self.empty_version {
                     if let Some(p0) = self.last_packed.as_ref().map(|pl| pl.p0) {
                         self.prefetch_ahead(*ptr, p0)?;
                     }
