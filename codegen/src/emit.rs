@@ -235,6 +235,7 @@ pub fn emit_body<'ctx>(
         versioned: Vec::new(),
         pinned: HashMap::new(),
         empty_version: false,
+        synchronizes: f.insts.iter().any(|i| i.kind.is_work_group_sync()),
         lane_seq: HashMap::new(),
         packed_loads: HashMap::new(),
         last_packed: None,
@@ -292,6 +293,8 @@ struct FnGen<'a, 'b, 'ctx> {
     /// True while a block's version for the empty mask is emitted (its
     /// accesses fold away; it prefetches nothing).
     empty_version: bool,
+    /// The kernel has barriers or other work-group synchronization.
+    synchronizes: bool,
     /// Lane vectors `x0 + <0, 1, ..., W-1>` kept as lane 0's scalar `x0`:
     /// the vector is built where it is used, so a value that only slow
     /// paths need as a vector (`(int)get_global_id(0)` in a stencil's
@@ -1568,6 +1571,15 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         lane_bytes: u64,
     ) -> R<BasicValueEnum<'ctx>> {
         let cx = self.cx;
+        // Kernels without barriers only, where it was measured (jacobi_2d);
+        // in reduction's, scan's and stencil_2d's entry points it moves
+        // register allocation everywhere, and the benchmark and a C driver
+        // disagreed on reduction (bench/RESULTS.md, 2026-11-28).
+        if !self.synchronizes && !self.may_wrap(ptr) {
+            if let Some(p0) = self.split_address(ptr)? {
+                return Ok(p0);
+            }
+        }
         let ps = self.get(ptr, true)?;
         if !self.may_wrap(ptr) {
             return cx.extract(ps, 0);
@@ -1583,6 +1595,106 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         let back = cx.binop(Op::LLVMMul, first, cx.i64c(lane_bytes))?;
         let back = cx.binop(Op::LLVMSub, cx.i64c(0), back)?;
         cx.gep_bytes(pf, back)
+    }
+
+    /// Lane 0's address of `base + elem * sext(x)` (a uniform base) as
+    /// `(base + elem * rest) + elem * k`, where `x` widened is `rest + k`
+    /// with the constant `k` taken out of its sums (`None` when there is no
+    /// constant, or the address has another form). A stencil's `A[i * n +
+    /// (j - 1)]`, `A[i * n + j]` and `A[i * n + (j + 1)]` then share
+    /// `A + 4 * (i * n + j)`, read at byte offsets -4, 0 and 4; widened
+    /// whole, LLVM folds each constant into the row's loop-invariant part,
+    /// a register (and a reload from the stack) per access.
+    fn split_address(&mut self, ptr: ValueId) -> R<Option<BasicValueEnum<'ctx>>> {
+        let f = self.f;
+        let def = |v: ValueId| f.def_inst(v).map(|d| f.inst(d).kind.clone());
+        let Some(InstKind::PtrAdd { base, offset }) = def(ptr) else {
+            return Ok(None);
+        };
+        if self.is_vec(base) {
+            return Ok(None);
+        }
+        let (x, elem) = match def(offset) {
+            Some(InstKind::Bin {
+                op: BinOp::Mul,
+                lhs,
+                rhs,
+            }) => match f.as_const(rhs) {
+                Some(Const::Int(e @ 1..=16, _)) => (lhs, e as i64),
+                _ => return Ok(None),
+            },
+            Some(InstKind::Bin {
+                op: BinOp::Shl,
+                lhs,
+                rhs,
+            }) => match f.as_const(rhs) {
+                Some(Const::Int(s @ 0..=4, _)) => (lhs, 1i64 << s),
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        let Some(InstKind::Cast {
+            op: CastOp::SExt,
+            value,
+        }) = def(x)
+        else {
+            return Ok(None);
+        };
+        if f.ty(x) != Ty::I64 || !self.widens(value) {
+            return Ok(None);
+        }
+        let (rest, k) = self.split_constant(value, 0)?;
+        let (Some(rest), 1..) = (rest, k.unsigned_abs()) else {
+            return Ok(None);
+        };
+        let cx = self.cx;
+        let p = self.get(base, false)?;
+        let bytes = cx.binop(Op::LLVMMul, rest, cx.i64c(elem as u64))?;
+        let row = cx.gep_bytes(p, bytes)?;
+        let k = k.checked_mul(elem).ok_or("address offset overflows")?;
+        cx.gep_bytes(row, cx.i64c(k as u64)).map(Some)
+    }
+
+    /// Lane 0's value of `v` widened to `i64` (as [`Self::widened`]) as a
+    /// value and a constant: through the sums and differences that widen
+    /// (`nsw`, lanes one apart), the constants they add apart. `(None, k)`
+    /// for the constant `k`.
+    fn split_constant(&mut self, v: ValueId, depth: u32) -> R<(Option<BasicValueEnum<'ctx>>, i64)> {
+        let cx = self.cx;
+        let f = self.f;
+        if let Some(Const::Int(x, t)) = f.as_const(v) {
+            let bits = t.bits().clamp(1, 64);
+            return Ok((None, ((x << (64 - bits)) as i64) >> (64 - bits)));
+        }
+        if let Some(InstKind::Bin {
+            op: op @ (BinOp::Add | BinOp::Sub),
+            lhs,
+            rhs,
+        }) = f.def_inst(v).map(|d| f.inst(d).kind.clone())
+        {
+            if depth < 8 && self.widens(v) {
+                let (a, ka) = self.split_constant(lhs, depth + 1)?;
+                let (b, kb) = self.split_constant(rhs, depth + 1)?;
+                let sub = op == BinOp::Sub;
+                let k = if sub {
+                    ka.checked_sub(kb)
+                } else {
+                    ka.checked_add(kb)
+                };
+                let k = k.ok_or("address offset overflows")?;
+                let rest = match (a, b) {
+                    (Some(a), Some(b)) => {
+                        let o = if sub { Op::LLVMSub } else { Op::LLVMAdd };
+                        Some(cx.binop(o, a, b)?)
+                    }
+                    (Some(a), None) => Some(a),
+                    (None, Some(b)) if sub => Some(cx.binop(Op::LLVMSub, cx.i64c(0), b)?),
+                    (None, b) => b,
+                };
+                return Ok((rest, k));
+            }
+        }
+        Ok((Some(self.widened(v, false, depth)?), 0))
     }
 
     /// True when the address `ptr` is computed from a lane-varying integer
