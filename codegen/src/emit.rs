@@ -234,7 +234,6 @@ pub fn emit_body<'ctx>(
         grouped: HashMap::new(),
         versioned: Vec::new(),
         pinned: HashMap::new(),
-        empty_version: false,
         synchronizes: f.insts.iter().any(|i| i.kind.is_work_group_sync()),
         lane_seq: HashMap::new(),
         packed_loads: HashMap::new(),
@@ -290,9 +289,6 @@ struct FnGen<'a, 'b, 'ctx> {
     versioned: Vec<bool>,
     /// Masks replaced by a constant in the version being emitted.
     pinned: HashMap<ValueId, BasicValueEnum<'ctx>>,
-    /// True while a block's version for the empty mask is emitted (its
-    /// accesses fold away; it prefetches nothing).
-    empty_version: bool,
     /// The kernel has barriers or other work-group synchronization.
     synchronizes: bool,
     /// Lane vectors `x0 + <0, 1, ..., W-1>` kept as lane 0's scalar `x0`:
@@ -1013,7 +1009,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             InstKind::Load { ptr, align } => {
                 self.last_packed = None;
                 let r = self.load(b, *ptr, ty, *align)?;
-                if self.prefetched.loads.contains(&id) && !self.empty_version {
+                if self.prefetched.loads.contains(&id) {
                     if let Some(p0) = self.last_packed.as_ref().map(|pl| pl.p0) {
                         self.prefetch_ahead(*ptr, p0)?;
                     }

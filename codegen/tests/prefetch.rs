@@ -236,25 +236,3 @@ fn stencils_prefetch_only_the_row_they_do_not_read() {
         "line: {p} prefetches for {loads} loads"
     );
 }
-
-/// The version of a block for SIMD groups with no active lane (mask
-/// versions, `emit/mask_versions.rs`) reads nothing, so it prefetches
-/// nothing: in reduction's unoptimized IR every prefetch sits in a block
-/// of the versions that run lanes.
-#[test]
-fn versions_with_no_active_lane_prefetch_nothing() {
-    let src = include_str!("../../bench/kernels/reduction.cl");
-    let (ir, _) = emit_avx2("reduction.cl", src, 0);
-    let mut block = String::new();
-    let mut seen = 0;
-    for l in ir.lines() {
-        if let Some((label, _)) = l.split_once(':').filter(|_| !l.starts_with(' ')) {
-            block = label.to_string();
-        }
-        if l.contains("call void @llvm.prefetch") {
-            seen += 1;
-            assert!(!block.contains(".none"), "a prefetch in {block}");
-        }
-    }
-    assert!(seen > 0, "no prefetch in reduction:\n{ir}");
-}

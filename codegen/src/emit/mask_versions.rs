@@ -139,11 +139,9 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                 let c = cx.splat(cx.boolc(p))?;
                 self.pinned.insert(m, c);
             }
-            self.empty_version = pin == Some(false);
             for &i in body {
                 self.inst(b, i)?;
             }
-            self.empty_version = false;
             self.pinned.remove(&m);
             let vals: Vec<BasicValueEnum<'ctx>> = results
                 .iter()
