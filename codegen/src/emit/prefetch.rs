@@ -46,10 +46,11 @@
 //! multiple of it that reaches [`DISTANCE`]) before the walk gets there.
 //! Only the loads whose next row no load reads now, and no other prefetch
 //! covers within a cache line, prefetch ([`leading_rows`]): jacobi_2d's
-//! five loads make one prefetch. A C loop of jacobi_2d over 4096 x 4096
-//! (bench/RESULTS.md, 2026-11-28) ran 4.5 ms, 3.4 ms with that prefetch,
-//! 3.9 ms prefetching 4 KiB along the row, 2.1-2.8 ms with it and
-//! streaming stores. An address that does not move with the row (a 1-D
+//! five loads make one prefetch. jacobi_2d's row loop in C over 4096 x
+//! 4096 (bench/RESULTS.md, 2026-11-28) ran 4.5 ms, 3.4 ms with that
+//! prefetch (or one 4 KiB along row `i + 1`), 3.8-3.9 ms with one per
+//! load, and with streaming stores 2.0-2.1 ms (2.8 with the prefetch 4 KiB
+//! along the row). An address that does not move with the row (a 1-D
 //! launch) steps along the work-groups of dimension 0 as above.
 
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -21,8 +21,9 @@
 //!   global row, where a stencil prefetches the next row (`prefetch.rs`):
 //!   a stencil (jacobi_2d, sobel: neighbours in the same and the adjacent
 //!   rows) was slower with streaming stores on Zen 3 without that
-//!   prefetch (a C loop: 4.5 ms with ordinary stores, 8 ms streaming,
-//!   2.8 ms streaming with the prefetch; bench/RESULTS.md, 2026-11-28),
+//!   prefetch (jacobi_2d's row loop in C: 4.5 ms with ordinary stores,
+//!   4.9 streaming, 2.1 streaming with the prefetch; lanes' object
+//!   streaming without it 8 ms; bench/RESULTS.md, 2026-11-28),
 //!   where the triad, reading each input element once, is faster with
 //!   them alone;
 //! - it runs with every lane active (the all-active copy or a whole SIMD
