@@ -399,7 +399,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         } else {
             None
         };
-        self.versioned = mask_versions::plan(self.vf, &order);
+        self.versioned = mask_versions::plan(self.vf, &order, self.synchronizes);
         if self.saved().is_some() {
             self.after_sync = after_sync(self.f);
             let tails = IdleTails::of(self.vf, &Schedule::of(self.vf));
@@ -1571,13 +1571,14 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         // in reduction's, scan's and stencil_2d's entry points it moves
         // register allocation everywhere, and the benchmark and a C driver
         // disagreed on reduction (bench/RESULTS.md, 2026-11-28).
-        if !self.synchronizes && !self.may_wrap(ptr) {
+        let wraps = self.may_wrap(ptr);
+        if !self.synchronizes && !wraps {
             if let Some(p0) = self.split_address(ptr)? {
                 return Ok(p0);
             }
         }
         let ps = self.get(ptr, true)?;
-        if !self.may_wrap(ptr) {
+        if !wraps {
             return cx.extract(ps, 0);
         }
         let it = std::num::NonZeroU32::new(self.w())
@@ -1658,9 +1659,8 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
     fn split_constant(&mut self, v: ValueId, depth: u32) -> R<(Option<BasicValueEnum<'ctx>>, i64)> {
         let cx = self.cx;
         let f = self.f;
-        if let Some(Const::Int(x, t)) = f.as_const(v) {
-            let bits = t.bits().clamp(1, 64);
-            return Ok((None, ((x << (64 - bits)) as i64) >> (64 - bits)));
+        if let Some(k) = strided::int_const(f, v) {
+            return Ok((None, k));
         }
         if let Some(InstKind::Bin {
             op: op @ (BinOp::Add | BinOp::Sub),

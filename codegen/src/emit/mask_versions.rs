@@ -43,19 +43,20 @@ const MAX_VERSIONED: usize = 400;
 /// By block: true when it is emitted in mask versions: blocks whose
 /// varying mask is defined in another block (or by a φ) and masks a
 /// memory access, in bodies with barriers; in bodies without, such blocks
-/// that may run with no active lane and store.
-pub fn plan(vf: &VectorFunction, order: &[lanes_vectorizer::ir::BlockId]) -> Vec<bool> {
+/// that may run with no active lane and store. `syncs`: the kernel has
+/// barriers or other work-group synchronization.
+pub fn plan(
+    vf: &VectorFunction,
+    order: &[lanes_vectorizer::ir::BlockId],
+    syncs: bool,
+) -> Vec<bool> {
     let f = &vf.func;
     let mut out = vec![false; f.blocks.len()];
-    let syncs = order
-        .iter()
-        .flat_map(|&b| f.block(b).insts.iter())
-        .any(|&i| f.inst(i).kind.is_work_group_sync());
     for &b in order {
         let m = vf.block_mask[b.index()];
         let insts = &f.block(b).insts;
         let kinds = || insts.iter().map(|&i| &f.inst(i).kind);
-        let accesses = if syncs {
+        let versioned_accesses = if syncs {
             kinds().any(|k| {
                 matches!(
                     k,
@@ -71,7 +72,7 @@ pub fn plan(vf: &VectorFunction, order: &[lanes_vectorizer::ir::BlockId]) -> Vec
         out[b.index()] = !vf.is_uniform(m)
             && f.def_inst(m)
                 .is_some_and(|d| f.inst(d).block != b || f.inst(d).kind.is_phi())
-            && accesses
+            && versioned_accesses
             && !kinds().any(|k| k.is_work_group_sync())
             && insts.len() <= MAX_VERSIONED;
     }

@@ -151,9 +151,7 @@ const MAX_PRODUCTS: usize = 16;
 /// constants, integer casts (wrap-around ignored, as the prefetch is a hint)
 /// and pointer offsets; `None` when it grows past [`MAX_PRODUCTS`].
 fn poly(f: &Function, v: ValueId, depth: u32) -> Option<Poly> {
-    if let Some(Const::Int(x, t)) = f.as_const(v) {
-        let bits = t.bits().clamp(1, 64);
-        let k = ((x << (64 - bits)) as i64) >> (64 - bits);
+    if let Some(k) = super::strided::int_const(f, v) {
         return Some(Poly::from([(Vec::new(), k)]));
     }
     let atom = Poly::from([(vec![v], 1)]);
@@ -288,21 +286,24 @@ const LINE: u64 = 64;
 fn leading_rows(f: &Function, loads: HashSet<InstId>) -> HashSet<InstId> {
     let mut ids: Vec<InstId> = loads.iter().copied().collect();
     ids.sort();
-    let address = |i: InstId| match &f.inst(i).kind {
-        InstKind::Load { ptr, .. } => poly(f, *ptr, 24),
-        _ => None,
-    };
-    let now: Vec<Poly> = ids.iter().filter_map(|&i| address(i)).collect();
+    let addresses: Vec<Option<Poly>> = ids
+        .iter()
+        .map(|&i| match &f.inst(i).kind {
+            InstKind::Load { ptr, .. } => poly(f, *ptr, 24),
+            _ => None,
+        })
+        .collect();
+    let now: Vec<&Poly> = addresses.iter().flatten().collect();
     let mut ahead: Vec<Poly> = Vec::new();
     let mut out = HashSet::new();
-    for i in ids {
-        let next = address(i).and_then(|p| {
+    for (i, address) in ids.into_iter().zip(&addresses) {
+        let next = address.clone().and_then(|p| {
             let d = row_step(f, &p)?;
             (!d.is_empty()).then(|| add(p, &d, 1)).flatten()
         });
         match next {
             Some(t) => {
-                if !now.iter().chain(&ahead).any(|q| same_line(q, &t)) {
+                if !now.iter().copied().chain(&ahead).any(|q| same_line(q, &t)) {
                     ahead.push(t);
                     out.insert(i);
                 }

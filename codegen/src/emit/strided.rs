@@ -132,7 +132,7 @@ impl Affine {
 }
 
 /// The signed value of an integer constant.
-fn int_const(f: &Function, v: ValueId) -> Option<i64> {
+pub(super) fn int_const(f: &Function, v: ValueId) -> Option<i64> {
     match f.as_const(v)? {
         Const::Int(x, t) if t.is_int() => {
             let bits = t.bits();
