@@ -43,6 +43,7 @@ mod atomic;
 mod collective;
 mod lane_loads;
 mod lane_range;
+mod lane_slots;
 mod mask_versions;
 mod prefetch;
 pub mod streaming;
@@ -242,6 +243,10 @@ pub fn emit_body<'ctx>(
         after_sync: Vec::new(),
         at: None,
         latch_unroll: latch_unroll(f),
+        lane_slots: lane_slots::plan(f, vf, f.insts.iter().any(|i| i.kind.is_work_group_sync()))
+            .into_iter()
+            .map(|v| (v, None))
+            .collect(),
     };
     g.run()?;
     Ok(func)
@@ -251,6 +256,8 @@ struct FnGen<'a, 'b, 'ctx> {
     /// The back-edge blocks of loops with an unroll hint, the hint and the
     /// loop statement it is on.
     latch_unroll: HashMap<BlockId, (Unroll, Option<Span>)>,
+    /// Vectors a lane loop reads one lane at a time (`lane_slots.rs`).
+    lane_slots: lane_slots::Slots<'ctx>,
     cx: &'a Cx<'b, 'ctx>,
     vf: &'a VectorFunction,
     f: &'a Function,
@@ -466,6 +473,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 if let Some(r) = f.inst(i).result {
                     let v = self.vals[r.index()].ok_or("φ not created")?;
                     self.spill(r, v)?;
+                    self.store_lane_slot(r, v)?;
                 }
             }
             self.idle_test(b)?;
@@ -847,6 +855,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
             let v = self.cx.coerce(v, self.is_vec(r))?;
             self.vals[r.index()] = Some(v);
             self.spill(r, v)?;
+            self.store_lane_slot(r, v)?;
         }
         Ok(())
     }
@@ -2007,6 +2016,11 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
         match op {
             Horizontal::Any | Horizontal::All => {
                 let is_any = op == Horizontal::Any;
+                if is_any && xv {
+                    if let Some(r) = self.any_lane_is(a0, m)? {
+                        return Ok(r);
+                    }
+                }
                 if xv && self.is_full_lane_mask(self.vf.block_mask[b.index()]) {
                     if let Some(r) = self.range_test(a0, is_any)? {
                         return Ok(r);
@@ -2063,6 +2077,11 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 };
                 // An out-of-range lane would make extractelement poison.
                 let li = cx.binop(Op::LLVMAnd, li, cx.i32c(w - 1))?;
+                if !lv {
+                    if let Some(r) = self.lane_from_slot(a0, li)? {
+                        return Ok(r);
+                    }
+                }
                 cx.extract_dyn(x, li)
             }
             Horizontal::Reduce(r) => {

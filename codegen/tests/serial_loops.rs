@@ -4,8 +4,10 @@
 //! to lane (0 to 15 iterations from random row bounds, so every remainder
 //! of an unrolled loop occurs), with float and integer live-outs and a
 //! step of 2, through the JIT and the interpreter for every target this
-//! machine runs, at -O0 and -O2 (`common::check_every_kernel`); and an
-//! assembly test that the serialized loop is not unrolled at run time.
+//! machine runs, at -O0 and -O2 (`common::check_every_kernel`); and
+//! assembly tests that the serialized loop is not unrolled at run time and
+//! that the lane loop around it neither stores its live-ins to the stack
+//! nor tests its lanes in vectors (`emit/lane_slots.rs`).
 
 mod common;
 
@@ -38,6 +40,28 @@ __kernel void csr_count(__global const int *lo, __global const int *hi,
     out[2 * i] = s;
     out[2 * i + 1] = n;
 }
+
+// A lane read at a run-time lane in a loop (a slot written once), and a
+// vote on `lane id == l` under a divergent mask with `l` past the SIMD
+// width too (false there).
+__kernel void lane_walk(__global const int *in, __global int *out, int n)
+{
+    int i = get_global_id(0);
+    int v = in[i];
+    float f = (float)v * 0.5f;
+    int s = 0;
+    float t = 0.0f;
+    for (int l = 0; l < n; l++) {
+        uint at = (uint)l % get_sub_group_size();
+        s += sub_group_broadcast(v, at) * (l + 1);
+        t += sub_group_broadcast(f, at);
+        if (v > 0) {
+            if (sub_group_any(get_sub_group_local_id() == (uint)l))
+                s += 1000 * l;
+        }
+    }
+    out[i] = s + (int)t;
+}
 "#;
 
 #[test]
@@ -69,4 +93,37 @@ fn serialized_loop_is_not_unrolled_at_run_time() {
         assert_eq!(fmas(l), 1, "{l:#?}\n{asm}");
     }
     assert_eq!(fmas(&all), loops.len(), "{asm}");
+}
+
+/// The lane loop around the serialized loop (the innermost loops that
+/// merge a lane's result with `vblendvps`) reads each lane's row bounds
+/// from a slot written once per SIMD group, and asks whether lane `l` is
+/// active in scalars (`bt` on the mask's bits; nothing in the all-active
+/// body): no vector stored to the stack and no `vptest`/`vtestps` in it.
+/// main stored both row-bound vectors and tested `lid == l` with a vector
+/// compare and `vtestps` at every lane.
+#[test]
+fn lane_loop_keeps_live_ins_in_a_slot_and_tests_lanes_in_scalars() {
+    let asm = groups_asm_avx2("serial_loops.cl", SRC, "csr_dot");
+    // Innermost first: the lane loops are the first loops around each blend.
+    let mut lane_loops: Vec<Vec<&str>> = Vec::new();
+    for l in natural_loops(&asm) {
+        let inside_one = lane_loops
+            .iter()
+            .any(|k| k.iter().all(|x| l.iter().any(|y| std::ptr::eq(*x, *y))));
+        if l.iter().any(|x| x.starts_with("vblendvps")) && !inside_one {
+            lane_loops.push(l);
+        }
+    }
+    assert!(lane_loops.len() >= 2, "{lane_loops:#?}\n{asm}");
+    for l in &lane_loops {
+        let vector_to_stack =
+            |x: &&&str| x.starts_with("vmov") && x.contains("%ymm") && x.ends_with("(%rsp)");
+        assert!(!l.iter().any(|x| vector_to_stack(&x)), "{l:#?}\n{asm}");
+        assert!(
+            !l.iter()
+                .any(|x| x.starts_with("vptest") || x.starts_with("vtestps")),
+            "{l:#?}\n{asm}"
+        );
+    }
 }

@@ -1116,6 +1116,126 @@ pub fn loops(asm: &str) -> Vec<Vec<&str>> {
     out
 }
 
+/// The natural loops of one function's `asm` (its control flow graph:
+/// blocks from label to label, fall-through and jump edges; a back edge
+/// goes to a block that dominates its source), innermost first: each as
+/// the instructions of its blocks. Unlike [`loops`], which reads text
+/// ranges, a loop whose blocks the back end laid out apart is whole, and
+/// blocks merely placed between them are not in it.
+pub fn natural_loops(asm: &str) -> Vec<Vec<&str>> {
+    let lines: Vec<&str> = asm
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('.') || l.starts_with(".LBB"))
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    // Blocks: a label starts one, and so does the line after a jump.
+    let mut starts = vec![0usize];
+    for (i, l) in lines.iter().enumerate() {
+        if l.ends_with(':') && i > 0 {
+            starts.push(i);
+        } else if l.starts_with('j') && i + 1 < lines.len() {
+            starts.push(i + 1);
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    let n = starts.len();
+    let range = |b: usize| starts[b]..starts.get(b + 1).copied().unwrap_or(lines.len());
+    let block_of_label =
+        |name: &str| (0..n).find(|&b| lines[starts[b]].strip_suffix(':') == Some(name));
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, out) in succs.iter_mut().enumerate() {
+        let last = lines[range(b).end - 1];
+        let mut falls = !last.starts_with("ret");
+        if let Some((op, to)) = last.split_once('\t') {
+            if op.starts_with('j') {
+                if let Some(t) = block_of_label(to.trim()) {
+                    out.push(t);
+                }
+                falls = op != "jmp";
+            }
+        }
+        if falls && b + 1 < n {
+            out.push(b + 1);
+        }
+    }
+    // Dominators (iterative, blocks in text order, block 0 the entry).
+    let all: Vec<bool> = vec![true; n];
+    let mut dom: Vec<Vec<bool>> = (0..n)
+        .map(|b| {
+            if b == 0 {
+                (0..n).map(|x| x == 0).collect()
+            } else {
+                all.clone()
+            }
+        })
+        .collect();
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, ss) in succs.iter().enumerate() {
+        for &t in ss {
+            preds[t].push(b);
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 1..n {
+            let mut d = all.clone();
+            for &p in &preds[b] {
+                for x in 0..n {
+                    d[x] &= dom[p][x];
+                }
+            }
+            if preds[b].is_empty() {
+                d = vec![false; n];
+            }
+            d[b] = true;
+            if d != dom[b] {
+                dom[b] = d;
+                changed = true;
+            }
+        }
+    }
+    // One loop per header: the blocks that reach one of its back edges'
+    // sources without passing through it.
+    let mut by_header: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (u, ss) in succs.iter().enumerate() {
+        for &h in ss.iter().filter(|&&h| dom[u][h]) {
+            let at = match by_header.iter().position(|(x, _)| *x == h) {
+                Some(k) => k,
+                None => {
+                    by_header.push((h, vec![h]));
+                    by_header.len() - 1
+                }
+            };
+            let body = &mut by_header[at].1;
+            let mut work = vec![u];
+            while let Some(x) = work.pop() {
+                if !body.contains(&x) {
+                    body.push(x);
+                    work.extend(preds[x].iter().copied());
+                }
+            }
+        }
+    }
+    let mut out: Vec<Vec<usize>> = by_header
+        .into_iter()
+        .map(|(_, mut b)| {
+            b.sort_unstable();
+            b
+        })
+        .collect();
+    out.sort_by_key(Vec::len);
+    out.iter()
+        .map(|l| {
+            l.iter()
+                .flat_map(|&b| lines[range(b)].iter().copied())
+                .collect()
+        })
+        .collect()
+}
+
 /// The innermost loops of `asm` that contain an instruction starting with
 /// `op`: for each such instruction, the shortest loop around it.
 pub fn innermost_loops_with<'a>(asm: &'a str, op: &str) -> Vec<Vec<&'a str>> {
