@@ -66,15 +66,7 @@ __kernel void lane_walk(__global const int *in, __global int *out, int n)
 
 #[test]
 fn serialized_loops_match_the_interpreter() {
-    let c = check_every_kernel("serial_loops.cl", SRC);
-    eprintln!("{} launches compared", c.ran);
-    assert!(c.ran > 0, "nothing ran");
-    assert!(
-        c.failures.is_empty(),
-        "{} failures:\n{}",
-        c.failures.len(),
-        c.failures.join("\n")
-    );
+    assert_every_kernel_matches("serial_loops.cl", SRC);
 }
 
 /// The per-lane loop keeps one multiply-add per iteration: no run-time
@@ -105,16 +97,7 @@ fn serialized_loop_is_not_unrolled_at_run_time() {
 #[test]
 fn lane_loop_keeps_live_ins_in_a_slot_and_tests_lanes_in_scalars() {
     let asm = groups_asm_avx2("serial_loops.cl", SRC, "csr_dot");
-    // Innermost first: the lane loops are the first loops around each blend.
-    let mut lane_loops: Vec<Vec<&str>> = Vec::new();
-    for l in natural_loops(&asm) {
-        let inside_one = lane_loops
-            .iter()
-            .any(|k| k.iter().all(|x| l.iter().any(|y| std::ptr::eq(*x, *y))));
-        if l.iter().any(|x| x.starts_with("vblendvps")) && !inside_one {
-            lane_loops.push(l);
-        }
-    }
+    let lane_loops = innermost_natural_loops_with(&asm, "vblendvps");
     assert!(lane_loops.len() >= 2, "{lane_loops:#?}\n{asm}");
     for l in &lane_loops {
         let vector_to_stack =

@@ -163,6 +163,14 @@ enum MaskSrc {
     Anchor(BlockId),
 }
 
+/// An exit φ's variable kept as a count of iterations (see
+/// [`Vectorizer::induction_counters`]).
+struct Counter {
+    l: LoopId,
+    start: ValueId,
+    step: ValueId,
+}
+
 /// Per transformed loop.
 struct LoopPlan {
     header: BlockId,
@@ -184,6 +192,11 @@ struct LoopPlan {
     /// dispatch mask must be tracked instead of being the entry mask.
     retires: bool,
     dispatch: BlockId,
+    /// With two exit targets, one reached only by a uniform branch of the
+    /// header: the lanes that took it, the mask of that exit edge written at
+    /// the header's end. The dispatch reads it instead of `exit`, which then
+    /// needs no write in the iterations (see [`Vectorizer::header_exit`]).
+    header_exit: Option<(BlockId, VarId)>,
     /// e(preheader → header) and e(latch → header).
     entry_mask: Option<ValueId>,
     live_next: Option<ValueId>,
@@ -349,18 +362,11 @@ impl<'a> Vectorizer<'a> {
     }
 
     fn or_write(&mut self, var: VarId, b: BlockId, e: ValueId, src: Src) {
-        let old = self.vars.old_value(&mut self.f, var);
-        let new = self.at_end(
-            b,
-            InstKind::Bin {
-                op: BinOp::Or,
-                lhs: old,
-                rhs: e,
-            },
-            Ty::I1,
-            src,
-        );
-        self.vars.write(var, b, Some(old), new);
+        self.update_write(var, b, Ty::I1, src, |old| InstKind::Bin {
+            op: BinOp::Or,
+            lhs: old,
+            rhs: e,
+        });
     }
 
     fn select_write(
@@ -372,17 +378,24 @@ impl<'a> Vectorizer<'a> {
         ty: Ty,
         src: Src,
     ) {
+        self.update_write(var, b, ty, src, |old| InstKind::Select {
+            cond,
+            then: v,
+            els: old,
+        });
+    }
+
+    /// `var = update(var)` at the end of `b`.
+    fn update_write(
+        &mut self,
+        var: VarId,
+        b: BlockId,
+        ty: Ty,
+        src: Src,
+        update: impl FnOnce(ValueId) -> InstKind,
+    ) {
         let old = self.vars.old_value(&mut self.f, var);
-        let new = self.at_end(
-            b,
-            InstKind::Select {
-                cond,
-                then: v,
-                els: old,
-            },
-            ty,
-            src,
-        );
+        let new = self.at_end(b, update(old), ty, src);
         self.vars.write(var, b, Some(old), new);
     }
 
@@ -461,6 +474,7 @@ impl<'a> Vectorizer<'a> {
                     default_target: 0,
                     retires: false,
                     dispatch: lp.header,
+                    header_exit: None,
                     entry_mask: None,
                     live_next: None,
                 },
@@ -585,10 +599,15 @@ impl<'a> Vectorizer<'a> {
             self.mask.push(m);
             let plan_targets = targets.remove(&l).unwrap_or_default();
             let default_target = self.default_target(l, &plan_targets);
+            let header_exit = self.header_exit(l, &plan_targets).map(|t| {
+                let v = self.vars.new_var(Ty::I1, self.false_, src);
+                (t, v)
+            });
             let plan = self.plans.get_mut(&l).expect("plan");
             plan.dispatch = d;
             plan.targets = plan_targets;
             plan.default_target = default_target;
+            plan.header_exit = header_exit;
         }
     }
 
@@ -612,6 +631,39 @@ impl<'a> Vectorizer<'a> {
             })
         };
         targets.iter().position(|&s| uniform_exit(s)).unwrap_or(0)
+    }
+
+    /// The exit target that only a uniform branch of loop `l`'s header
+    /// reaches, when the loop has two targets and no lane leaves through
+    /// it to an enclosing loop (`while (i < n && varying)`, `for (...; i <
+    /// n; ...) { if (varying) break; }`). The header runs with every live
+    /// lane, so when that branch leaves, all of them leave and the loop
+    /// ends in that iteration: the lanes at that target are the exit edge's
+    /// mask in the last iteration, and every other lane that entered left
+    /// for the other target. No per-iteration record of the exit taken
+    /// (a `select` of its index on every varying exit) is needed.
+    fn header_exit(&self, l: LoopId, targets: &[BlockId]) -> Option<BlockId> {
+        let lp = &self.cfg.loops().loops[l.index()];
+        let plan = self.plans.get(&l)?;
+        if targets.len() != 2 || plan.retires {
+            return None;
+        }
+        let h = lp.header;
+        let term = self.f.terminator(h)?;
+        let InstKind::CondBr { cond, then, els } = self.f.inst(term).kind else {
+            return None;
+        };
+        if then == els || !self.div.is_uniform(cond) {
+            return None;
+        }
+        let t = [then, els]
+            .into_iter()
+            .find(|&s| targets.contains(&s) && self.exited_loops(h, s) == [l])?;
+        let reached_elsewhere = lp
+            .blocks
+            .iter()
+            .any(|&p| p != h && self.f.successors(p).contains(&t));
+        (!reached_elsewhere).then_some(t)
     }
 
     /// Edge masks of `p`'s terminator, one per distinct target.
@@ -702,6 +754,85 @@ impl<'a> Vectorizer<'a> {
         out
     }
 
+    /// The exit φs whose every incoming value is the header induction
+    /// variable `i = φ(start, i + c)` of the one transformed loop their
+    /// edges leave (`it` of `while (it < n && |z| <= 2) it++`; `i` of `for
+    /// (...) if (a[i] == x) break;` read after the loop).
+    ///
+    /// Such a φ's variable is written per lane on every exit edge, a
+    /// `select` of `i` in every iteration. Instead it counts: `start` on
+    /// entry, `+ c` on the back edge for the lanes that go round again.
+    /// A lane that is live at the header has then counted as many
+    /// iterations as `i` has (the variable equals `i` there), and one that
+    /// left keeps the value `i` had when it left, which is what the exit
+    /// edge wrote.
+    fn induction_counters(
+        &self,
+        phi_vars: &BTreeMap<InstId, (VarId, ValueId, Vec<(BlockId, ValueId)>)>,
+        phi_read: &BTreeMap<ValueId, ValueId>,
+    ) -> BTreeMap<VarId, Counter> {
+        let mut out = BTreeMap::new();
+        for (&i, (var, v, incoming)) in phi_vars {
+            let s = self.f.inst(i).block;
+            if self.div.is_uniform(*v) || !self.f.ty(*v).is_int() || self.f.ty(*v) == Ty::I1 {
+                continue;
+            }
+            let mut exits = incoming.iter().map(|&(p, x)| (self.exited_loops(p, s), x));
+            let Some((first, iv)) = exits.next() else {
+                continue;
+            };
+            let [l] = first[..] else { continue };
+            if !exits.all(|(ls, x)| ls == [l] && x == iv) {
+                continue;
+            }
+            let Some(plan) = self.plans.get(&l) else {
+                continue;
+            };
+            // `iv`: a φ of the header, `start` from the preheader and
+            // `iv + c` from the latch.
+            let Some((_, (_, _, iv_in))) = phi_vars
+                .iter()
+                .find(|(j, (_, w, _))| *w == iv && self.f.inst(**j).block == plan.header)
+            else {
+                continue;
+            };
+            let [(b0, x0), (b1, x1)] = iv_in[..] else {
+                continue;
+            };
+            let (start, next) = match (b0, b1) {
+                _ if b0 == plan.preheader && b1 == plan.latch => (x0, x1),
+                _ if b1 == plan.preheader && b0 == plan.latch => (x1, x0),
+                _ => continue,
+            };
+            let Some(read) = phi_read.get(&iv).copied() else {
+                continue;
+            };
+            let step = self
+                .f
+                .def_inst(next)
+                .and_then(|d| match self.f.inst(d).kind {
+                    InstKind::Bin {
+                        op: BinOp::Add,
+                        lhs,
+                        rhs,
+                    } if lhs == read && self.f.as_const(rhs).is_some() => Some(rhs),
+                    InstKind::Bin {
+                        op: BinOp::Add,
+                        lhs,
+                        rhs,
+                    } if rhs == read && self.f.as_const(lhs).is_some() => Some(lhs),
+                    _ => None,
+                });
+            let Some(step) = step else { continue };
+            if self.f.ty(step) != self.f.ty(*v) {
+                continue;
+            }
+            let start = phi_read.get(&start).copied().unwrap_or(start);
+            out.insert(*var, Counter { l, start, step });
+        }
+        out
+    }
+
     /// Records, for every original edge, what it contributes: to the target's
     /// mask, to a transformed loop's live/entry/exit trackers, and to the
     /// variables that replace the target's φs.
@@ -729,6 +860,7 @@ impl<'a> Vectorizer<'a> {
             self.f.remove_inst(i);
         }
         let mapped = |x: ValueId| phi_read.get(&x).copied().unwrap_or(x);
+        let counters = self.induction_counters(&phi_vars, &phi_read);
 
         let blocks: Vec<BlockId> = (0..self.original_blocks as u32 + 1)
             .map(BlockId)
@@ -760,7 +892,11 @@ impl<'a> Vectorizer<'a> {
                         let k = plan.targets.iter().position(|&t| t == s).unwrap_or(0);
                         (plan.exit, plan.entry, k, plan.retires, plan.default_target)
                     };
-                    if self.plans[&l].targets.len() > 1 && k != default {
+                    if let Some((t, hx)) = self.plans[&l].header_exit {
+                        if t == s {
+                            self.vars.write(hx, p, None, e);
+                        }
+                    } else if self.plans[&l].targets.len() > 1 && k != default {
                         let kc = self.f.const_int(k as i64, Ty::I32);
                         self.select_write(exit, p, e, kc, Ty::I32, src);
                     }
@@ -776,10 +912,37 @@ impl<'a> Vectorizer<'a> {
                         (plan.live, plan.entry, plan.preheader, plan.latch)
                     };
                     self.vars.write(live, p, None, e);
-                    if p == pre && self.plans[&l].targets.len() > 1 {
+                    if let (true, Some((_, hx))) = (p == pre, self.plans[&l].header_exit) {
+                        let f = self.false_;
+                        self.vars.write(hx, p, None, f);
+                    } else if p == pre && self.plans[&l].targets.len() > 1 {
                         let plan = &self.plans[&l];
                         let k = self.f.const_int(plan.default_target as i64, Ty::I32);
                         self.vars.write(plan.exit, p, None, k);
+                    }
+                    // Induction variables read at exits count their lanes.
+                    for (&var, c) in counters.iter().filter(|(_, c)| c.l == l) {
+                        if p == pre {
+                            self.vars.write(var, p, None, c.start);
+                        } else if p == latch {
+                            let ty = self.f.ty(c.step);
+                            let zero = self.f.const_int(0, ty);
+                            let add = self.at_end(
+                                p,
+                                InstKind::Select {
+                                    cond: e,
+                                    then: c.step,
+                                    els: zero,
+                                },
+                                ty,
+                                src,
+                            );
+                            self.update_write(var, p, ty, src, |old| InstKind::Bin {
+                                op: BinOp::Add,
+                                lhs: old,
+                                rhs: add,
+                            });
+                        }
                     }
                     let plan = self.plans.get_mut(&l).expect("plan");
                     if p == pre {
@@ -813,6 +976,10 @@ impl<'a> Vectorizer<'a> {
                 // per-lane select in every iteration of the loop).
                 let sole_edge = outer_plan.is_none() && self.cfg.preds(s) == [p];
                 for (var, phi_value, x, ty) in phis {
+                    if outer_plan.is_some() && counters.contains_key(&var) {
+                        // Its value is the lane's count (`induction_counters`).
+                        continue;
+                    }
                     let uniform = self.div.is_uniform(phi_value);
                     let nonempty = self.is_nonempty(p);
                     if is_header_edge || (uniform && nonempty) || (!uniform && sole_edge) {
@@ -839,6 +1006,7 @@ impl<'a> Vectorizer<'a> {
             let (h, pre, latch, d) = (plan.header, plan.preheader, plan.latch, plan.dispatch);
             let targets = plan.targets.clone();
             let exit_var = plan.exit;
+            let header_exit = plan.header_exit;
             let entry_mask = plan.entry_mask.unwrap_or(self.false_);
             let live_next = plan.live_next.unwrap_or(self.false_);
             let src = self
@@ -896,6 +1064,23 @@ impl<'a> Vectorizer<'a> {
                         self.or_write(v, d, m, src);
                     }
                     InstKind::Br(*s)
+                }
+                [s0, s1] if header_exit.is_some() => {
+                    let (t, hx) = header_exit.expect("header exit");
+                    let other = if t == *s0 { *s1 } else { *s0 };
+                    let hx = self.vars.read_start(&mut self.f, hx, d);
+                    let nx = self.not(d, hx, src);
+                    for (s, c) in [(t, hx), (other, nx)] {
+                        if let MaskSrc::Var(v) = self.mask_src[s.index()] {
+                            let e = self.and_mask(d, m, c, src);
+                            self.or_write(v, d, e, src);
+                        }
+                    }
+                    InstKind::CondBr {
+                        cond: hx,
+                        then: t,
+                        els: other,
+                    }
                 }
                 [s0, rest @ ..] => {
                     let idx = self.vars.read_start(&mut self.f, exit_var, d);

@@ -1116,6 +1116,36 @@ pub fn loops(asm: &str) -> Vec<Vec<&str>> {
     out
 }
 
+/// Runs every kernel of `src` through the JIT and the interpreter
+/// ([`check_every_kernel`]) and fails with the list of mismatches.
+pub fn assert_every_kernel_matches(name: &str, src: &str) {
+    let c = check_every_kernel(name, src);
+    eprintln!("{} launches compared", c.ran);
+    assert!(c.ran > 0, "nothing ran");
+    assert!(
+        c.failures.is_empty(),
+        "{} failures:\n{}",
+        c.failures.len(),
+        c.failures.join("\n")
+    );
+}
+
+/// The innermost natural loops of `asm` ([`natural_loops`]) that contain
+/// an instruction starting with `op`: those that hold no other such loop.
+pub fn innermost_natural_loops_with<'a>(asm: &'a str, op: &str) -> Vec<Vec<&'a str>> {
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    for l in natural_loops(asm) {
+        // The same line of `asm`, not an equal line elsewhere.
+        let holds_one = out
+            .iter()
+            .any(|k| k.iter().all(|x| l.iter().any(|y| std::ptr::eq(*x, *y))));
+        if l.iter().any(|x| x.starts_with(op)) && !holds_one {
+            out.push(l);
+        }
+    }
+    out
+}
+
 /// The natural loops of one function's `asm` (its control flow graph:
 /// blocks from label to label, fall-through and jump edges; a back edge
 /// goes to a block that dominates its source), innermost first: each as
