@@ -40,6 +40,7 @@ use crate::workgroup::Plan;
 
 mod all_active;
 mod atomic;
+mod clamped;
 mod collective;
 mod lane_loads;
 mod lane_range;
@@ -1783,6 +1784,8 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 if let Some(leaf) = self.stride_versioned(b, ptr, ty) {
                     let et = llty(cx, mt, false)?;
                     self.by_run_time_stride(b, ps, leaf, et, mt.bytes(), al, None, gather)?
+                } else if let Some(c) = self.clamp_versioned(ptr, ty) {
+                    self.by_clamp_range(&c, ps, vt, al, m, gather)?
                 } else {
                     gather(self)?
                 }

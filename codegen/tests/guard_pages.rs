@@ -8,7 +8,8 @@
 //! for the lanes that run the loop's first iteration), and the
 //! constant-stride records of
 //! `strided_records.cl` (packed loads and stores, their masked form in
-//! partial groups), with each buffer ending at the last element the scalar
+//! partial groups), clamp-to-edge reads (packed where the clamp moves no
+//! lane), with each buffer ending at the last element the scalar
 //! program accesses. An access past the end
 //! faults (the test process dies); the results are also compared with the
 //! interpreter.
@@ -26,6 +27,19 @@ __kernel void saxpy(int n, float a, __global const float *x, __global float *y)
     int i = get_global_id(0);
     if (i < n)
         y[i] = a * x[i] + y[i];
+}
+
+// Clamp-to-edge reads: packed where the clamp moves no lane, up to the
+// buffer's last element.
+__kernel void clamp_blur(__global const float *in, __global float *out, int n)
+{
+    int x = get_global_id(0);
+    if (x >= n)
+        return;
+    float s = 0.0f;
+    for (int k = -2; k <= 2; k++)
+        s += in[clamp(x + k, 0, n - 1)];
+    out[x] = s;
 }
 
 // Uniform loads in blocks that run with no active lane: a[big] lies in the
@@ -291,6 +305,18 @@ fn cases(w: u64) -> Vec<Case> {
             strided("holes", vec![("in", 2 * nu), ("out", 4 * (3 * nu - 1))]),
             strided("divergent_fields", vec![("in", 16 * nu), ("out", 4 * nu)]),
         ]);
+    }
+    for (n, range) in [
+        (n, r1(n, w + 3)),
+        (4 * w, r1(4 * w, 2 * w)),
+        (4 * w, r1(5 * w, w)),
+    ] {
+        cases.push(Case {
+            kernel: "clamp_blur",
+            scalars: vec![("n", n as i64, 0.0)],
+            buffers: vec![("in", 4 * n as usize), ("out", 4 * n as usize)],
+            range,
+        });
     }
     cases.extend([
         Case {

@@ -367,6 +367,15 @@ pub fn text(
                 lanes_vectorizer::divergence::MaskKind::Varying => ", masked",
                 _ => "",
             };
+            if a.clamped {
+                add(
+                    a.span,
+                    format!(
+                        "{what}: packed {kind} where the clamp moves no lane, else gather{mask}"
+                    ),
+                );
+                continue;
+            }
             add(a.span, format!("{what}: {pattern} {kind}{mask}"));
         }
         for b in &k.barriers {

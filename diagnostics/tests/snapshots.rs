@@ -948,3 +948,59 @@ fn hover_on_the_if_of_a_fast_path_check() {
         A fast path's check: its body runs when every active lane satisfies `vstep <= x && x < width - vstep`, and the analysis assumes that there (the `else` is the original).
     "#]].assert_eq(&render_hover(&db, f, &text, check as u32));
 }
+
+/// A clamp-to-edge read: packed where the clamp moves no lane, so the
+/// hover and the finding say where it gathers.
+const CLAMPED: &str = r#"__kernel void blur(__global const float *in, __global float *out, int w)
+{
+    int x = get_global_id(0);
+    out[x] = $0in[clamp(x - 1, 0, w - 1)] + in[x];
+}
+"#;
+
+#[test]
+fn hover_on_a_clamped_load() {
+    check_hover(
+        CLAMPED,
+        expect![[r#"
+            on `in`
+
+            ```c
+            __global const float *in
+            ```
+            parameter of `blur`
+
+            **uniform** in kernel `blur` (16 lanes): the same value in every lane
+
+            vectorized as a scalar: one register for the whole SIMD group
+
+            ---
+
+            **packed inside the clamp** load `in[clamp(x - 1, 0, w - 1)]` in kernel `blur` (16 lanes)
+
+            vectorized as one packed load where the clamp moves no lane of the SIMD group; a gather (16 unrelated addresses, about one scalar load per lane) at the clamp's bounds (vector IR: in a block that runs with the group's entry mask).
+
+            **why**:
+            - line 4: `in[clamp(x - 1, 0, w - 1)]` is varying
+            - line 4: `clamp(x - 1, 0, w - 1)` is varying
+            - line 4: `x - 1` is contiguous
+            - line 3: `get_global_id(0)` is contiguous
+        "#]],
+    );
+}
+
+#[test]
+fn a_clamped_load_gathers_only_at_the_bounds() {
+    let (db, f, _, _) = open(CLAMPED);
+    let ds = diagnostics(&db, f);
+    let gathers: Vec<&str> = ds
+        .iter()
+        .filter(|d| d.code == lanes_frontend::diag::Code::Gather)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        gathers,
+        ["gather at the clamp's bounds: `in[clamp(x - 1, 0, w - 1)]` loads from 16 unrelated addresses only where the clamp moves a lane"],
+        "{ds:#?}"
+    );
+}

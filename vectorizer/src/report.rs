@@ -13,7 +13,7 @@ use smol_str::SmolStr;
 
 use crate::cfg::Cfg;
 use crate::divergence::{self, AllocaCause, Cause, Divergence, MaskKind, Scope};
-use crate::ir::{BinOp, CmpPred, Function, InstKind, ValueId};
+use crate::ir::{BinOp, CastOp, CmpPred, Function, InstKind, ValueId};
 use crate::shape::Shape;
 
 /// A kernel lowered, canonicalized and analysed for one SIMD width.
@@ -315,6 +315,10 @@ pub struct AccessFact {
     /// At most one lane runs the access (it is under `if (lid == 0)` or
     /// the like, see `Reporter::at_most_one_lane`).
     pub one_lane: bool,
+    /// A gather load whose index is a clamp of lanes that rise by one
+    /// (`in[clamp(x + k, 0, w - 1)]`, [`crate::shape::UnitClamp`]): packed
+    /// in the SIMD groups where the clamp moves no lane.
+    pub clamped: bool,
     pub space: MemSpace,
     pub reason: Vec<Step>,
 }
@@ -1048,6 +1052,7 @@ impl Reporter<'_> {
                     mask: self.block_mask(b),
                     masked_by: self.mask_source(b),
                     one_lane: self.at_most_one_lane(b),
+                    clamped: pattern == Pattern::Gather && self.clamped_index(ptr, size),
                     space: MemSpace::Addr(space),
                     reason,
                 };
@@ -1162,12 +1167,71 @@ impl Reporter<'_> {
                     mask: self.block_mask(b),
                     masked_by: self.mask_source(b),
                     one_lane: self.at_most_one_lane(b),
+                    clamped: false,
                     space: MemSpace::Image,
                     reason,
                 });
             }
         }
         out
+    }
+
+    /// True when the address `ptr` of `size`-byte elements is uniform
+    /// terms plus one element per unit of a clamp of lanes that rise by one
+    /// (see [`AccessFact::clamped`]).
+    fn clamped_index(&self, ptr: ValueId, size: u64) -> bool {
+        let f = self.f;
+        let uniform = |v: ValueId| self.div.is_uniform(v);
+        let konst = |v: ValueId| match f.as_const(v) {
+            Some(crate::ir::Const::Int(k, _)) => Some(k as i64),
+            _ => None,
+        };
+        let (mut v, mut factor) = (ptr, 1i64);
+        for _ in 0..16 {
+            if crate::shape::unit_clamp(f, |x| self.div.shape(x), v).is_some() {
+                return factor == size as i64;
+            }
+            let Some(d) = f.def_inst(v) else { return false };
+            v = match f.inst(d).kind {
+                InstKind::PtrAdd { base, offset } if uniform(base) => offset,
+                InstKind::Bin {
+                    op: BinOp::Add,
+                    lhs,
+                    rhs,
+                } if uniform(lhs) => rhs,
+                InstKind::Bin {
+                    op: BinOp::Add,
+                    lhs,
+                    rhs,
+                } if uniform(rhs) => lhs,
+                InstKind::Bin {
+                    op: BinOp::Sub,
+                    lhs,
+                    rhs,
+                } if uniform(rhs) => lhs,
+                InstKind::Bin {
+                    op: BinOp::Mul,
+                    lhs,
+                    rhs,
+                } => match (konst(lhs), konst(rhs)) {
+                    (_, Some(k)) => {
+                        factor = factor.saturating_mul(k);
+                        lhs
+                    }
+                    (Some(k), _) => {
+                        factor = factor.saturating_mul(k);
+                        rhs
+                    }
+                    _ => return false,
+                },
+                InstKind::Cast {
+                    op: CastOp::SExt,
+                    value,
+                } => value,
+                _ => return false,
+            };
+        }
+        false
     }
 
     /// Where the one address of a uniform atomic comes from: the operand
@@ -1311,6 +1375,13 @@ impl Reporter<'_> {
                 )
                 .with_label("the coordinates are not a row of consecutive pixels across lanes")
                 .with_note("each lane writes its own pixel; x = base + get_global_id(0) with the other coordinates the same for the SIMD group writes a row of consecutive pixels"),
+                (Pattern::Gather, _) if a.clamped => Diagnostic::new(
+                    Code::Gather,
+                    a.span,
+                    format!("gather at the clamp's bounds: `{what}` loads from {w} unrelated addresses only where the clamp moves a lane"),
+                )
+                .with_label("the clamped index is consecutive across lanes except at the bounds")
+                .with_note("a SIMD group whose unclamped indices all lie within the clamp's bounds loads its lanes with one packed load; the SIMD groups at the bounds gather, about one scalar load per lane"),
                 (Pattern::Gather, _) => Diagnostic::new(
                     Code::Gather,
                     a.span,

@@ -1373,3 +1373,57 @@ pub fn math(func: MathFn, args: &[Operand], ty: Ty) -> Shape {
         }
     }
 }
+
+/// A clamp of lanes that rise by one: `x = smin(smax(s, lo), hi)` (either
+/// order, or one of the two) with `s` of shape stride 1 and uniform
+/// bounds. Its shape is varying, but in a SIMD group whose `s` lies inside
+/// `[lo, hi]` from lane 0 to lane W-1 the clamp moves no lane and `x`'s
+/// lanes rise by one too: the code generator then loads `in[... + x]`
+/// with one packed load (`codegen/src/emit/clamped.rs`), and the report
+/// says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitClamp {
+    pub s: crate::ir::ValueId,
+    pub lo: Option<crate::ir::ValueId>,
+    pub hi: Option<crate::ir::ValueId>,
+}
+
+/// The clamp `x` is (see [`UnitClamp`]), given each value's shape.
+pub fn unit_clamp(
+    f: &crate::ir::Function,
+    shape: impl Fn(crate::ir::ValueId) -> Shape,
+    x: crate::ir::ValueId,
+) -> Option<UnitClamp> {
+    use crate::ir::InstKind;
+    let uniform = |v| {
+        let s = shape(v);
+        s.is_bottom() || s.is_uniform()
+    };
+    let mut c = UnitClamp {
+        s: x,
+        lo: None,
+        hi: None,
+    };
+    let mut at = x;
+    for _ in 0..2 {
+        let Some(d) = f.def_inst(at) else { break };
+        let InstKind::Math { func, ref args } = f.inst(d).kind else {
+            break;
+        };
+        let [a, b] = args[..] else { break };
+        let (inner, bound) = match (uniform(a), uniform(b)) {
+            (false, true) => (a, b),
+            (true, false) => (b, a),
+            _ => return None,
+        };
+        match func {
+            MathFn::SMax if c.lo.is_none() => c.lo = Some(bound),
+            MathFn::SMin if c.hi.is_none() => c.hi = Some(bound),
+            _ => break,
+        }
+        at = inner;
+    }
+    c.s = at;
+    let unit = matches!(shape(at), Shape::Strided { stride: 1, .. });
+    (unit && (c.lo.is_some() || c.hi.is_some()) && f.ty(at).is_int()).then_some(c)
+}

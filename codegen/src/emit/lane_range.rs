@@ -66,7 +66,7 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
 
     /// Lane 0 of `x` in exact 64-bit arithmetic and its stride (±1), when
     /// its lanes are consecutive integers there.
-    fn unit_lanes(
+    pub(super) fn unit_lanes(
         &mut self,
         x: ValueId,
         only_voted: bool,

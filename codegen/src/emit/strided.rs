@@ -590,7 +590,7 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     /// then `k` elements apart exactly when the lanes of `x` are
     /// `k * size / c` apart, which is tested on `x` (one 32-bit compare for
     /// an `int` index) instead of on the 64-bit lane addresses.
-    fn lane_leaf(&self, ptr: ValueId) -> Option<(ValueId, i64)> {
+    pub(super) fn lane_leaf(&self, ptr: ValueId) -> Option<(ValueId, i64)> {
         let a = affine(self.f, ptr, 24);
         let mut varying = a.terms.iter().filter(|(&v, _)| self.is_vec(v));
         let (&x, &c) = varying.next()?;
@@ -598,6 +598,51 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
             return None;
         }
         Some((x, c))
+    }
+
+    /// Lane 0's address of the varying access `ptr` in scalars, with the
+    /// lane-varying term `x` of its affine form (see [`Self::lane_leaf`])
+    /// taken as `x0` (an exact `i64`): the pointer it is based on plus the
+    /// byte offset of every other term, sign-extended as `affine` reads
+    /// them. `None` unless the form has exactly one pointer term.
+    pub(super) fn lane0_address(
+        &mut self,
+        ptr: ValueId,
+        x: ValueId,
+        x0: BasicValueEnum<'ctx>,
+    ) -> R<Option<BasicValueEnum<'ctx>>> {
+        use inkwell::llvm_sys::LLVMOpcode as Op;
+        let a = affine(self.f, ptr, 24);
+        let cx = self.cx;
+        let i64t = cx.ctx.i64_type();
+        let mut base = None;
+        let mut offset = cx.i64c(a.konst as u64);
+        for (&v, &c) in &a.terms {
+            let term = if v == x {
+                x0
+            } else if matches!(self.f.ty(v), Ty::Ptr(_)) {
+                if c != 1 || base.is_some() || self.is_vec(v) {
+                    return Ok(None);
+                }
+                base = Some(self.get(v, false)?);
+                continue;
+            } else if self.is_vec(v) || !self.f.ty(v).is_int() {
+                return Ok(None);
+            } else {
+                let t = self.get(v, false)?;
+                if self.f.ty(v) == Ty::I64 {
+                    t
+                } else {
+                    cx.cast(Op::LLVMSExt, t, i64t.into())?
+                }
+            };
+            let scaled = cx.binop(Op::LLVMMul, term, cx.i64c(c as u64))?;
+            offset = cx.binop(Op::LLVMAdd, offset, scaled)?;
+        }
+        match base {
+            Some(b) => cx.gep_bytes(b, offset).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// A gather (`stored` = None) or scatter of `stored` through the lane

@@ -464,6 +464,10 @@ pub(crate) fn access_words(a: &AccessFact, width: u32) -> (String, String) {
                 format!("a strided load: {s} bytes between lanes (packed loads of the records and shuffles up to 8 elements apart, else a gather)"),
             )
         }
+        (_, Pattern::Gather) if a.clamped => (
+            "packed inside the clamp".to_string(),
+            format!("one packed load where the clamp moves no lane of the SIMD group; a gather ({width} unrelated addresses, about one scalar load per lane) at the clamp's bounds"),
+        ),
         (_, Pattern::Gather) => (
             "gather".to_string(),
             format!("a gather: {width} unrelated addresses, about one scalar load per lane"),
@@ -1005,6 +1009,7 @@ mod image_access_tests {
             mask: MaskKind::Varying,
             masked_by: None,
             one_lane: false,
+            clamped: false,
             space: MemSpace::Image,
             reason: Vec::new(),
         }
