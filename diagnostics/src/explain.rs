@@ -92,6 +92,9 @@ pub struct AccessJson {
     pub kind: &'static str,
     pub pattern: &'static str,
     pub stride_bytes: Option<i64>,
+    /// A gather load through a clamp of consecutive lanes: packed in the
+    /// SIMD groups where the clamp moves no lane.
+    pub clamped: bool,
     pub mask: &'static str,
     pub space: &'static str,
     pub reason: Vec<StepJson>,
@@ -245,6 +248,7 @@ pub fn json(
                             kind: a.kind.as_str(),
                             pattern: a.pattern.as_str(),
                             stride_bytes: a.stride_bytes,
+                            clamped: a.clamped,
                             mask: a.mask.as_str(),
                             space: a.space.as_str(),
                             reason: steps(sources, &a.reason),

@@ -78,6 +78,21 @@ def test_gemm_acceptance(lanes, root):
     assert body["B[k * nj + j]"]["stride_bytes"] == 4
 
 
+def test_clamped_gathers_are_marked(lanes, root):
+    # convolution_2d's image load goes through clamp(x + fx - r, 0, width - 1):
+    # a gather at the borders, packed elsewhere; the filter's is uniform.
+    path = root / "bench/kernels/convolution_2d.cl"
+    (k,) = explain_json(lanes, "--target", "avx2-i32x8", str(path))["kernels"]
+    body = {a["text"]: a for a in k["accesses"] if a["line"] == line_of(path, "sum += filter")}
+    image = body["input[sy * width + sx]"]
+    assert image["pattern"] == "gather" and image["clamped"] is True
+    assert body["filter[fy * filterWidth + fx]"]["clamped"] is False
+    (d,) = [d for d in k["diagnostics"] if d["code"] == "L0202"]
+    assert d["message"].startswith("gather at the clamp's bounds"), d
+    text = explain(lanes, "--target", "avx2-i32x8", str(path)).stdout
+    assert "input[sy * width + sx]: packed load where the clamp moves no lane, else gather" in text
+
+
 def test_text_form_annotates_lines(lanes, root):
     proc = explain(lanes, "--target", "avx2-i32x8", str(root / "examples/convolution.cl"))
     assert proc.returncode == 0, proc.stderr
