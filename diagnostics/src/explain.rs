@@ -461,9 +461,10 @@ pub fn text(
             k.accesses.iter().filter(|a| a.pattern == p).count()
         };
         use lanes_vectorizer::report::Pattern as P;
+        let clamped = k.accesses.iter().filter(|a| a.clamped).count();
         let _ = writeln!(
             out,
-            "summary: {} loop{} ({divergent_loops} divergent), {} branch{} ({divergent_branches} divergent), {} memory access{}: {} packed, {} uniform, {} strided, {} gather, {} scatter",
+            "summary: {} loop{} ({divergent_loops} divergent), {} branch{} ({divergent_branches} divergent), {} memory access{}: {} packed, {} uniform, {} strided, {} gather{}, {} scatter",
             k.loops.len(),
             if k.loops.len() == 1 { "" } else { "s" },
             k.branches.iter().filter(|b| !b.loop_exit).count(),
@@ -473,7 +474,12 @@ pub fn text(
             count(P::Contiguous),
             count(P::Uniform),
             count(P::Strided),
-            count(P::Gather),
+            count(P::Gather) - clamped,
+            if clamped > 0 {
+                format!(", {clamped} packed but gathered at a clamp's bounds")
+            } else {
+                String::new()
+            },
             count(P::Scatter),
         );
         if !k.barriers.is_empty() {

@@ -510,6 +510,14 @@ fn code_lens_per_kernel() {
         lenses.iter().all(|l| l.title.ends_with(" · Build")),
         "{lenses:#?}"
     );
+
+    // A clamp-to-edge read is counted apart: it gathers only at the bounds.
+    let (db, f, _) = open("bench/kernels/convolution_2d.cl");
+    let lenses = code_lens(&db, f);
+    assert_eq!(
+        lenses[0].title,
+        "SIMD x16 avx512 · 1 divergent branch · 1 gather at a clamp's bounds · Build"
+    );
 }
 
 #[test]

@@ -91,6 +91,7 @@ def test_clamped_gathers_are_marked(lanes, root):
     assert d["message"].startswith("gather at the clamp's bounds"), d
     text = explain(lanes, "--target", "avx2-i32x8", str(path)).stdout
     assert "input[sy * width + sx]: packed load where the clamp moves no lane, else gather" in text
+    assert "0 gather, 1 packed but gathered at a clamp's bounds, 0 scatter" in text
 
 
 def test_text_form_annotates_lines(lanes, root):

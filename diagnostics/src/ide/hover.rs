@@ -900,7 +900,7 @@ fn kernel_summary(ctx: &Ctx<'_>, name: &str, k: Option<&KernelView<'_>>) -> Stri
             let c = Counts::of(r);
             let _ = write!(
                 s,
-                "\n| | |\n|---|---|\n| loops | {} ({} divergent) |\n| branches | {} ({} divergent) |\n| memory accesses | {}: {} packed, {} broadcast/uniform, {} strided, {} gather, {} scatter |\n| diagnostics | {} |\n",
+                "\n| | |\n|---|---|\n| loops | {} ({} divergent) |\n| branches | {} ({} divergent) |\n| memory accesses | {}: {} packed, {} broadcast/uniform, {} strided, {} gather{}, {} scatter |\n| diagnostics | {} |\n",
                 r.loops.len(),
                 c.divergent_loops,
                 c.branches,
@@ -910,6 +910,11 @@ fn kernel_summary(ctx: &Ctx<'_>, name: &str, k: Option<&KernelView<'_>>) -> Stri
                 c.uniform,
                 c.strided,
                 c.gathers,
+                if c.clamped > 0 {
+                    format!(", {} packed but gathered at a clamp's bounds", c.clamped)
+                } else {
+                    String::new()
+                },
                 c.scatters,
                 r.diagnostics.len()
             );
@@ -926,7 +931,10 @@ pub(crate) struct Counts {
     pub packed: usize,
     pub uniform: usize,
     pub strided: usize,
+    /// Gathers only at a clamp's bounds (`AccessFact::clamped`) are not
+    /// among `gathers`.
     pub gathers: usize,
+    pub clamped: usize,
     pub scatters: usize,
     pub atomics: usize,
     /// Barriers and work-group collectives.
@@ -944,6 +952,11 @@ impl Counts {
                 .filter(|a| a.pattern == pat && a.kind != AccessKind::Atomic)
                 .count()
         };
+        let clamped = r
+            .accesses
+            .iter()
+            .filter(|a| a.pattern == Pattern::Gather && a.clamped && a.kind != AccessKind::Atomic)
+            .count();
         Counts {
             divergent_loops: r.loops.iter().filter(|l| l.divergent).count(),
             branches: r.branches.iter().filter(|b| !b.loop_exit).count(),
@@ -955,7 +968,8 @@ impl Counts {
             packed: p(Pattern::Contiguous),
             uniform: p(Pattern::Uniform),
             strided: p(Pattern::Strided),
-            gathers: p(Pattern::Gather),
+            gathers: p(Pattern::Gather) - clamped,
+            clamped,
             scatters: p(Pattern::Scatter),
             atomics: r
                 .accesses

@@ -53,6 +53,11 @@ pub fn code_lens(db: &dyn Db, file: File) -> Vec<Lens> {
                             "divergent branches",
                         ),
                         (c.gathers, "gather", "gathers"),
+                        (
+                            c.clamped,
+                            "gather at a clamp's bounds",
+                            "gathers at clamp bounds",
+                        ),
                         (c.scatters, "scatter", "scatters"),
                         (c.strided, "strided access", "strided accesses"),
                     ];
