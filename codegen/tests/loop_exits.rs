@@ -6,8 +6,9 @@
 //! exit each lane took. Differential tests against the interpreter on
 //! every target this machine runs, at -O0 and -O2: starts that vary per
 //! lane, steps of 3 and -2, searches re-entered by fewer lanes inside an
-//! outer loop, lanes that return from inside the loop, and both exits'
-//! values read after the loop; and an assembly test that mandelbrot's
+//! outer loop, lanes that return from inside the loop, both exits'
+//! values read after the loop, and exit values `i + k` (the index after a
+//! match, a do-while's counter); and an assembly test that mandelbrot's
 //! escape loop blends nothing.
 
 mod common;
@@ -87,6 +88,26 @@ __kernel void retire(__global const int *a, __global int *out, int n)
             break;
     }
     out[i] = x;
+}
+
+// The index after the match (`x + 1`), and a do-while whose exit tests
+// follow the increment (`k` read after the loop is the header's `k + 2`).
+__kernel void after_match(__global const int *a, __global int *out, int n)
+{
+    int i = get_global_id(0);
+    int pos = 0;
+    for (int x = 0; x < 5 * n; x++) {
+        if (a[(i + 2 * x) & 8191] == 9) {
+            pos = x + 1;
+            break;
+        }
+    }
+    int k = 0;
+    do {
+        k += 2;
+    } while (k < 50 && a[(i * 5 + k) & 8191] != 4);
+    out[2 * i] = pos;
+    out[2 * i + 1] = k;
 }
 
 // An escape-time loop in integers: `it < limit` in the header, the escape

@@ -168,6 +168,8 @@ enum MaskSrc {
 struct Counter {
     l: LoopId,
     start: ValueId,
+    /// `k` when the exit value is `iv + k`: the count starts at `start + k`.
+    offset: Option<ValueId>,
     step: ValueId,
 }
 
@@ -778,15 +780,49 @@ impl<'a> Vectorizer<'a> {
                 continue;
             }
             let mut exits = incoming.iter().map(|&(p, x)| (self.exited_loops(p, s), x));
-            let Some((first, iv)) = exits.next() else {
+            let Some((first, x)) = exits.next() else {
                 continue;
             };
             let [l] = first[..] else { continue };
-            if !exits.all(|(ls, x)| ls == [l] && x == iv) {
+            if !exits.all(|(ls, y)| ls == [l] && y == x) {
                 continue;
             }
             let Some(plan) = self.plans.get(&l) else {
                 continue;
+            };
+            // The exit value is `iv` or `iv + k` (`i + 1` after a search, or
+            // `i` of a loop whose exit test follows the increment).
+            let header_phi = |w: ValueId| {
+                phi_vars
+                    .iter()
+                    .any(|(j, (_, u, _))| *u == w && self.f.inst(*j).block == plan.header)
+            };
+            let (iv, offset) = if header_phi(x) {
+                (x, None)
+            } else {
+                let read_of = |w: ValueId| {
+                    phi_read
+                        .iter()
+                        .find(|(u, r)| **r == w && header_phi(**u))
+                        .map(|(u, _)| *u)
+                };
+                let plus = self.f.def_inst(x).and_then(|d| match self.f.inst(d).kind {
+                    InstKind::Bin {
+                        op: BinOp::Add,
+                        lhs,
+                        rhs,
+                    } if self.f.as_const(rhs).is_some() => read_of(lhs).map(|u| (u, rhs)),
+                    InstKind::Bin {
+                        op: BinOp::Add,
+                        lhs,
+                        rhs,
+                    } if self.f.as_const(lhs).is_some() => read_of(rhs).map(|u| (u, lhs)),
+                    _ => None,
+                });
+                match plus {
+                    Some((u, k)) if self.f.ty(k) == self.f.ty(*v) => (u, Some(k)),
+                    _ => continue,
+                }
             };
             // `iv`: a φ of the header, `start` from the preheader and
             // `iv + c` from the latch.
@@ -828,7 +864,15 @@ impl<'a> Vectorizer<'a> {
                 continue;
             }
             let start = phi_read.get(&start).copied().unwrap_or(start);
-            out.insert(*var, Counter { l, start, step });
+            out.insert(
+                *var,
+                Counter {
+                    l,
+                    start,
+                    offset,
+                    step,
+                },
+            );
         }
         out
     }
@@ -923,7 +967,20 @@ impl<'a> Vectorizer<'a> {
                     // Induction variables read at exits count their lanes.
                     for (&var, c) in counters.iter().filter(|(_, c)| c.l == l) {
                         if p == pre {
-                            self.vars.write(var, p, None, c.start);
+                            let start = match c.offset {
+                                Some(k) => self.at_end(
+                                    p,
+                                    InstKind::Bin {
+                                        op: BinOp::Add,
+                                        lhs: c.start,
+                                        rhs: k,
+                                    },
+                                    self.f.ty(k),
+                                    src,
+                                ),
+                                None => c.start,
+                            };
+                            self.vars.write(var, p, None, start);
                         } else if p == latch {
                             let ty = self.f.ty(c.step);
                             let zero = self.f.const_int(0, ty);
