@@ -201,6 +201,7 @@ pub fn emit_body<'ctx>(
     }
     // Bands of work-groups walked global row by global row (`abi.rs`).
     let rows = plan.is_none() && Schedule::of(vf).order == SimdGroupOrder::Rows;
+    let synchronizes = f.insts.iter().any(|i| i.kind.is_work_group_sync());
     let mut g = FnGen {
         cx,
         vf,
@@ -236,7 +237,7 @@ pub fn emit_body<'ctx>(
         grouped: HashMap::new(),
         versioned: Vec::new(),
         pinned: HashMap::new(),
-        synchronizes: f.insts.iter().any(|i| i.kind.is_work_group_sync()),
+        synchronizes,
         lane_seq: HashMap::new(),
         packed_loads: HashMap::new(),
         last_packed: None,
@@ -244,7 +245,7 @@ pub fn emit_body<'ctx>(
         after_sync: Vec::new(),
         at: None,
         latch_unroll: latch_unroll(f),
-        lane_slots: lane_slots::plan(f, vf, f.insts.iter().any(|i| i.kind.is_work_group_sync()))
+        lane_slots: lane_slots::plan(f, vf, synchronizes)
             .into_iter()
             .map(|v| (v, None))
             .collect(),

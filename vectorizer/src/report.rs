@@ -13,7 +13,7 @@ use smol_str::SmolStr;
 
 use crate::cfg::Cfg;
 use crate::divergence::{self, AllocaCause, Cause, Divergence, MaskKind, Scope};
-use crate::ir::{BinOp, CastOp, CmpPred, Function, InstKind, ValueId};
+use crate::ir::{BinOp, CmpPred, Function, InstKind, ValueId};
 use crate::shape::Shape;
 
 /// A kernel lowered, canonicalized and analysed for one SIMD width.
@@ -1052,7 +1052,9 @@ impl Reporter<'_> {
                     mask: self.block_mask(b),
                     masked_by: self.mask_source(b),
                     one_lane: self.at_most_one_lane(b),
-                    clamped: pattern == Pattern::Gather && self.clamped_index(ptr, size),
+                    clamped: pattern == Pattern::Gather
+                        && crate::shape::clamped_index(self.f, |x| self.div.shape(x), ptr)
+                            .is_some_and(|(_, _, factor)| factor == size as i64),
                     space: MemSpace::Addr(space),
                     reason,
                 };
@@ -1174,64 +1176,6 @@ impl Reporter<'_> {
             }
         }
         out
-    }
-
-    /// True when the address `ptr` of `size`-byte elements is uniform
-    /// terms plus one element per unit of a clamp of lanes that rise by one
-    /// (see [`AccessFact::clamped`]).
-    fn clamped_index(&self, ptr: ValueId, size: u64) -> bool {
-        let f = self.f;
-        let uniform = |v: ValueId| self.div.is_uniform(v);
-        let konst = |v: ValueId| match f.as_const(v) {
-            Some(crate::ir::Const::Int(k, _)) => Some(k as i64),
-            _ => None,
-        };
-        let (mut v, mut factor) = (ptr, 1i64);
-        for _ in 0..16 {
-            if crate::shape::unit_clamp(f, |x| self.div.shape(x), v).is_some() {
-                return factor == size as i64;
-            }
-            let Some(d) = f.def_inst(v) else { return false };
-            v = match f.inst(d).kind {
-                InstKind::PtrAdd { base, offset } if uniform(base) => offset,
-                InstKind::Bin {
-                    op: BinOp::Add,
-                    lhs,
-                    rhs,
-                } if uniform(lhs) => rhs,
-                InstKind::Bin {
-                    op: BinOp::Add,
-                    lhs,
-                    rhs,
-                } if uniform(rhs) => lhs,
-                InstKind::Bin {
-                    op: BinOp::Sub,
-                    lhs,
-                    rhs,
-                } if uniform(rhs) => lhs,
-                InstKind::Bin {
-                    op: BinOp::Mul,
-                    lhs,
-                    rhs,
-                } => match (konst(lhs), konst(rhs)) {
-                    (_, Some(k)) => {
-                        factor = factor.saturating_mul(k);
-                        lhs
-                    }
-                    (Some(k), _) => {
-                        factor = factor.saturating_mul(k);
-                        rhs
-                    }
-                    _ => return false,
-                },
-                InstKind::Cast {
-                    op: CastOp::SExt,
-                    value,
-                } => value,
-                _ => return false,
-            };
-        }
-        false
     }
 
     /// Where the one address of a uniform atomic comes from: the operand

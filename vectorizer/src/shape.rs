@@ -1391,7 +1391,7 @@ pub struct UnitClamp {
 /// The clamp `x` is (see [`UnitClamp`]), given each value's shape.
 pub fn unit_clamp(
     f: &crate::ir::Function,
-    shape: impl Fn(crate::ir::ValueId) -> Shape,
+    shape: &impl Fn(crate::ir::ValueId) -> Shape,
     x: crate::ir::ValueId,
 ) -> Option<UnitClamp> {
     use crate::ir::InstKind;
@@ -1426,4 +1426,74 @@ pub fn unit_clamp(
     c.s = at;
     let unit = matches!(shape(at), Shape::Strided { stride: 1, .. });
     (unit && (c.lo.is_some() || c.hi.is_some()) && f.ty(at).is_int()).then_some(c)
+}
+
+/// The clamped index of the address `ptr`: `ptr` is uniform terms plus
+/// `factor` bytes per unit of `x`, a [`UnitClamp`], through pointer
+/// offsets, additions and subtractions of uniform values, multiplications
+/// and shifts by constants and sign extensions (OpenCL C's signed
+/// arithmetic does not wrap). Returns `x`, its clamp and `factor`; the
+/// access is one element per lane inside the clamp when `factor` is the
+/// element's size. The report and the code generator both decide with it.
+pub fn clamped_index(
+    f: &crate::ir::Function,
+    shape: impl Fn(crate::ir::ValueId) -> Shape,
+    ptr: crate::ir::ValueId,
+) -> Option<(crate::ir::ValueId, UnitClamp, i64)> {
+    use crate::ir::{Const, InstKind};
+    let uniform = |v| {
+        let s = shape(v);
+        s.is_bottom() || s.is_uniform()
+    };
+    let konst = |v| match f.as_const(v) {
+        Some(Const::Int(k, t)) if t.is_int() => Some(sign_extend(k, t.bits())),
+        _ => None,
+    };
+    let (mut v, mut factor) = (ptr, 1i64);
+    for _ in 0..16 {
+        if let Some(c) = unit_clamp(f, &shape, v) {
+            return Some((v, c, factor));
+        }
+        v = match f.inst(f.def_inst(v)?).kind {
+            InstKind::PtrAdd { base, offset } if uniform(base) => offset,
+            InstKind::Bin {
+                op: BinOp::Add,
+                lhs,
+                rhs,
+            } if uniform(lhs) => rhs,
+            InstKind::Bin {
+                op: BinOp::Add | BinOp::Sub,
+                lhs,
+                rhs,
+            } if uniform(rhs) => lhs,
+            InstKind::Bin {
+                op: BinOp::Mul,
+                lhs,
+                rhs,
+            } => {
+                let (x, k) = match (konst(lhs), konst(rhs)) {
+                    (_, Some(k)) => (lhs, k),
+                    (Some(k), _) => (rhs, k),
+                    _ => return None,
+                };
+                factor = factor.checked_mul(k)?;
+                x
+            }
+            InstKind::Bin {
+                op: BinOp::Shl,
+                lhs,
+                rhs,
+            } => {
+                let k = konst(rhs).filter(|k| (0..32).contains(k))?;
+                factor = factor.checked_mul(1 << k)?;
+                lhs
+            }
+            InstKind::Cast {
+                op: CastOp::SExt,
+                value,
+            } => value,
+            _ => return None,
+        };
+    }
+    None
 }

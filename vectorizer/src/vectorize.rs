@@ -806,19 +806,9 @@ impl<'a> Vectorizer<'a> {
                         .find(|(u, r)| **r == w && header_phi(**u))
                         .map(|(u, _)| *u)
                 };
-                let plus = self.f.def_inst(x).and_then(|d| match self.f.inst(d).kind {
-                    InstKind::Bin {
-                        op: BinOp::Add,
-                        lhs,
-                        rhs,
-                    } if self.f.as_const(rhs).is_some() => read_of(lhs).map(|u| (u, rhs)),
-                    InstKind::Bin {
-                        op: BinOp::Add,
-                        lhs,
-                        rhs,
-                    } if self.f.as_const(lhs).is_some() => read_of(rhs).map(|u| (u, lhs)),
-                    _ => None,
-                });
+                let plus = self
+                    .plus_constant(x)
+                    .and_then(|(a, k)| read_of(a).map(|u| (u, k)));
                 match plus {
                     Some((u, k)) if self.f.ty(k) == self.f.ty(*v) => (u, Some(k)),
                     _ => continue,
@@ -843,23 +833,9 @@ impl<'a> Vectorizer<'a> {
             let Some(read) = phi_read.get(&iv).copied() else {
                 continue;
             };
-            let step = self
-                .f
-                .def_inst(next)
-                .and_then(|d| match self.f.inst(d).kind {
-                    InstKind::Bin {
-                        op: BinOp::Add,
-                        lhs,
-                        rhs,
-                    } if lhs == read && self.f.as_const(rhs).is_some() => Some(rhs),
-                    InstKind::Bin {
-                        op: BinOp::Add,
-                        lhs,
-                        rhs,
-                    } if rhs == read && self.f.as_const(lhs).is_some() => Some(lhs),
-                    _ => None,
-                });
-            let Some(step) = step else { continue };
+            let Some((_, step)) = self.plus_constant(next).filter(|&(a, _)| a == read) else {
+                continue;
+            };
             if self.f.ty(step) != self.f.ty(*v) {
                 continue;
             }
@@ -875,6 +851,23 @@ impl<'a> Vectorizer<'a> {
             );
         }
         out
+    }
+
+    /// `(a, k)` when `v` is `a + k` (or `k + a`) with `k` a constant.
+    fn plus_constant(&self, v: ValueId) -> Option<(ValueId, ValueId)> {
+        let InstKind::Bin {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } = self.f.inst(self.f.def_inst(v)?).kind
+        else {
+            return None;
+        };
+        match (self.f.as_const(lhs), self.f.as_const(rhs)) {
+            (_, Some(_)) => Some((lhs, rhs)),
+            (Some(_), _) => Some((rhs, lhs)),
+            _ => None,
+        }
     }
 
     /// Records, for every original edge, what it contributes: to the target's
@@ -1122,9 +1115,8 @@ impl<'a> Vectorizer<'a> {
                     }
                     InstKind::Br(*s)
                 }
-                [s0, s1] if header_exit.is_some() => {
-                    let (t, hx) = header_exit.expect("header exit");
-                    let other = if t == *s0 { *s1 } else { *s0 };
+                &[s0, s1] if let Some((t, hx)) = header_exit => {
+                    let other = if t == s0 { s1 } else { s0 };
                     let hx = self.vars.read_start(&mut self.f, hx, d);
                     let nx = self.not(d, hx, src);
                     for (s, c) in [(t, hx), (other, nx)] {

@@ -17,7 +17,7 @@ use inkwell::llvm_sys::LLVMOpcode as Op;
 use inkwell::values::{BasicValue, BasicValueEnum};
 
 use lanes_vectorizer::ir::{CmpPred, Ty, ValueId};
-use lanes_vectorizer::shape::{unit_clamp, Shape, UnitClamp};
+use lanes_vectorizer::shape::{clamped_index, Shape, UnitClamp};
 
 use super::{compare, FnGen};
 use crate::ll::R;
@@ -42,12 +42,8 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         {
             return None;
         }
-        let (x, factor) = self.lane_leaf(ptr)?;
-        if factor != super::mem_ty(ty).bytes() as i64 {
-            return None;
-        }
-        let c = unit_clamp(self.f, |v| self.vf.shape(v), x)?;
-        Some(Clamp { ptr, x, c })
+        let (x, c, factor) = clamped_index(self.f, |v| self.vf.shape(v), ptr)?;
+        (factor == super::mem_ty(ty).bytes() as i64).then_some(Clamp { ptr, x, c })
     }
 
     /// The load of `vt` through the lane addresses `ps` under mask `m`:

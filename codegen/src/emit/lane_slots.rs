@@ -95,7 +95,7 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                 s.into()
             }
         };
-        cx.store(slot, v, self.vector_align(r)?)
+        cx.store(slot, v, self.vector_align(r))
     }
 
     /// Lane `lane` (a uniform `i32`, already reduced mod W) of `x` from its
@@ -114,8 +114,8 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         cx.load(et, p, self.f.ty(x).bits() / 8).map(Some)
     }
 
-    fn vector_align(&self, r: ValueId) -> R<u32> {
-        Ok((self.f.ty(r).bits() / 8 * self.w()).min(64))
+    fn vector_align(&self, r: ValueId) -> u32 {
+        (self.f.ty(r).bits() / 8 * self.w()).min(64)
     }
 
     /// `any` of `c` under mask `m`, when `c` is `sub_group_local_id == l`

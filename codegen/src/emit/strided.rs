@@ -590,7 +590,7 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     /// then `k` elements apart exactly when the lanes of `x` are
     /// `k * size / c` apart, which is tested on `x` (one 32-bit compare for
     /// an `int` index) instead of on the 64-bit lane addresses.
-    pub(super) fn lane_leaf(&self, ptr: ValueId) -> Option<(ValueId, i64)> {
+    fn lane_leaf(&self, ptr: ValueId) -> Option<(ValueId, i64)> {
         let a = affine(self.f, ptr, 24);
         let mut varying = a.terms.iter().filter(|(&v, _)| self.is_vec(v));
         let (&x, &c) = varying.next()?;
@@ -601,10 +601,10 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
     }
 
     /// Lane 0's address of the varying access `ptr` in scalars, with the
-    /// lane-varying term `x` of its affine form (see [`Self::lane_leaf`])
-    /// taken as `x0` (an exact `i64`): the pointer it is based on plus the
-    /// byte offset of every other term, sign-extended as `affine` reads
-    /// them. `None` unless the form has exactly one pointer term.
+    /// lane-varying term `x` of its affine form taken as `x0` (an exact
+    /// `i64`): the pointer it is based on plus the byte offset of every
+    /// other term, sign-extended as `affine` reads them. `None` unless the
+    /// form has exactly one pointer term and no other varying one.
     pub(super) fn lane0_address(
         &mut self,
         ptr: ValueId,
