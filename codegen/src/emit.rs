@@ -47,6 +47,7 @@ mod lane_range;
 mod lane_slots;
 mod mask_versions;
 mod prefetch;
+mod row_tiles;
 pub mod streaming;
 pub mod strided;
 
@@ -245,6 +246,8 @@ pub fn emit_body<'ctx>(
         after_sync: Vec::new(),
         at: None,
         latch_unroll: latch_unroll(f),
+        row_tiles: row_tiles::plan(vf, cx.w),
+        row_tile_states: HashMap::new(),
         lane_slots: lane_slots::plan(f, vf, synchronizes)
             .into_iter()
             .map(|v| (v, None))
@@ -260,6 +263,10 @@ struct FnGen<'a, 'b, 'ctx> {
     latch_unroll: HashMap<BlockId, (Unroll, Option<Span>)>,
     /// Vectors a lane loop reads one lane at a time (`lane_slots.rs`).
     lane_slots: lane_slots::Slots<'ctx>,
+    /// Loads of lane rows read through transposed tiles (`row_tiles.rs`),
+    /// and their tiles' stack objects once a preheader made them.
+    row_tiles: row_tiles::Plan,
+    row_tile_states: row_tiles::States<'ctx>,
     cx: &'a Cx<'b, 'ctx>,
     vf: &'a VectorFunction,
     f: &'a Function,
@@ -506,6 +513,7 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                 }
                 if inst.kind.is_terminator() {
                     self.idle_branch_test(b)?;
+                    self.clear_row_tiles(b)?;
                 }
                 self.inst(b, i)?;
                 if inst.kind.is_work_group_sync() {
@@ -1787,6 +1795,8 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                     self.by_run_time_stride(b, ps, leaf, et, mt.bytes(), al, None, gather)?
                 } else if let Some(c) = self.clamp_versioned(ptr, ty) {
                     self.by_clamp_range(&c, ps, vt, al, m, gather)?
+                } else if self.is_row_load(b, ptr) {
+                    self.by_row_tile(b, ptr, ps, vt, al, m, gather)?
                 } else {
                     gather(self)?
                 }

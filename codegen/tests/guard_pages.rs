@@ -6,7 +6,7 @@
 //! (barriers, `__local` arguments and variables, atomics) whose last
 //! work-group is smaller, loads hoisted out of divergent loops (made only
 //! for the lanes that run the loop's first iteration), and the
-//! constant-stride records of
+//! rows read through transposed tiles, the constant-stride records of
 //! `strided_records.cl` (packed loads and stores, their masked form in
 //! partial groups), clamp-to-edge reads (packed where the clamp moves no
 //! lane), with each buffer ending at the last element the scalar
@@ -40,6 +40,18 @@ __kernel void clamp_blur(__global const float *in, __global float *out, int n)
     for (int k = -2; k <= 2; k++)
         s += in[clamp(x + k, 0, n - 1)];
     out[x] = s;
+}
+
+// Rows walked by each lane, read through transposed tiles: a tile is
+// loaded only when the row's next W elements are all read.
+__kernel void mvt_rows(__global float *a, __global float *x1, __global const float *y1,
+                       int n, int rows)
+{
+    int i = get_global_id(0);
+    if (i < rows) {
+        for (int j = 0; j < n; j++)
+            x1[i] += a[i * n + j] * y1[j];
+    }
 }
 
 // Uniform loads in blocks that run with no active lane: a[big] lies in the
@@ -315,6 +327,23 @@ fn cases(w: u64) -> Vec<Case> {
             kernel: "clamp_blur",
             scalars: vec![("n", n as i64, 0.0)],
             buffers: vec![("in", 4 * n as usize), ("out", 4 * n as usize)],
+            range,
+        });
+    }
+    for (len, rows, range) in [
+        (2 * w + 3, 4 * w, r1(4 * w, 2 * w)),
+        (3 * w, 2 * w, r1(2 * w, w)),
+        (w - 1, 2 * w, r1(2 * w, w)),
+        (2 * w + 1, 3 * w - 2, r1(3 * w, w)),
+    ] {
+        cases.push(Case {
+            kernel: "mvt_rows",
+            scalars: vec![("n", len as i64, 0.0), ("rows", rows as i64, 0.0)],
+            buffers: vec![
+                ("a", 4 * (len * rows) as usize),
+                ("x1", 4 * rows as usize),
+                ("y1", 4 * len as usize),
+            ],
             range,
         });
     }

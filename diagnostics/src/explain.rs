@@ -95,6 +95,9 @@ pub struct AccessJson {
     /// A gather load through a clamp of consecutive lanes: packed in the
     /// SIMD groups where the clamp moves no lane.
     pub clamped: bool,
+    /// A gather load through rows each lane walks in a loop: read through
+    /// transposed tiles in SIMD groups whose lanes are all active.
+    pub rows: bool,
     pub mask: &'static str,
     pub space: &'static str,
     pub reason: Vec<StepJson>,
@@ -249,6 +252,7 @@ pub fn json(
                             pattern: a.pattern.as_str(),
                             stride_bytes: a.stride_bytes,
                             clamped: a.clamped,
+                            rows: a.rows,
                             mask: a.mask.as_str(),
                             space: a.space.as_str(),
                             reason: steps(sources, &a.reason),
@@ -380,6 +384,15 @@ pub fn text(
                 );
                 continue;
             }
+            if a.rows {
+                add(
+                    a.span,
+                    format!(
+                        "{what}: {kind} of rows side by side, through transposed tiles where every lane is active, else gather{mask}"
+                    ),
+                );
+                continue;
+            }
             add(a.span, format!("{what}: {pattern} {kind}{mask}"));
         }
         for b in &k.barriers {
@@ -462,9 +475,10 @@ pub fn text(
         };
         use lanes_vectorizer::report::Pattern as P;
         let clamped = k.accesses.iter().filter(|a| a.clamped).count();
+        let rows = k.accesses.iter().filter(|a| a.rows).count();
         let _ = writeln!(
             out,
-            "summary: {} loop{} ({divergent_loops} divergent), {} branch{} ({divergent_branches} divergent), {} memory access{}: {} packed, {} uniform, {} strided, {} gather{}, {} scatter",
+            "summary: {} loop{} ({divergent_loops} divergent), {} branch{} ({divergent_branches} divergent), {} memory access{}: {} packed, {} uniform, {} strided, {} gather{}{}, {} scatter",
             k.loops.len(),
             if k.loops.len() == 1 { "" } else { "s" },
             k.branches.iter().filter(|b| !b.loop_exit).count(),
@@ -474,9 +488,17 @@ pub fn text(
             count(P::Contiguous),
             count(P::Uniform),
             count(P::Strided),
-            count(P::Gather) - clamped,
+            count(P::Gather) - clamped - rows,
             if clamped > 0 {
                 format!(", {clamped} packed but gathered at a clamp's bounds")
+            } else {
+                String::new()
+            },
+            if rows > 0 {
+                format!(
+                    ", {rows} load{} of rows through transposed tiles",
+                    if rows == 1 { "" } else { "s" }
+                )
             } else {
                 String::new()
             },

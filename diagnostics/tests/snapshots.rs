@@ -991,16 +991,67 @@ fn hover_on_a_clamped_load() {
 
 #[test]
 fn a_clamped_load_gathers_only_at_the_bounds() {
-    let (db, f, _, _) = open(CLAMPED);
-    let ds = diagnostics(&db, f);
-    let gathers: Vec<&str> = ds
+    assert_eq!(
+        gather_findings(CLAMPED),
+        ["gather at the clamp's bounds: `in[clamp(x - 1, 0, w - 1)]` loads from 16 unrelated addresses only where the clamp moves a lane"],
+    );
+}
+
+/// The messages of the L0202 findings of `src`.
+fn gather_findings(src: &str) -> Vec<String> {
+    let (db, f, _, _) = open(src);
+    diagnostics(&db, f)
         .iter()
         .filter(|d| d.code == lanes_frontend::diag::Code::Gather)
-        .map(|d| d.message.as_str())
-        .collect();
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+/// A row per work-item (PolyBench/GPU's mvt): the load of the rows is read
+/// through transposed tiles where every lane is active.
+const ROWS: &str = r#"__kernel void mvt(__global float *a, __global float *x1, __global const float *y1, int n)
+{
+    int i = get_global_id(0);
+    for (int j = 0; j < n; j++)
+        x1[i] += $0a[i * n + j] * y1[j];
+}
+"#;
+
+#[test]
+fn hover_on_a_load_of_rows() {
+    check_hover(
+        ROWS,
+        expect![[r#"
+        on `a`
+
+        ```c
+        __global float *a
+        ```
+        parameter of `mvt`
+
+        **uniform** in kernel `mvt` (16 lanes): the same value in every lane
+
+        vectorized as a scalar: one register for the whole SIMD group
+
+        ---
+
+        **rows, transposed tiles** load `a[i * n + j]` in kernel `mvt` (16 lanes)
+
+        vectorized as transposed tiles: each lane walks its own row, so where every lane is active 16 elements of each row are loaded at once and transposed, once every 16 iterations; a gather (16 unrelated addresses) where not (vector IR: in a block that runs with the group's entry mask).
+
+        **why**:
+        - line 5: `a[i * n + j]` is varying
+        - line 5: `i * n + j` is varying
+        - line 5: `i * n` is varying
+        - line 3: `get_global_id(0)` is contiguous
+    "#]],
+    );
+}
+
+#[test]
+fn a_load_of_rows_is_read_through_tiles() {
     assert_eq!(
-        gathers,
-        ["gather at the clamp's bounds: `in[clamp(x - 1, 0, w - 1)]` loads from 16 unrelated addresses only where the clamp moves a lane"],
-        "{ds:#?}"
+        gather_findings(ROWS),
+        ["rows side by side: `a[i * n + j]` loads 16 rows, one element of each per iteration"],
     );
 }

@@ -94,6 +94,22 @@ def test_clamped_gathers_are_marked(lanes, root):
     assert "0 gather, 1 packed but gathered at a clamp's bounds, 0 scatter" in text
 
 
+def test_loads_of_rows_are_marked(lanes, root):
+    # mvt gives each work-item a row: a[i * n + j] is read through transposed
+    # tiles; x1[i] is packed and y1[j] uniform, neither is a row load.
+    path = root / "bench/kernels/mvt.cl"
+    (k,) = explain_json(lanes, "--target", "avx2-i32x8", str(path))["kernels"]
+    body = {a["text"]: a for a in k["accesses"] if a["line"] == line_of(path, "x1[i] +=")}
+    rows = body["a[i * n + j]"]
+    assert rows["pattern"] == "gather" and rows["rows"] is True and rows["clamped"] is False
+    assert body["x1[i]"]["rows"] is False and body["y1[j]"]["rows"] is False
+    (d,) = [d for d in k["diagnostics"] if d["code"] == "L0202"]
+    assert d["message"] == "rows side by side: `a[i * n + j]` loads 8 rows, one element of each per iteration", d
+    text = explain(lanes, "--target", "avx2-i32x8", str(path)).stdout
+    assert "a[i * n + j]: load of rows side by side, through transposed tiles where every lane is active, else gather" in text
+    assert "0 gather, 1 load of rows through transposed tiles, 0 scatter" in text
+
+
 def test_text_form_annotates_lines(lanes, root):
     proc = explain(lanes, "--target", "avx2-i32x8", str(root / "examples/convolution.cl"))
     assert proc.returncode == 0, proc.stderr

@@ -225,25 +225,15 @@ impl IdleTails {
 /// a region that ends the kernel (reduction's `if (lid == 0)` store of
 /// the group's sum) has an idle tail as one that ends at a barrier.
 fn pure(kind: &InstKind) -> bool {
-    matches!(
-        kind,
-        InstKind::Phi { .. }
-            | InstKind::Bin { .. }
-            | InstKind::FNeg(_)
-            | InstKind::Cmp { .. }
-            | InstKind::Select { .. }
-            | InstKind::Cast { .. }
-            | InstKind::PtrAdd { .. }
-            | InstKind::WorkItem { .. }
-            | InstKind::Math { .. }
-            | InstKind::Horizontal { .. }
-            | InstKind::ImageQuery { .. }
-            | InstKind::Br(_)
-            | InstKind::CondBr { .. }
-            | InstKind::Switch { .. }
-            | InstKind::Barrier { .. }
-            | InstKind::Ret
-    )
+    kind.is_pure()
+        || matches!(
+            kind,
+            InstKind::Br(_)
+                | InstKind::CondBr { .. }
+                | InstKind::Switch { .. }
+                | InstKind::Barrier { .. }
+                | InstKind::Ret
+        )
 }
 
 /// `v` is `get_local_id(0)`, maybe truncated or extended (local ids are

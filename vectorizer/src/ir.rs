@@ -1086,6 +1086,26 @@ impl InstKind {
         ) || self.is_terminator()
     }
 
+    /// Computes its result from its operands alone: no memory access, no
+    /// synchronization, no other effect (φs, arithmetic, casts, pointer
+    /// offsets, work-item and image queries, math, sub-group operations).
+    pub fn is_pure(&self) -> bool {
+        matches!(
+            self,
+            InstKind::Phi { .. }
+                | InstKind::Bin { .. }
+                | InstKind::FNeg(_)
+                | InstKind::Cmp { .. }
+                | InstKind::Select { .. }
+                | InstKind::Cast { .. }
+                | InstKind::PtrAdd { .. }
+                | InstKind::WorkItem { .. }
+                | InstKind::Math { .. }
+                | InstKind::Horizontal { .. }
+                | InstKind::ImageQuery { .. }
+        )
+    }
+
     /// True for the instructions every work-item of a work-group must reach
     /// together: barriers and work-group collectives.
     pub fn is_work_group_sync(&self) -> bool {

@@ -10,6 +10,7 @@ pub mod lower;
 pub mod precond;
 pub mod promote;
 pub mod report;
+pub mod rows;
 pub mod schedule;
 pub mod shape;
 pub mod target;

@@ -319,6 +319,11 @@ pub struct AccessFact {
     /// (`in[clamp(x + k, 0, w - 1)]`, [`crate::shape::UnitClamp`]): packed
     /// in the SIMD groups where the clamp moves no lane.
     pub clamped: bool,
+    /// A gather load through rows that each lane walks one element per
+    /// iteration (`a[i * n + j]` in a loop over `j`, [`crate::rows`]):
+    /// read through transposed tiles of W rows in the SIMD groups whose
+    /// lanes are all active.
+    pub rows: bool,
     pub space: MemSpace,
     pub reason: Vec<Step>,
 }
@@ -1055,6 +1060,16 @@ impl Reporter<'_> {
                     clamped: pattern == Pattern::Gather
                         && crate::shape::clamped_index(self.f, |x| self.div.shape(x), ptr)
                             .is_some_and(|(_, _, factor)| factor == size as i64),
+                    rows: pattern == Pattern::Gather
+                        && kind == AccessKind::Load
+                        && crate::rows::row_walk(
+                            self.f,
+                            |x| self.div.shape(x),
+                            self.cfg,
+                            self.div.width,
+                            (b, ptr, inst.ty),
+                        )
+                        .is_some(),
                     space: MemSpace::Addr(space),
                     reason,
                 };
@@ -1170,6 +1185,7 @@ impl Reporter<'_> {
                     masked_by: self.mask_source(b),
                     one_lane: self.at_most_one_lane(b),
                     clamped: false,
+                    rows: false,
                     space: MemSpace::Image,
                     reason,
                 });
@@ -1326,6 +1342,13 @@ impl Reporter<'_> {
                 )
                 .with_label("the clamped index is consecutive across lanes except at the bounds")
                 .with_note("a SIMD group whose unclamped indices all lie within the clamp's bounds loads its lanes with one packed load; the SIMD groups at the bounds gather, about one scalar load per lane"),
+                (Pattern::Gather, _) if a.rows => Diagnostic::new(
+                    Code::Gather,
+                    a.span,
+                    format!("rows side by side: `{what}` loads {w} rows, one element of each per iteration"),
+                )
+                .with_label("each lane walks its own row; across lanes the address jumps a row")
+                .with_note(format!("a SIMD group whose lanes are all active loads {w} elements of each lane's row at once and transposes them, once every {w} iterations, while the loop has {w} more to run and its stores cannot touch those elements; otherwise it gathers, about one scalar load per lane")),
                 (Pattern::Gather, _) => Diagnostic::new(
                     Code::Gather,
                     a.span,

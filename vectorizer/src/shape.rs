@@ -44,6 +44,7 @@ use std::fmt;
 
 use crate::ir::{sign_extend, truncate, BinOp, CastOp, CmpPred, MathFn, Ty};
 
+pub mod affine;
 #[cfg(test)]
 mod tests;
 

@@ -273,6 +273,7 @@ pub const NAMES: &[&str] = &[
     "stencil_2d",
     "nbody_local",
     "find_index",
+    "mvt",
 ];
 
 /// The kernels with barriers and `__local` memory (a part of [`NAMES`]).
@@ -675,6 +676,29 @@ pub fn build(name: &str) -> Option<Problem> {
                 c_extent: nrows,
                 c_glue: glue!(i, p, p, p, p, p),
                 limit: work(4 * (nrows + 1) + 8 * nnz + 4 * ncols + 4 * nrows, 2 * nnz),
+            }
+        }
+        "mvt" => {
+            let n = 2048usize;
+            let (work_dim, global, local) = range_1d(n);
+            Problem {
+                name: "mvt",
+                file: "mvt",
+                kernel: "mvt_kernel1",
+                size: format!("{n} x {n}, a row per work-item"),
+                work_dim,
+                global,
+                local,
+                args: vec![
+                    Arg::Buf(Buf::F32(rng.vec(n * n, -1.0, 1.0))),
+                    Arg::Buf(Buf::F32(rng.vec(n, -1.0, 1.0))),
+                    Arg::Buf(Buf::F32(rng.vec(n, -1.0, 1.0))),
+                    Arg::I32(n as i32),
+                ],
+                checks: vec![(1, Tol::Float(1e-5))],
+                c_extent: n,
+                c_glue: glue!(p, p, p, i),
+                limit: work(4 * (n * n + 3 * n), 2 * n * n),
             }
         }
         "matmul_tiled" => {

@@ -468,6 +468,10 @@ pub(crate) fn access_words(a: &AccessFact, width: u32) -> (String, String) {
             "packed inside the clamp".to_string(),
             format!("one packed load where the clamp moves no lane of the SIMD group; a gather ({width} unrelated addresses, about one scalar load per lane) at the clamp's bounds"),
         ),
+        (_, Pattern::Gather) if a.rows => (
+            "rows, transposed tiles".to_string(),
+            format!("transposed tiles: each lane walks its own row, so where every lane is active {width} elements of each row are loaded at once and transposed, once every {width} iterations; a gather ({width} unrelated addresses) where not"),
+        ),
         (_, Pattern::Gather) => (
             "gather".to_string(),
             format!("a gather: {width} unrelated addresses, about one scalar load per lane"),
@@ -900,7 +904,7 @@ fn kernel_summary(ctx: &Ctx<'_>, name: &str, k: Option<&KernelView<'_>>) -> Stri
             let c = Counts::of(r);
             let _ = write!(
                 s,
-                "\n| | |\n|---|---|\n| loops | {} ({} divergent) |\n| branches | {} ({} divergent) |\n| memory accesses | {}: {} packed, {} broadcast/uniform, {} strided, {} gather{}, {} scatter |\n| diagnostics | {} |\n",
+                "\n| | |\n|---|---|\n| loops | {} ({} divergent) |\n| branches | {} ({} divergent) |\n| memory accesses | {}: {} packed, {} broadcast/uniform, {} strided, {} gather{}{}, {} scatter |\n| diagnostics | {} |\n",
                 r.loops.len(),
                 c.divergent_loops,
                 c.branches,
@@ -912,6 +916,15 @@ fn kernel_summary(ctx: &Ctx<'_>, name: &str, k: Option<&KernelView<'_>>) -> Stri
                 c.gathers,
                 if c.clamped > 0 {
                     format!(", {} packed but gathered at a clamp's bounds", c.clamped)
+                } else {
+                    String::new()
+                },
+                if c.rows > 0 {
+                    format!(
+                        ", {} load{} of rows through transposed tiles",
+                        c.rows,
+                        if c.rows == 1 { "" } else { "s" }
+                    )
                 } else {
                     String::new()
                 },
@@ -931,10 +944,11 @@ pub(crate) struct Counts {
     pub packed: usize,
     pub uniform: usize,
     pub strided: usize,
-    /// Gathers only at a clamp's bounds (`AccessFact::clamped`) are not
-    /// among `gathers`.
+    /// Gathers only at a clamp's bounds (`AccessFact::clamped`) and loads
+    /// of rows through tiles (`AccessFact::rows`) are not among `gathers`.
     pub gathers: usize,
     pub clamped: usize,
+    pub rows: usize,
     pub scatters: usize,
     pub atomics: usize,
     /// Barriers and work-group collectives.
@@ -957,6 +971,11 @@ impl Counts {
             .iter()
             .filter(|a| a.pattern == Pattern::Gather && a.clamped && a.kind != AccessKind::Atomic)
             .count();
+        let rows = r
+            .accesses
+            .iter()
+            .filter(|a| a.pattern == Pattern::Gather && a.rows && a.kind != AccessKind::Atomic)
+            .count();
         Counts {
             divergent_loops: r.loops.iter().filter(|l| l.divergent).count(),
             branches: r.branches.iter().filter(|b| !b.loop_exit).count(),
@@ -968,8 +987,9 @@ impl Counts {
             packed: p(Pattern::Contiguous),
             uniform: p(Pattern::Uniform),
             strided: p(Pattern::Strided),
-            gathers: p(Pattern::Gather) - clamped,
+            gathers: p(Pattern::Gather) - clamped - rows,
             clamped,
+            rows,
             scatters: p(Pattern::Scatter),
             atomics: r
                 .accesses
@@ -1024,6 +1044,7 @@ mod image_access_tests {
             masked_by: None,
             one_lane: false,
             clamped: false,
+            rows: false,
             space: MemSpace::Image,
             reason: Vec::new(),
         }

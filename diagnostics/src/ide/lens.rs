@@ -58,6 +58,7 @@ pub fn code_lens(db: &dyn Db, file: File) -> Vec<Lens> {
                             "gather at a clamp's bounds",
                             "gathers at clamp bounds",
                         ),
+                        (c.rows, "load of rows by tiles", "loads of rows by tiles"),
                         (c.scatters, "scatter", "scatters"),
                         (c.strided, "strided access", "strided accesses"),
                     ];
