@@ -1,7 +1,8 @@
 //! Rows walked by each lane, read through transposed tiles
 //! (`emit/row_tiles.rs`). Differential tests against the interpreter on
 //! every target this machine runs, at -O0 and -O2: PolyBench/GPU's mvt
-//! (a store in the loop at an address the loop does not change), row
+//! (a store in the loop at an address the loop does not change), `double`
+//! and `long` rows, row
 //! lengths that are not multiples of W, a start other than 0 and an
 //! inclusive bound, a do-while, two rows and a neighbour in one loop, a
 //! loop entered once per row of an outer loop (the tile of the last entry
@@ -50,6 +51,22 @@ __kernel void row_do_while(__global const float *a, __global float *out, int k)
         j++;
     } while (j < n);
     out[i] = s;
+}
+
+// Double-precision rows (PolyBench's default type) and long integers.
+__kernel void rows_double(__global const double *a, __global const long *b,
+                          __global double *out, __global long *cnt, int k)
+{
+    int i = get_global_id(0);
+    int n = k + 12;
+    double s = 0.0;
+    long c = 0;
+    for (int j = 0; j < n; j++) {
+        s += a[i * n + j] * (double)(j + 1);
+        c += b[i * n + j];
+    }
+    out[i] = s;
+    cnt[i] = c;
 }
 
 // Two rows, and the element after each (its own tile).

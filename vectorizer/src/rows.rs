@@ -46,6 +46,8 @@ pub struct RowWalk {
     /// The loop's stores: address (its terms defined before the loop) and
     /// bytes written.
     pub stores: Vec<(ValueId, u64)>,
+    /// Bytes of an element (4 or 8).
+    pub elem_bytes: u64,
 }
 
 /// Whether `v` has the same value in every iteration of `lp`: defined
@@ -183,8 +185,8 @@ fn invariant_stores(f: &Function, lp: &Loop) -> Option<Vec<(ValueId, u64)>> {
 
 /// The row walk of the load `(b, ptr, ty)` (its block, address and type)
 /// at SIMD width `w`, given each value's shape: see the module's comment.
-/// 4-byte elements, W a power of two, kernels without barriers (whose
-/// stack, where tiles live, does not survive a barrier).
+/// 4- and 8-byte elements, W a power of two, kernels without barriers
+/// (whose stack, where tiles live, does not survive a barrier).
 pub fn row_walk(
     f: &Function,
     shape: impl Fn(ValueId) -> Shape,
@@ -193,7 +195,7 @@ pub fn row_walk(
     (b, ptr, ty): (BlockId, ValueId, Ty),
 ) -> Option<RowWalk> {
     if !matches!(shape(ptr), Shape::Varying { .. })
-        || !matches!(ty, Ty::I32 | Ty::F32)
+        || !matches!(ty, Ty::I32 | Ty::F32 | Ty::I64 | Ty::F64)
         || !w.is_power_of_two()
         || w < 2
         || f.insts.iter().any(|i| i.kind.is_work_group_sync())
@@ -216,13 +218,14 @@ pub fn row_walk(
     }
     // The counter: the one term that changes in the loop, one element per
     // step.
+    let elem_bytes = ty.bits() as i64 / 8;
     let a = affine(f, ptr, 24);
     let mut iv = None;
     for (&v, &c) in &a.terms {
         if invariant(f, lp, v, 8) {
             continue;
         }
-        if iv.is_some() || c != 4 || !is_counter(f, lp, v) || !uniform(v) {
+        if iv.is_some() || c != elem_bytes || !is_counter(f, lp, v) || !uniform(v) {
             return None;
         }
         iv = Some(v);
@@ -248,5 +251,6 @@ pub fn row_walk(
         offset,
         bound,
         stores,
+        elem_bytes: elem_bytes as u64,
     })
 }

@@ -123,6 +123,11 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         let cx = self.cx;
         let be = |e: inkwell::builder::BuilderError| format!("{e:?}");
         for ptr in ptrs {
+            let walk_bytes = self
+                .row_tiles
+                .tiles
+                .get(&ptr)
+                .map_or(8, |t| t.walk.elem_bytes);
             let state = match self.row_tile_states.get(&ptr) {
                 Some(s) => *s,
                 None => {
@@ -132,9 +137,9 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                         None => cx.b.position_at_end(self.entry),
                     }
                     let w = self.w();
-                    let et = cx.ctx.i32_type();
+                    let bytes = w * w * walk_bytes as u32;
                     let tile =
-                        cx.b.build_alloca(et.array_type(w * w), "row.tile")
+                        cx.b.build_alloca(cx.ctx.i8_type().array_type(bytes), "row.tile")
                             .map_err(be)?;
                     tile.as_instruction()
                         .ok_or("alloca without an instruction")?
@@ -162,9 +167,9 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         Ok(())
     }
 
-    /// The load of `vt` through the lane addresses `ps` in block `b` from
+    /// The load of `vt` through the lane addresses `ps` in block `b`: from
     /// its tile when `ptr` is a row load and every lane is active (mask
-    /// `m`), else None.
+    /// `m` the constant all-true), else `gather`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn by_row_tile(
         &mut self,
@@ -196,8 +201,8 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         let be = |e: inkwell::builder::BuilderError| format!("{e:?}");
         let w = self.w() as u64;
         let i64t = cx.ctx.i64_type();
-        // Elements are 4 bytes (`plan`): a tile row is W of them.
-        let row_bytes = 4 * w;
+        // A tile row is W elements.
+        let row_bytes = tile.walk.elem_bytes * w;
         let sext64 = |this: &mut Self, v: ValueId| -> R<BasicValueEnum<'ctx>> {
             let x = this.get(v, false)?;
             if this.f.ty(v) == Ty::I64 {
@@ -245,7 +250,9 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
             let hi = cx.binop(Op::LLVMAdd, hi, cx.i64c(row_bytes))?;
             for &(sp, bytes) in &tile.walk.stores {
                 let Some((slo, shi)) = self.store_extent(sp)? else {
-                    return Err("a row tile's store without an address".into());
+                    // An address this cannot bound: no tiles.
+                    ok = cx.boolc(false);
+                    continue;
                 };
                 let shi = cx.binop(Op::LLVMAdd, shi, cx.i64c(bytes))?;
                 let below = cx.icmp(IP::LLVMIntULE, hi, slo)?;
