@@ -518,6 +518,14 @@ fn code_lens_per_kernel() {
         lenses[0].title,
         "SIMD x16 avx512 · 1 divergent branch · 1 gather at a clamp's bounds · Build"
     );
+
+    // So is a load of rows read through transposed tiles.
+    let (db, f, _) = open("bench/kernels/mvt.cl");
+    let lenses = code_lens(&db, f);
+    assert_eq!(
+        lenses[0].title,
+        "SIMD x16 avx512 · 1 divergent branch · 1 load of rows by tiles · Build"
+    );
 }
 
 #[test]
