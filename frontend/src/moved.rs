@@ -910,6 +910,22 @@ __kernel void broken(__global int *p)
         }
     }
 
+    /// Found by `moved_unit_equals_checking_again` (CI, 2026-11-28): the
+    /// first two edits leave `SQUARE(a.y - b.y;` without its `)`, so the
+    /// invocation collects tokens up to a `)` in a later kernel and its
+    /// expansion's tokens carry a span reaching past `dist2`'s end; the last
+    /// edit (a space inside that invocation) must take the long way.
+    #[test]
+    fn an_edit_inside_an_unbalanced_macro_call_checks_again() {
+        let fast = run(&[
+            (890, 2, String::new()),
+            (287, 1, String::new()),
+            (0, 0, String::new()),
+            (686, 1, String::new()),
+        ]);
+        assert_eq!(fast, 0);
+    }
+
     #[test]
     fn edits_of_comments_and_spaces_take_the_fast_path() {
         let at = |s: &str| FILE.find(s).unwrap();

@@ -220,7 +220,7 @@ pub fn recheck_moved(
             return None;
         }
     }
-    if m.lost || in_directive_line(&old_tokens, &edit) {
+    if m.lost || in_directive_line(&old_tokens, &edit) || in_macro_call(previous, &edit) {
         return None;
     }
     let newlines = |t: &str, r: std::ops::Range<usize>| t[r].matches('\n').count();
@@ -240,6 +240,18 @@ pub fn recheck_moved(
     unit.diagnostics.move_spans(&mut m);
     unit.checks.move_spans(&mut m);
     (!m.lost).then_some(unit)
+}
+
+/// True when the edit is inside a macro invocation of the main file. The
+/// tokens of an expansion carry the invocation's span, which can reach past
+/// the item that holds them (an unbalanced `(` in the arguments collects
+/// tokens up to a `)` far below), so the items the edit does not touch
+/// could still hold a span it moves.
+fn in_macro_call(unit: &CheckedUnit, edit: &Edit) -> bool {
+    unit.preprocessed.expansions.iter().any(|x| {
+        let c = x.call_site;
+        c.file == edit.file && c.start < edit.to && c.end > edit.from
+    })
 }
 
 /// True when `__LINE__` is expanded at or after the edit (where it stands
