@@ -1795,10 +1795,9 @@ impl<'a, 'b, 'ctx> FnGen<'a, 'b, 'ctx> {
                     self.by_run_time_stride(b, ps, leaf, et, mt.bytes(), al, None, gather)?
                 } else if let Some(c) = self.clamp_versioned(ptr, ty) {
                     self.by_clamp_range(&c, ps, vt, al, m, gather)?
-                } else if self.is_row_load(b, ptr) {
-                    self.by_row_tile(b, ptr, ps, vt, al, m, gather)?
                 } else {
-                    gather(self)?
+                    // The gather itself unless `ptr` is a row load.
+                    self.by_row_tile(b, ptr, ps, vt, al, m, gather)?
                 }
                 .ok_or("a gather without a value")?
             }

@@ -13,24 +13,13 @@
 //! (gcc's scalar loop 1.94).
 //!
 //! The tile reads elements of iterations the loop has not reached yet, so
-//! it is loaded only when those iterations are certain to run and to read
-//! them, and to see the same values (`lanes_vectorizer::rows::row_walk`
-//! decides which loads qualify, for this and for the report):
-//!
-//! - every lane is active (the all-active body), the loop is uniform and
-//!   innermost, its counter `j` is the header's `φ(start, j + 1)`, the load
-//!   runs in every iteration (its block dominates the latch) and its
-//!   address is `j` elements plus terms that do not change in the loop;
-//! - the loop's only exit is a signed test `j + c < n` (any of its
-//!   spellings) with `n` invariant: the tile at `j` is loaded when `j + c +
-//!   W - 1 < n`, so the W iterations it serves all run; past that the
-//!   gather runs;
-//! - nothing in the loop writes memory but stores to addresses that do not
-//!   change in the loop (`x[i] += ...`), and each fill checks that the
-//!   bytes from the lowest lane's row element to the highest's plus W
-//!   elements do not overlap the bytes those stores write; else it gathers.
-//!   A store through an address that changes in the loop, an atomic or a
-//!   barrier keeps the gather.
+//! only loads that `lanes_vectorizer::rows::row_walk` accepts (the same
+//! decision the report makes; its module comment has the conditions) take
+//! tiles, and only in SIMD groups whose mask is the constant all-true. A
+//! fill runs at `j` when the loop's bound leaves the W iterations it serves
+//! (`j + c + W - 1 < n`) and the tile's bytes, from the lowest lane's
+//! element to the highest's plus W elements, do not overlap what the loop's
+//! stores write; otherwise the gather runs.
 //!
 //! The tile's state (the `j` it starts at and whether it holds anything)
 //! is cleared in the loop's preheader, so each entry of the loop starts
@@ -109,11 +98,6 @@ pub(super) fn plan(vf: &VectorFunction, w: u32) -> Plan {
 }
 
 impl<'ctx> FnGen<'_, '_, 'ctx> {
-    /// Whether the load through `ptr` in block `b` is a row load.
-    pub(super) fn is_row_load(&self, b: BlockId, ptr: ValueId) -> bool {
-        self.row_tiles.tiles.get(&ptr).is_some_and(|t| t.block == b)
-    }
-
     /// At the end of block `b` (before its terminator): when `b` is the
     /// preheader of row loads, their tiles are made empty.
     pub(super) fn clear_row_tiles(&mut self, b: BlockId) -> R<()> {
@@ -123,11 +107,9 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
         let cx = self.cx;
         let be = |e: inkwell::builder::BuilderError| format!("{e:?}");
         for ptr in ptrs {
-            let walk_bytes = self
-                .row_tiles
-                .tiles
-                .get(&ptr)
-                .map_or(8, |t| t.walk.elem_bytes);
+            let Some(walk_bytes) = self.row_tiles.tiles.get(&ptr).map(|t| t.walk.elem_bytes) else {
+                continue;
+            };
             let state = match self.row_tile_states.get(&ptr) {
                 Some(s) => *s,
                 None => {
@@ -161,6 +143,8 @@ impl<'ctx> FnGen<'_, '_, 'ctx> {
                     s
                 }
             };
+            // `start` too: the hit test reads it, and `false & poison` is
+            // poison.
             cx.store(state.full, cx.boolc(false), 1)?;
             cx.store(state.start, cx.i64c(0), 8)?;
         }
